@@ -1,0 +1,111 @@
+/**
+ * buildApp: one Fastify instance serving GraphQL, GraphiQL, both REST layers, health and metrics.
+ * Front doors are mounted here; they hold no business rules.
+ */
+import crypto from 'node:crypto';
+import Fastify, { FastifyInstance, FastifyServerOptions, LogController } from 'fastify';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import { GraphQLError } from 'graphql';
+import type { Config } from './config';
+import { AppError, classifyError } from './core/errors';
+import type { Database } from './db/connection';
+import type { Metrics } from './metrics';
+import type { Services } from './services';
+import { createApollo } from './graphql/apollo';
+import type { GraphQLContext } from './graphql/context';
+import { domainExtensions } from './graphql/errors';
+import { graphiqlRoutes } from './graphiql/routes';
+import { betaRoutes } from './rest/beta';
+import { filesRoutes } from './rest/files';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  metrics: Metrics;
+  services: Services;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Prefers HTML over JSON: a browser navigating to /graphql. */
+function wantsHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const first = accept.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('text/html');
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, db, metrics, services } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    // One debug line per request from onResponse instead of Fastify's two info lines.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    genReqId: () => crypto.randomUUID(),
+    routerOptions: { maxParamLength: 1024 },
+  });
+
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const labels = { route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  // The default error format outside the two REST layers (which set their own): {"error": message}.
+  app.setErrorHandler((err, req, reply) => {
+    const known = classifyError(err);
+    if (known) return reply.status(known.status).send({ error: known.message });
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) return reply.status(status).send({ error: (err as Error).message });
+    req.log.error({ err }, 'unexpected error');
+    return reply.status(500).send({ error: 'Internal server error' });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ error: 'Not found' }));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
+    return reply.status(503).send({ status: 'unavailable', reason: 'the database did not answer a ping within 2 seconds' });
+  });
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+
+  await app.register(graphiqlRoutes);
+
+  const apollo = await createApollo(app, config.graphql);
+  const handler = fastifyApolloHandler<GraphQLContext>(apollo, {
+    context: async (request, reply) => {
+      try {
+        const actor = await services.discussion.auth.actorFor(request.headers.authorization);
+        return { actor, services, request, reply, loaders: new Map() };
+      } catch (err) {
+        const known = classifyError(err);
+        if (known instanceof AppError) throw new GraphQLError(known.message, { extensions: domainExtensions(known) });
+        throw err;
+      }
+    },
+  });
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: async (request, reply) => {
+      if (request.method === 'GET' && wantsHtml(request.headers.accept)) {
+        const q = request.url.indexOf('?');
+        return reply.redirect(q >= 0 ? `/graphiql${request.url.slice(q)}` : '/graphiql', 302);
+      }
+      return (handler as unknown as (this: FastifyInstance, rq: typeof request, rp: typeof reply) => unknown).call(app, request, reply);
+    },
+  });
+
+  await app.register(betaRoutes, { prefix: '/api/beta', config, services });
+  await app.register(filesRoutes, { config, services });
+  return app;
+}

@@ -1,0 +1,20 @@
+import { EnvReader } from './reader';
+
+export interface DiscussionConfig {
+  /** Login attempts allowed per client address and per username within the window. */
+  loginRateLimit: number;
+  loginRateWindowSeconds: number;
+  /** Token lifetime in seconds (default 30 days). */
+  jwtLifetimeSeconds: number;
+  /** Anyone may register through GraphQL; off → only the CLI creates accounts. */
+  registrationOpen: boolean;
+}
+
+export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
+  return {
+    loginRateLimit: r.int('LOGIN_RATE_LIMIT', 20, 1, 1_000_000),
+    loginRateWindowSeconds: r.int('LOGIN_RATE_WINDOW', 3600, 1, 86_400 * 30),
+    jwtLifetimeSeconds: r.int('JWT_LIFETIME', 30 * 86_400, 60, 86_400 * 3650),
+    registrationOpen: r.bool('REGISTRATION_OPEN', true),
+  };
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { EnvReader } from './reader';
+
+/** The file-sharing settings of files-behaviour.md §12. */
+export interface FilesConfig {
+  storage: 'disk' | 'gridfs';
+  maxSize: number;
+  /** Seconds; 0 = unlimited. */
+  maxExpiry: number;
+  forceRandomFilename: boolean;
+  requireApiKey: boolean;
+  /** Absolute path of a linx-format auth file, when set. */
+  authFile?: string;
+  acceptLinxHeaders: boolean;
+  /** Seconds between sweeps of expired files; 0 disables the sweeper. */
+  cleanupInterval: number;
+  /** Access-key cookie lifetime in seconds; 0 = session cookie. */
+  accessCookieExpiry: number;
+}
+
+export function readFilesConfig(r: EnvReader): FilesConfig {
+  const authFile = r.raw('FILES_AUTH_FILE');
+  return {
+    storage: r.oneOf('FILES_STORAGE', 'disk', ['disk', 'gridfs'] as const),
+    maxSize: r.int('FILES_MAX_SIZE', 4 * 1024 * 1024 * 1024, 1),
+    maxExpiry: r.int('FILES_MAX_EXPIRY', 0, 0),
+    forceRandomFilename: r.bool('FILES_FORCE_RANDOM_FILENAME', false),
+    requireApiKey: r.bool('FILES_REQUIRE_API_KEY', false),
+    authFile: authFile === undefined ? undefined : path.resolve(authFile),
+    acceptLinxHeaders: r.bool('FILES_ACCEPT_LINX_HEADERS', true),
+    cleanupInterval: r.int('FILES_CLEANUP_INTERVAL', 600, 0),
+    accessCookieExpiry: r.int('FILES_ACCESS_COOKIE_EXPIRY', 0, 0),
+  };
+}

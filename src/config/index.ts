@@ -1,0 +1,102 @@
+/**
+ * The only reader of process.env. `loadConfig` validates every variable at start and throws a
+ * ConfigError listing every invalid one with its reason.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, Env, EnvReader } from './reader';
+import { DiscussionConfig, readDiscussionConfig } from './discussion';
+import { FilesConfig, readFilesConfig } from './files';
+import { GraphQLConfig, readGraphQLConfig } from './graphql';
+
+export { ConfigError } from './reader';
+export type { Env } from './reader';
+export type { DiscussionConfig } from './discussion';
+export type { FilesConfig } from './files';
+export type { GraphQLConfig } from './graphql';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface DatabaseConfig {
+  /** Set → used as is; unset → the embedded launcher picks a local server. */
+  uri?: string;
+  mongodBin?: string;
+  ferretdbBin?: string;
+  /** Where a built FerretDB is cached, outside any checkout so fresh clones reuse it. */
+  cacheDir: string;
+  /** The PATH searched for `mongod` and `go`. */
+  searchPath: string;
+}
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  host: string;
+  port: number;
+  /** Absolute base URL for links, no trailing slash; undefined → derived from each request. */
+  publicUrl?: string;
+  trustProxy: boolean;
+  dataDir: string;
+  /** Undefined on the embedded default: a secret is generated once and kept under dataDir. */
+  jwtSecret?: string;
+  logLevel: LogLevel;
+  /** How long shutdown waits for in-flight requests before closing anyway. */
+  shutdownTimeoutMs: number;
+  /** Largest JSON/url-encoded request body accepted (file uploads have their own limit). */
+  bodyLimit: number;
+  /** Seed the demo dataset into an empty embedded database at start. */
+  demoSeed: boolean;
+  database: DatabaseConfig;
+  discussion: DiscussionConfig;
+  files: FilesConfig;
+  graphql: GraphQLConfig;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new EnvReader(env);
+  const nodeEnv = r.oneOf('NODE_ENV', 'development', ['production', 'development', 'test'] as const);
+  const host = r.string('HOST', '127.0.0.1');
+  const port = r.int('PORT', 4000, 0, 65535);
+  const publicUrl = r.baseUrl('PUBLIC_URL');
+  const dataDir = path.resolve(r.string('DATA_DIR', './data'));
+
+  const jwtSecret = r.raw('JWT_SECRET');
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
+    r.fail('JWT_SECRET', `must be at least 32 bytes long, got ${Buffer.byteLength(jwtSecret)}`);
+  }
+  if (jwtSecret === undefined && nodeEnv === 'production') {
+    r.fail('JWT_SECRET', 'is required when NODE_ENV=production (at least 32 random bytes)');
+  }
+
+  const uri = r.raw('MONGODB_URI');
+  if (uri !== undefined && !/^mongodb(\+srv)?:\/\/./.test(uri)) {
+    r.fail('MONGODB_URI', 'must start with mongodb:// or mongodb+srv://');
+  }
+
+  const cacheRoot = r.raw('XDG_CACHE_HOME') ?? path.join(r.raw('HOME') ?? os.homedir(), '.cache');
+  const config: Config = {
+    env: nodeEnv,
+    host,
+    port,
+    publicUrl,
+    trustProxy: r.bool('TRUST_PROXY', false),
+    dataDir,
+    jwtSecret,
+    logLevel: r.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT', 10, 1, 3600) * 1000,
+    bodyLimit: r.int('BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    demoSeed: r.bool('DEMO_SEED', uri === undefined),
+    database: {
+      uri,
+      mongodBin: r.raw('MONGOD_BIN'),
+      ferretdbBin: r.raw('FERRETDB_BIN'),
+      cacheDir: path.resolve(r.raw('AGORA_CACHE_DIR') ?? path.join(cacheRoot, 'agora')),
+      searchPath: r.raw('PATH') ?? '',
+    },
+    discussion: readDiscussionConfig(r),
+    files: readFilesConfig(r),
+    graphql: readGraphQLConfig(r),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}

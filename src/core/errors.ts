@@ -1,0 +1,132 @@
+/**
+ * The one error vocabulary of the domain. Services throw these; each front door maps them once
+ * (REST: status + its spec's body; GraphQL: extensions.code + extensions.http.status).
+ * Nothing here knows about HTTP frameworks; `status` is only the conventional mapping.
+ */
+
+/** One problem with one input. `field` names the parameter or property; `exception` is the REST spec's class name. */
+export interface Issue {
+  field?: string;
+  message: string;
+  exception?: string;
+}
+
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'TOO_MANY_REQUESTS'
+  | 'PRECONDITION_FAILED'
+  | 'RANGE_NOT_SATISFIABLE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'CLIENT_CLOSED_REQUEST';
+
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  abstract readonly status: number;
+  /** A stable, machine-readable reason inside the code (e.g. 'INVALID_TOKEN', 'BANNED'). */
+  readonly reason?: string;
+
+  constructor(message: string, reason?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.reason = reason;
+  }
+}
+
+/** Input failed validation; lists every problem found, never only the first. */
+export class ValidationError extends AppError {
+  readonly code = 'BAD_USER_INPUT' as const;
+  readonly status = 400;
+  readonly issues: Issue[];
+  constructor(issues: Issue[] | string, reason?: string) {
+    const list = typeof issues === 'string' ? [{ message: issues }] : issues;
+    super(list.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; '), reason);
+    this.issues = list;
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  readonly code = 'UNAUTHENTICATED' as const;
+  readonly status = 401;
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'FORBIDDEN' as const;
+  readonly status = 403;
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'NOT_FOUND' as const;
+  readonly status = 404;
+}
+
+export class ConflictError extends AppError {
+  readonly code = 'CONFLICT' as const;
+  readonly status = 409;
+}
+
+export class PreconditionFailedError extends AppError {
+  readonly code = 'PRECONDITION_FAILED' as const;
+  readonly status = 412;
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'PAYLOAD_TOO_LARGE' as const;
+  readonly status = 413;
+}
+
+export class RangeNotSatisfiableError extends AppError {
+  readonly code = 'RANGE_NOT_SATISFIABLE' as const;
+  readonly status = 416;
+}
+
+export class TooManyRequestsError extends AppError {
+  readonly code = 'TOO_MANY_REQUESTS' as const;
+  readonly status = 429;
+  /** Whole seconds (≥ 1) the client should wait. */
+  readonly retryAfter: number;
+  constructor(message: string, retryAfter: number, reason?: string) {
+    super(message, reason);
+    this.retryAfter = Math.max(1, Math.ceil(retryAfter));
+  }
+}
+
+/** The client went away mid-request (GraphQL multipart: 499). */
+export class ClientClosedRequestError extends AppError {
+  readonly code = 'CLIENT_CLOSED_REQUEST' as const;
+  readonly status = 499;
+}
+
+/** A dependency (the database) is unreachable; the request may succeed later. */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE' as const;
+  readonly status = 503;
+}
+
+const UNAVAILABLE_ERROR_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+]);
+
+/**
+ * Classifies an error thrown anywhere below a front door: domain errors pass through, database
+ * connectivity failures become ServiceUnavailableError, anything else is unexpected (null).
+ */
+export function classifyError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  if (err && typeof err === 'object') {
+    const name = (err as { name?: unknown }).name;
+    if (typeof name === 'string' && UNAVAILABLE_ERROR_NAMES.has(name)) {
+      return new ServiceUnavailableError('The database is unavailable, try again shortly');
+    }
+  }
+  return null;
+}

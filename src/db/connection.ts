@@ -1,0 +1,72 @@
+/**
+ * One MongoDB connection (mongoose) for one app instance, with command monitoring wired to the
+ * metrics so round trips per request can be counted.
+ */
+import mongoose, { Connection, Model, Schema } from 'mongoose';
+import { Metrics } from '../metrics';
+
+export interface ConnectOptions {
+  metrics?: Metrics;
+  /** How long an operation waits for a reachable server before failing (503 upstream). */
+  serverSelectionTimeoutMS?: number;
+}
+
+export class Database {
+  private constructor(readonly conn: Connection) {}
+
+  static async connect(uri: string, options: ConnectOptions = {}): Promise<Database> {
+    const conn = mongoose.createConnection(uri, {
+      monitorCommands: true,
+      // Fail fast instead of queueing operations while the database is away: requests answer 503.
+      bufferCommands: false,
+      autoIndex: false,
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5000,
+      maxPoolSize: 50,
+    });
+    await conn.asPromise();
+    const metrics = options.metrics;
+    if (metrics) {
+      conn.getClient().on('commandStarted', (e) => metrics.mongoCommands.inc({ command: e.commandName }));
+    }
+    return new Database(conn);
+  }
+
+  /** The model for `name`, compiled once per connection. */
+  model<T>(name: string, schema: Schema<T>, collection?: string): Model<T> {
+    return (this.conn.models[name] as Model<T> | undefined) ?? this.conn.model<T>(name, schema, collection);
+  }
+
+  /** Creates the indexes of every model compiled so far (idempotent; run at start-up). */
+  async syncIndexes(): Promise<void> {
+    for (const model of Object.values(this.conn.models)) await model.createIndexes();
+  }
+
+  /** Answers within `timeoutMs` whether the server responds to a ping. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    const db = this.conn.db;
+    if (!db) return false;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      return await Promise.race([db.admin().ping().then(() => true), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get name(): string {
+    return this.conn.name;
+  }
+
+  async dropDatabase(): Promise<void> {
+    await this.conn.dropDatabase();
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Builds FerretDB 1.24 once with the machine's Go toolchain and caches the binary outside the
+ * repository, so later starts and fresh clones on the same machine reuse it.
+ *
+ * `go install …/cmd/ferretdb@v1.24.2` cannot be used as is: the proxy refuses the version list the
+ * install step reads, and the module as published has no build/version/version.txt, which its own
+ * main package requires. So the module source is downloaded, copied to a writable directory, given
+ * that file, and built in place with its own go.mod and go.sum.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const FERRETDB_VERSION = 'v1.24.2';
+const MODULE = 'github.com/FerretDB/FerretDB';
+
+export function cachedFerretdbPath(cacheDir: string): string {
+  return path.join(cacheDir, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb');
+}
+
+type Log = (msg: string) => void;
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; onLine?: (l: string) => void }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const feed = (chunk: Buffer, sink: 'out' | 'err') => {
+      const s = chunk.toString();
+      if (sink === 'out') out += s;
+      else err += s;
+      if (opts.onLine) for (const line of s.split('\n')) if (line.trim()) opts.onLine(line);
+    };
+    child.stdout.on('data', (c: Buffer) => feed(c, 'out'));
+    child.stderr.on('data', (c: Buffer) => feed(c, 'err'));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code}):\n${(err || out).slice(-4000)}`));
+    });
+  });
+}
+
+/**
+ * Builds FerretDB into the cache and returns the binary's path. Progress goes to `log`: what is
+ * happening, a heartbeat with the number of packages compiled, and the time it took.
+ */
+export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): Promise<string> {
+  const target = cachedFerretdbPath(cacheDir);
+  const workDir = path.join(cacheDir, `ferretdb-${FERRETDB_VERSION}`);
+  fs.mkdirSync(workDir, { recursive: true });
+  const started = Date.now();
+  log(
+    `No MongoDB-compatible server found: building FerretDB ${FERRETDB_VERSION} with ${goBin} into ${workDir}. ` +
+      'This happens once per machine and takes a few minutes on two cores; later starts take about a second.',
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+  let compiled = 0;
+  let phase = 'downloading the module';
+  const heartbeat = setInterval(() => {
+    const s = Math.round((Date.now() - started) / 1000);
+    log(`  still building FerretDB: ${phase}${compiled ? `, ${compiled} packages compiled` : ''} (${s}s so far)`);
+  }, 10_000);
+  try {
+    const json = await run(goBin, ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`], { env, cwd: workDir });
+    const dir = (JSON.parse(json) as { Dir?: string }).Dir;
+    if (!dir) throw new Error('go mod download did not report a source directory');
+    const src = path.join(workDir, 'src');
+    fs.rmSync(src, { recursive: true, force: true });
+    fs.cpSync(dir, src, { recursive: true });
+    // The module cache is read-only; the copy must be writable to add the version file.
+    for (const p of walk(src)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
+    fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
+    phase = 'compiling';
+    const tmp = `${target}.tmp-${process.pid}`;
+    await run(goBin, ['build', '-v', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
+      cwd: src,
+      env,
+      onLine: (l) => {
+        if (!l.startsWith('go: ')) compiled += 1;
+      },
+    });
+    fs.renameSync(tmp, target);
+    fs.rmSync(src, { recursive: true, force: true });
+  } finally {
+    clearInterval(heartbeat);
+  }
+  log(`Built FerretDB in ${Math.round((Date.now() - started) / 1000)}s; cached at ${target}.`);
+  return target;
+}
+
+function* walk(dir: string): Generator<string> {
+  yield dir;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else yield p;
+  }
+}

@@ -1,0 +1,43 @@
+/** The Apollo Server of one app: schema, limits, error masking, CSRF prevention, APQ. */
+import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import { GraphQLError } from 'graphql';
+import type { GraphQLConfig } from '../config';
+import type { GraphQLContext } from './context';
+import { makeFormatError } from './errors';
+import { depthLimitRule, operationCost } from './limits';
+import { buildGraphQLSchema } from './schema';
+
+function costLimitPlugin(maxCost: number): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, schema }) {
+          const cost = operationCost(schema, document, request.operationName ?? undefined, request.variables);
+          if (cost > maxCost) {
+            throw new GraphQLError(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, {
+              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, cost, maxCost },
+            });
+          }
+        },
+      };
+    },
+  };
+}
+
+export async function createApollo(app: FastifyInstance, config: GraphQLConfig): Promise<ApolloServer<GraphQLContext>> {
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema: buildGraphQLSchema(),
+    introspection: config.introspection,
+    allowBatchedHttpRequests: config.batching,
+    csrfPrevention: true,
+    validationRules: [depthLimitRule(config.maxDepth)],
+    formatError: makeFormatError(app.log),
+    includeStacktraceInErrorResponses: false,
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost)],
+  });
+  await apollo.start();
+  return apollo;
+}

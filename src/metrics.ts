@@ -1,0 +1,42 @@
+/**
+ * Prometheus metrics of one app instance. Each instance owns its registry, so several apps in one
+ * process (tests) never share counters.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to response, by route pattern, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** Counted from the MongoDB driver's command monitoring: one per round trip to the server. */
+  readonly mongoCommands = new Counter({
+    name: 'mongodb_commands_total',
+    help: 'Commands sent to MongoDB, by command name (one per round trip).',
+    labelNames: ['command'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Total MongoDB commands so far (all names); tests diff it around one request. */
+  async mongoCommandTotal(): Promise<number> {
+    const m = await this.mongoCommands.get();
+    return m.values.reduce((sum, v) => sum + v.value, 0);
+  }
+}

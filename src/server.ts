@@ -1,0 +1,90 @@
+/**
+ * createAgora: connects to a database URI and assembles metrics, services and the HTTP app.
+ * Shared by the process entry (main.ts), the tests and the benchmarks, so all run the same code.
+ */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Config } from './config';
+import { Database } from './db/connection';
+import { Metrics } from './metrics';
+import { buildApp } from './app';
+import { createDiscussion } from './discussion';
+import { createFiles } from './files';
+import type { DomainModule } from './module';
+import type { Services } from './services';
+
+export interface Agora {
+  app: FastifyInstance;
+  db: Database;
+  metrics: Metrics;
+  services: Services;
+  config: Config;
+  /** Starts background work (sweepers); call after listening. */
+  start(): Promise<void>;
+  /** Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface CreateOptions {
+  /** Connection string including the database name. */
+  mongoUri: string;
+  databaseKind: string;
+  jwtSecret: string;
+  logger?: FastifyServerOptions['logger'];
+  processMetrics?: boolean;
+}
+
+/** Adds `name` as the database path of a MongoDB URI unless it already names one. */
+export function withDatabaseName(uri: string, name: string): string {
+  const m = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/.exec(uri);
+  if (!m) return uri;
+  const [, hostPart, dbPath, query] = m;
+  if (dbPath && dbPath.length > 1) return uri;
+  return `${hostPart}/${name}${query ?? ''}`;
+}
+
+export async function createAgora(config: Config, opts: CreateOptions): Promise<Agora> {
+  const metrics = new Metrics({ processMetrics: opts.processMetrics });
+  const db = await Database.connect(opts.mongoUri, { metrics });
+  // The app's logger is created by Fastify; modules built before it log through a placeholder
+  // that forwards once the app exists.
+  let appRef: FastifyInstance | undefined;
+  const log = new Proxy({} as FastifyInstance['log'], {
+    get: (_t, prop) => {
+      const target = appRef?.log as unknown as Record<string | symbol, unknown> | undefined;
+      const v = target?.[prop];
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v ?? (() => {});
+    },
+  });
+  const ctx = { config, db, metrics, jwtSecret: opts.jwtSecret, databaseKind: opts.databaseKind, log };
+  const modules: DomainModule<unknown>[] = [];
+  try {
+    const discussion = await createDiscussion(ctx);
+    const files = await createFiles(ctx);
+    modules.push(discussion, files);
+    await db.syncIndexes();
+    const services: Services = { runtime: { databaseKind: opts.databaseKind }, discussion: discussion.services, files: files.services };
+    const app = await buildApp({ config, db, metrics, services, logger: opts.logger });
+    appRef = app;
+    let closed = false;
+    return {
+      app,
+      db,
+      metrics,
+      services,
+      config,
+      async start() {
+        for (const m of modules) await m.start?.();
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        for (const m of modules) await m.stop?.();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+}

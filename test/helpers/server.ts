@@ -1,0 +1,68 @@
+/**
+ * Starts a real Agora app on a loopback port against the test run's real database, in a database
+ * of its own (dropped on close), so test files can run in parallel.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, Config } from '../../src/config';
+import { Agora, createAgora, withDatabaseName } from '../../src/server';
+
+export interface TestServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  agora: Agora;
+  config: Config;
+  /** Runs fn and returns its result with the number of MongoDB commands issued meanwhile. */
+  countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: number }>;
+  close(): Promise<void>;
+}
+
+export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-abcdef';
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const baseUri = process.env.MONGODB_URI;
+  if (!baseUri) throw new Error('MONGODB_URI is not set: run the tests through jest (globalSetup launches the database)');
+  const dbName = `agora_test_${crypto.randomBytes(6).toString('hex')}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
+  const config = loadConfig({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    JWT_SECRET: TEST_JWT_SECRET,
+    DEMO_SEED: 'false',
+    FILES_CLEANUP_INTERVAL: '0',
+    ...env,
+  });
+  const agora = await createAgora(config, {
+    mongoUri: withDatabaseName(baseUri, dbName),
+    databaseKind: process.env.AGORA_TEST_DATABASE_KIND ?? 'external',
+    jwtSecret: config.jwtSecret ?? TEST_JWT_SECRET,
+    processMetrics: false,
+  });
+  await agora.app.listen({ host: '127.0.0.1', port: 0 });
+  await agora.start();
+  const addr = agora.app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    agora,
+    config,
+    async countCommands(fn) {
+      const before = await agora.metrics.mongoCommandTotal();
+      const result = await fn();
+      const commands = (await agora.metrics.mongoCommandTotal()) - before;
+      return { result, commands };
+    },
+    async close() {
+      try {
+        await agora.db.dropDatabase();
+      } finally {
+        await agora.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}

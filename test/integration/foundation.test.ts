@@ -1,0 +1,116 @@
+import { startTestServer, TestServer } from '../helpers/server';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ BODY_LIMIT: '2048' });
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+async function gql(query: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown>; errors?: { message: string; extensions?: { code?: string } }[] } };
+}
+
+describe('health and readiness', () => {
+  it('/healthz answers while the process is up', async () => {
+    const res = await fetch(`${s.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz answers 200 when the database answers', async () => {
+    const res = await fetch(`${s.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ready' });
+  });
+});
+
+describe('GraphQL', () => {
+  it('answers serverInfo', async () => {
+    const { status, body } = await gql('{ serverInfo { version database } }');
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ serverInfo: { version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: expect.any(String) } });
+  });
+
+  it('redirects a browser GET /graphql to /graphiql', async () => {
+    const res = await fetch(`${s.url}/graphql`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/graphiql');
+  });
+
+  it('does not serve Apollo\'s CDN landing page', async () => {
+    const res = await fetch(`${s.url}/graphql`, { headers: { accept: 'application/json' } });
+    const text = await res.text();
+    expect(text).not.toMatch(/apollographql\.com|cdn\./i);
+  });
+
+  it('rejects a syntax error with GRAPHQL_PARSE_FAILED, not a 500', async () => {
+    const { status, body } = await gql('{ serverInfo { ');
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('refuses operations deeper than the depth limit', async () => {
+    const deep = `{ ${'a { '.repeat(40)}b${' }'.repeat(40)} }`;
+    const { status, body } = await gql(deep);
+    expect(status).toBe(400);
+    expect(body.errors?.[0]?.message).toMatch(/too deep/);
+  });
+});
+
+describe('GraphiQL', () => {
+  it('serves the page and every asset it references from this server', async () => {
+    const res = await fetch(`${s.url}/graphiql`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(5);
+    for (const ref of refs) {
+      expect(ref.startsWith('/')).toBe(true);
+      const asset = await fetch(`${s.url}${ref}`);
+      expect(asset.status).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+  });
+});
+
+describe('errors outside the REST layers', () => {
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await fetch(`${s.url}/no/such/route`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ error: 'Not found' });
+  });
+
+  it('answers a malformed JSON body with 400', async () => {
+    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('answers an oversized JSON body with 413', async () => {
+    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ serverInfo { version } } #${'x'.repeat(5000)}` }) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('sets X-Content-Type-Options: nosniff on JSON responses', async () => {
+    const res = await fetch(`${s.url}/healthz`);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('metrics', () => {
+  it('exposes request counts and counts MongoDB commands from the driver', async () => {
+    await fetch(`${s.url}/readyz`);
+    const { commands } = await s.countCommands(() => fetch(`${s.url}/readyz`));
+    expect(commands).toBe(1);
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    expect(text).toMatch(/http_requests_total\{route="\/readyz",method="GET",status="200"\} \d+/);
+    expect(text).toMatch(/mongodb_commands_total\{command="ping"\} \d+/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket/);
+  });
+});

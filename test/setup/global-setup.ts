@@ -1,0 +1,25 @@
+/**
+ * Brings up the database for the whole test run when MONGODB_URI is unset: the same launcher as
+ * `npm start` (mongod, or FerretDB, built once if needed), with its data in a temporary directory.
+ * Workers inherit MONGODB_URI; each test file then uses a database of its own.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { launchDatabase, LaunchedDatabase } from '../../src/db/launcher';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __agoraTestDatabase: { db: LaunchedDatabase; dir?: string } | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env.MONGODB_URI) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-db-'));
+  const config = loadConfig({ ...process.env, DATA_DIR: dir });
+  const db = await launchDatabase({ dataDir: dir, database: config.database, log: (m) => process.stderr.write(`[test-db] ${m}\n`) });
+  process.env.MONGODB_URI = db.uri;
+  process.env.AGORA_TEST_DATABASE_KIND = db.kind;
+  globalThis.__agoraTestDatabase = { db, dir };
+}

@@ -1,0 +1,182 @@
+/**
+ * The discussion domain's use cases, as both front doors (REST /api/beta and GraphQL) call them.
+ * Every method takes the caller first and does its own authorization; errors are the domain
+ * vocabulary of core/errors (never HTTP errors). Inputs given as id36 strings are validated here.
+ */
+import type { Actor } from '../core/actor';
+import type {
+  AccountView,
+  ChangePasswordInput,
+  CommentLabel,
+  CommentView,
+  CreateGroupInput,
+  CreateUserInput,
+  EditTopicInput,
+  GroupView,
+  HistoryItem,
+  LoginInput,
+  Page,
+  PageArgs,
+  PostCommentInput,
+  PostTopicInput,
+  RegisterInput,
+  TokenResult,
+  TopicListArgs,
+  TopicReadArgs,
+  TopicView,
+  TopicWithComments,
+  UserHistory,
+  UserSettings,
+  UserView,
+} from './views';
+
+/** The command line and start-up tasks act as the system: every admin check passes. */
+export interface SystemActor {
+  kind: 'system';
+}
+export const SYSTEM: SystemActor = Object.freeze({ kind: 'system' as const });
+export type Caller = Actor | SystemActor;
+
+/** The time source of the domain; tests and fixtures may freeze it. */
+export interface Clock {
+  now(): Date;
+  /** Freeze time at `at` (or follow the real clock again with null). For tests and fixtures. */
+  set(at: Date | null): void;
+}
+
+/** A topic or a comment, the two kinds of post users vote on and bookmark. */
+export type PostKind = 'topic' | 'comment';
+/** A post reference: id36 string or numeric id. */
+export type PostRef = string | number;
+
+export interface AuthService {
+  /** The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError (reason INVALID_TOKEN) when present but invalid. */
+  actorFor(authorization: string | undefined): Promise<Actor>;
+  /** Verifies a bare JWT; the actor it names or UnauthenticatedError (INVALID_TOKEN). */
+  actorForToken(token: string): Promise<Actor>;
+  /** Exchanges credentials for a token, counting the attempt against the login rate limit (TooManyRequestsError). */
+  login(input: LoginInput): Promise<TokenResult>;
+  /** Issues a fresh token for the logged-in caller (e.g. after registration). */
+  issueToken(actor: Actor): Promise<TokenResult>;
+  /** Revokes every token of the caller (increments the token version). */
+  logoutEverywhere(actor: Actor): Promise<void>;
+  /** Changes the caller's password (revoking every older token) and returns a new token. */
+  changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult>;
+}
+
+export interface UserService {
+  /** Self-registration (only while registration is open); returns the new account and a token. */
+  register(actor: Actor, input: RegisterInput): Promise<TokenResult>;
+  /** Creates an account as an admin or the system (command line). */
+  create(caller: Caller, input: CreateUserInput): Promise<UserView>;
+  /** The logged-in caller's account and settings. */
+  me(actor: Actor): Promise<AccountView>;
+  updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView>;
+  /** Marks the caller's account deleted after checking the password; its tokens stop working. */
+  deleteAccount(actor: Actor, password: string): Promise<void>;
+  /** A user by username (case-insensitive); NotFoundError 'User not found'. */
+  getByUsername(actor: Actor, username: string): Promise<UserView>;
+  /** For DataLoaders: users by id, in the order asked, null where unknown. */
+  findByIds(ids: readonly number[]): Promise<(UserView | null)[]>;
+  ban(caller: Caller, username: string): Promise<UserView>;
+  unban(caller: Caller, username: string): Promise<UserView>;
+  setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView>;
+}
+
+export interface GroupService {
+  create(caller: Caller, input: CreateGroupInput): Promise<GroupView>;
+  list(): Promise<GroupView[]>;
+  /** NotFoundError 'Group not found'. */
+  get(path: string): Promise<GroupView>;
+}
+
+export interface TopicService {
+  /** The topic listing (`GET /topics`): validated args, viewer-specific fields, keyset page. */
+  list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>>;
+  /** One topic with its comment tree; records the viewer's visit unless told not to. */
+  read(actor: Actor, topicId36: string, args?: TopicReadArgs): Promise<TopicWithComments>;
+  /** One topic without comments (same visibility rules as read, no visit recorded). */
+  get(actor: Actor, topic: PostRef): Promise<TopicView>;
+  /** For DataLoaders: topics by id as the actor may see them, null where unknown or hidden. */
+  findByIds(actor: Actor, ids: readonly number[]): Promise<(TopicView | null)[]>;
+  post(actor: Actor, input: PostTopicInput): Promise<TopicView>;
+  /** Author only (admins may change title, link and tags too, not the text). */
+  edit(actor: Actor, topic: PostRef, input: EditTopicInput): Promise<TopicView>;
+  /** Author only; the topic disappears for everyone. */
+  delete(actor: Actor, topic: PostRef): Promise<void>;
+  /** Admin actions. */
+  remove(caller: Caller, topic: PostRef): Promise<TopicView>;
+  restore(caller: Caller, topic: PostRef): Promise<TopicView>;
+  setLocked(caller: Caller, topic: PostRef, locked: boolean): Promise<TopicView>;
+  setOfficial(caller: Caller, topic: PostRef, official: boolean): Promise<TopicView>;
+  /** Author or admin. */
+  setTags(actor: Caller, topic: PostRef, tags: string[]): Promise<TopicView>;
+}
+
+export interface CommentService {
+  /** A top-level comment or a reply (any depth); not on locked topics (admins excepted). */
+  post(actor: Actor, input: PostCommentInput): Promise<CommentView>;
+  /** Author only; not on locked topics (admins excepted). */
+  edit(actor: Actor, comment: PostRef, markdown: string): Promise<CommentView>;
+  /** Author only; leaves a placeholder while replies exist. */
+  delete(actor: Actor, comment: PostRef): Promise<void>;
+  remove(caller: Caller, comment: PostRef): Promise<CommentView>;
+  restore(caller: Caller, comment: PostRef): Promise<CommentView>;
+  /** One comment as the actor may see it (feed shape: no children). */
+  get(actor: Actor, comment: PostRef): Promise<CommentView>;
+  /** For DataLoaders. */
+  findByIds(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
+}
+
+export interface VoteService {
+  /** One vote per user per post, never on one's own post; idempotent. */
+  vote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
+  unvote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
+}
+
+export interface BookmarkService {
+  bookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
+  unbookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
+}
+
+export interface IgnoreService {
+  /** Hides a topic from the caller's listings (it stays readable, `ignored: true`). */
+  ignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
+  unignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
+}
+
+export interface LabelService {
+  /** Each label at most once per user per comment, never on one's own; exemplary needs a reason. */
+  label(actor: Actor, comment: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView>;
+  unlabel(actor: Actor, comment: PostRef, label: CommentLabel): Promise<CommentView>;
+}
+
+export interface VisitService {
+  /** Records (now, current comment_count) as the caller's latest visit to the topic. */
+  record(actor: Actor, topic: PostRef): Promise<void>;
+}
+
+export interface HistoryService {
+  /** `/user/{name}`: mixed feed of topics and comments (cursors `t-`/`c-`). */
+  history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory>;
+  topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }>;
+  comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }>;
+}
+
+export type { HistoryItem };
+
+/** Everything the discussion module offers (`services.discussion`). */
+export interface DiscussionServiceSet {
+  clock: Clock;
+  auth: AuthService;
+  users: UserService;
+  groups: GroupService;
+  topics: TopicService;
+  comments: CommentService;
+  votes: VoteService;
+  bookmarks: BookmarkService;
+  ignores: IgnoreService;
+  labels: LabelService;
+  visits: VisitService;
+  history: HistoryService;
+}

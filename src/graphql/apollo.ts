@@ -36,8 +36,13 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
     validationRules: [depthLimitRule(config.maxDepth)],
     formatError: makeFormatError(app.log),
     includeStacktraceInErrorResponses: false,
+    // The process entry owns signal handling; Apollo would otherwise re-raise SIGINT/SIGTERM itself.
+    stopOnTerminationSignals: false,
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost)],
   });
   await apollo.start();
+  app.addHook('onClose', async () => {
+    await apollo.stop();
+  });
   return apollo;
 }

@@ -1,7 +1,6 @@
 /** The Apollo Server of one app: schema, limits, error masking, CSRF prevention, APQ. */
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
@@ -38,9 +37,11 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
     includeStacktraceInErrorResponses: false,
     // The process entry owns signal handling; Apollo would otherwise re-raise SIGINT/SIGTERM itself.
     stopOnTerminationSignals: false,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost)],
   });
   await apollo.start();
+  // Fastify's close drains HTTP connections itself (Apollo's drain plugin would call close() from
+  // inside close and deadlock); Apollo only needs stopping afterwards.
   app.addHook('onClose', async () => {
     await apollo.stop();
   });

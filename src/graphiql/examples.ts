@@ -8,8 +8,10 @@ export interface ExampleTab {
 export const exampleTabs: ExampleTab[] = [
   {
     query: `# Welcome to Agora's GraphQL API.
-# Each tab holds an example; press the play button (or Ctrl-Enter) to run it.
-# Set "Authorization: Bearer <token>" in the Headers pane below to act as a user.
+# Each tab holds an example: press the play button
+# (or Ctrl-Enter) to run it. To act as a user, run
+# the Login tab and paste its token into the
+# Authorization header in the Headers pane below.
 
 query ServerInfo {
   serverInfo {

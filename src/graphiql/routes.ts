@@ -41,12 +41,22 @@ const PAGE = `<!doctype html>
 
 function appScript(): string {
   return `(function () {
-  var fetcher = GraphiQL.createFetcher({ url: '/graphql', headers: { 'Apollo-Require-Preflight': 'true' } });
+  var base = GraphiQL.createFetcher({ url: '/graphql', headers: { 'Apollo-Require-Preflight': 'true' } });
+  // The headers pane starts with an Authorization template; until a token is pasted in, send none,
+  // so schema loading and anonymous queries work.
+  function fetcher(params, opts) {
+    var headers = Object.assign({}, (opts && opts.headers) || {});
+    Object.keys(headers).forEach(function (name) {
+      var value = String(headers[name] == null ? '' : headers[name]).trim();
+      if (name.toLowerCase() === 'authorization' && (/^bearer$/i.test(value) || value === '' || value.indexOf('<') >= 0)) delete headers[name];
+    });
+    return base(params, Object.assign({}, opts, { headers: headers }));
+  }
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, {
     fetcher: fetcher,
     defaultTabs: ${JSON.stringify(exampleTabs)},
-    defaultHeaders: '{\\n  "Authorization": "Bearer <paste a token from the login mutation>"\\n}',
+    defaultHeaders: '{\\n  "Authorization": "Bearer <paste the token from the Login tab here>"\\n}',
     headerEditorEnabled: true,
     shouldPersistHeaders: true,
     defaultEditorToolsVisibility: 'headers'

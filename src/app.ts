@@ -39,6 +39,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Request header size is bounded by Node's default (16 KiB): larger headers get 431.
+    // Node enforces the header/request timeouts on a timer; check every second, not every 30 s.
+    http: { connectionsCheckingInterval: 1000, headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs) },
     // One debug line per request from onResponse instead of Fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,

@@ -44,6 +44,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Largest JSON/url-encoded request body accepted (file uploads have their own limit). */
   bodyLimit: number;
+  /** A client must send its complete request headers within this time (slow-loris protection). */
+  headersTimeoutMs: number;
+  /** A client must send its complete request (body included) within this time; large uploads need it long. */
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this time. */
+  keepAliveTimeoutMs: number;
   /** Seed the demo dataset into an empty embedded database at start. */
   demoSeed: boolean;
   database: DatabaseConfig;
@@ -85,6 +91,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: r.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT', 10, 1, 3600) * 1000,
     bodyLimit: r.int('BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    headersTimeoutMs: r.int('HEADERS_TIMEOUT', 30, 1, 3600) * 1000,
+    requestTimeoutMs: r.int('REQUEST_TIMEOUT', 3600, 1, 86_400) * 1000,
+    keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT', 72, 1, 3600) * 1000,
     demoSeed: r.bool('DEMO_SEED', uri === undefined),
     database: {
       uri,

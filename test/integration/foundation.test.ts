@@ -114,3 +114,25 @@ describe('metrics', () => {
     expect(text).toMatch(/http_request_duration_seconds_bucket/);
   });
 });
+
+describe('slow clients', () => {
+  it('drops a client that never finishes its request headers (slow loris)', async () => {
+    const slow = await startTestServer({ HEADERS_TIMEOUT: '1' });
+    try {
+      const net = await import('node:net');
+      const port = Number(new URL(slow.url).port);
+      const started = Date.now();
+      const result = await new Promise<{ data: string; ms: number }>((resolve) => {
+        const sock = net.connect(port, '127.0.0.1', () => sock.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+        let data = '';
+        sock.on('data', (d) => (data += d.toString()));
+        sock.on('close', () => resolve({ data, ms: Date.now() - started }));
+        sock.setTimeout(10_000, () => sock.destroy());
+      });
+      expect(result.ms).toBeLessThan(5000);
+      expect(result.data).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await slow.close();
+    }
+  });
+});

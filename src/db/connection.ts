@@ -20,7 +20,7 @@ export class Database {
       // Fail fast instead of queueing operations while the database is away: requests answer 503.
       bufferCommands: false,
       autoIndex: false,
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 5000,
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
       maxPoolSize: 50,
     });
     await conn.asPromise();

@@ -1,9 +1,53 @@
 /** Composition root of the file-sharing domain: storage + repositories → services. */
+import fs from 'node:fs';
+import type { FilesConfig } from '../config';
 import type { DomainModule, ModuleContext } from '../module';
+import { openByteStore } from '../storage';
+import { ApiKeyRepository } from './apikey.repository';
+import { ApiKeyService } from './apikey.service';
+import { FileRepository } from './file.repository';
+import { FileService } from './file.service';
+import { parseAuthFile } from './keys';
+import { FileMaintenance } from './maintenance';
+import { UploadService } from './upload.service';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface FilesServices {}
+export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.service';
+export type { StoredFile } from './file.service';
+export type { ApiKeyInfo } from './apikey.service';
 
-export async function createFiles(_ctx: ModuleContext): Promise<DomainModule<FilesServices>> {
-  return { services: {} };
+export interface FilesServices {
+  /** The file-sharing settings (FILES_*), for the front doors' transport rules. */
+  settings: FilesConfig;
+  uploads: UploadService;
+  files: FileService;
+  apiKeys: ApiKeyService;
+  maintenance: FileMaintenance;
+}
+
+function readAuthFile(file: string): Buffer[] {
+  try {
+    return parseAuthFile(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`FILES_AUTH_FILE: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+export async function createFiles(ctx: ModuleContext): Promise<DomainModule<FilesServices>> {
+  const settings = ctx.config.files;
+  const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
+  const store = await openByteStore(ctx.config, ctx.db);
+  const repo = new FileRepository(ctx.db);
+  const files = new FileService(repo, store, ctx.log);
+  const maintenance = new FileMaintenance(repo, files, store, ctx.log);
+  return {
+    services: {
+      settings,
+      uploads: new UploadService(repo, store, settings, ctx.log),
+      files,
+      apiKeys: new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes),
+      maintenance,
+    },
+    start: () => maintenance.start(settings.cleanupInterval),
+    stop: () => maintenance.stop(),
+  };
 }

@@ -1,5 +1,49 @@
-/** The Files-* compatibility layer (files-api.md + files-behaviour.md). */
-import type { FastifyPluginAsync } from 'fastify';
+/**
+ * The Files-* compatibility layer (files-api.md + files-behaviour.md). Routes read request bodies
+ * themselves (streamed uploads), so the plugin replaces every body parser with one that reads
+ * nothing, and answers every error and unknown method of its paths in the §3 format.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { RestOptions } from '../options';
+import { FilesRouteContext, stashContentType } from './context';
+import { handleFilesError, sendError } from './errors';
+import { readRoutes } from './read.routes';
+import { uploadRoutes } from './upload.routes';
 
-export const filesRoutes: FastifyPluginAsync<RestOptions> = async () => {};
+/** §2.4: responses other than raw files. */
+export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
+
+const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+
+/** §1: each path, the methods it allows; OPTIONS lists them, anything else is 404 `Not found`. */
+const PATHS: { url: string; allow: HTTPMethods[] }[] = [
+  { url: '/upload', allow: ['OPTIONS', 'POST', 'PUT'] },
+  { url: '/upload/', allow: ['OPTIONS', 'POST', 'PUT'] },
+  { url: '/upload/:name', allow: ['OPTIONS', 'PUT'] },
+  { url: '/:filename', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS'] },
+  { url: '/selif/:filename', allow: ['GET', 'HEAD', 'OPTIONS'] },
+];
+
+export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config, services }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  app.addHook('onRequest', async (request, reply) => {
+    stashContentType(request);
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    reply.header('content-security-policy', PAGE_CSP);
+  });
+  app.setErrorHandler(handleFilesError);
+
+  const ctx: FilesRouteContext = { config, services };
+  uploadRoutes(app, ctx);
+  readRoutes(app, ctx);
+
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => sendError(request, reply, 404, 'Not found');
+  for (const { url, allow } of PATHS) {
+    const allowHeader = allow.join(', ');
+    app.route({ method: 'OPTIONS', url, handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send() });
+    app.route({ method: METHODS.filter((m) => !allow.includes(m)), url, exposeHeadRoute: false, handler: notFound });
+  }
+};

@@ -1,0 +1,102 @@
+/**
+ * Reading and deleting stored files (files-behaviour.md §6–9, §11): existence, expiry (an expired
+ * file is deleted on access), access keys, delete keys, and opening the bytes.
+ */
+import type { Readable } from 'node:stream';
+import { NotFoundError, UnauthenticatedError } from '../core/errors';
+import type { ByteRange, ByteStore } from '../storage';
+import { DiskStore } from '../storage';
+import { isExpired } from './expiry';
+import type { FileRecord, FileRepository } from './file.repository';
+import { isPossibleStoredName } from './filename';
+import { verifySecret } from './keys';
+
+type Logger = { warn(obj: unknown, msg?: string): void };
+
+/** What a reader learns about a file. */
+export type StoredFile = Readonly<FileRecord>;
+
+/** Slices up to this size are read into memory in one go instead of streamed. */
+const SMALL_READ = 64 * 1024;
+
+export function fileNotFound(): NotFoundError {
+  return new NotFoundError('File not found', 'FILE_NOT_FOUND');
+}
+
+export class FileService {
+  constructor(
+    private readonly repo: FileRepository,
+    private readonly store: ByteStore,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * The file under `filename` for a read with `accessKey` (undefined = none given). Throws
+   * NotFoundError when unknown or expired (deleting the expired file), UnauthenticatedError
+   * `Invalid access key` when the file is protected and the key is missing or wrong.
+   */
+  async findForRead(filename: string, accessKey: string | undefined): Promise<StoredFile> {
+    const file = await this.findLive(filename);
+    if (!file) throw fileNotFound();
+    await this.checkAccess(file, accessKey);
+    return file;
+  }
+
+  /** Throws UnauthenticatedError `Invalid access key` unless the file is unprotected or `accessKey` is its key. */
+  async checkAccess(file: StoredFile, accessKey: string | undefined): Promise<void> {
+    if (file.accessKeyHash !== null && !(accessKey && (await verifySecret(accessKey, file.accessKeyHash)))) {
+      throw new UnauthenticatedError('Invalid access key', 'INVALID_ACCESS_KEY');
+    }
+  }
+
+  /** The file under `filename` unless unknown or expired (an expired one is deleted); no key checks. */
+  async findLive(filename: string): Promise<StoredFile | null> {
+    if (!isPossibleStoredName(filename)) return null;
+    const file = await this.repo.findByName(filename);
+    if (!file) return null;
+    if (isExpired(file.expiry, Date.now())) {
+      await this.remove(file);
+      return null;
+    }
+    return file;
+  }
+
+  /**
+   * The bytes of `file` (or a range): a Buffer for small slices on disk, otherwise a stream.
+   * Throws ObjectGoneError when a concurrent overwrite or delete removed them; the caller looks
+   * the file up again.
+   */
+  async openContent(file: StoredFile, range?: ByteRange): Promise<Readable | Buffer> {
+    const start = range?.start ?? 0;
+    const length = (range ? range.end + 1 : file.size) - start;
+    if (this.store instanceof DiskStore && length <= SMALL_READ) return this.store.readSmall(file.objectId, length, start);
+    return this.store.openRead(file.objectId, range);
+  }
+
+  /**
+   * Deletes `filename` when `deleteKey` is its delete key (§6). Expired files can be deleted too.
+   * Throws NotFoundError when there is no such file, UnauthenticatedError `Invalid delete key`.
+   */
+  async delete(filename: string, deleteKey: string | undefined): Promise<void> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const file = isPossibleStoredName(filename) ? await this.repo.findByName(filename) : null;
+      if (!file) throw fileNotFound();
+      if (!deleteKey || !(await verifySecret(deleteKey, file.deleteKeyHash))) {
+        throw new UnauthenticatedError('Invalid delete key', 'INVALID_DELETE_KEY');
+      }
+      if (await this.repo.deleteIfUnchanged(file._id, file.objectId)) {
+        await this.store.release(file.objectId).catch((err) => this.log.warn({ err }, 'could not release deleted bytes'));
+        return;
+      }
+      // Overwritten meanwhile: judge the key against the new version.
+    }
+    throw new Error(`could not delete ${filename}: it keeps changing`);
+  }
+
+  /** Deletes `file` if it is still this version (a concurrent overwrite wins). */
+  async remove(file: StoredFile): Promise<boolean> {
+    if (!(await this.repo.deleteIfUnchanged(file._id, file.objectId))) return false;
+    await this.store.release(file.objectId).catch((err) => this.log.warn({ err }, 'could not release expired bytes'));
+    return true;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Secrets of the files domain: delete and access keys (salted scrypt, §4.7), API keys (SHA-256,
+ * §10) and the linx-format auth-file hash (§10). Comparisons are constant-time.
+ */
+import crypto from 'node:crypto';
+import { randomString } from './filename';
+
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEY_LENGTH = 32;
+const SALT_LENGTH = 16;
+
+function scrypt(secret: string | Buffer, salt: string | Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    crypto.scrypt(secret, salt, KEY_LENGTH, SCRYPT, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+/** `scrypt$<salt base64>$<hash base64>` of a delete or access key, with a fresh random salt. */
+export async function hashSecret(secret: string): Promise<string> {
+  const salt = crypto.randomBytes(SALT_LENGTH);
+  const hash = await scrypt(secret, salt);
+  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+/** Whether `secret` is the one `stored` (from hashSecret) was made from; false for malformed records. */
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
+  const [scheme, saltB64, hashB64] = stored.split('$');
+  if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
+  const expected = Buffer.from(hashB64, 'base64');
+  if (expected.length !== KEY_LENGTH) return false;
+  const actual = await scrypt(secret, Buffer.from(saltB64, 'base64'));
+  return crypto.timingSafeEqual(actual, expected);
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A generated delete key: 30 characters of [A-Za-z0-9], uniformly from a CSPRNG. */
+export function randomDeleteKey(): string {
+  return randomString(30, ALNUM);
+}
+
+/** A new API key: 32 random bytes, base64url (43 characters). */
+export function newApiKey(): string {
+  return crypto.randomBytes(32).toString('base64url');
+}
+
+/** The stored form of an API key: lowercase hex SHA-256. */
+export function apiKeyDigest(key: string): string {
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** One line of a linx-server auth file: base64(scrypt(key, "linx-server", N=16384, r=8, p=1, 32)). */
+export async function linxAuthLine(key: string): Promise<string> {
+  return (await scrypt(key, 'linx-server')).toString('base64');
+}
+
+/**
+ * The keys of a linx-format auth file: one hash per line, trimmed; blank lines and `#` comments
+ * skipped; lines that are not a 32-byte base64 hash can never match and are dropped.
+ */
+export function parseAuthFile(text: string): Buffer[] {
+  const hashes: Buffer[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(line)) continue;
+    const bytes = Buffer.from(line, 'base64');
+    if (bytes.length === KEY_LENGTH) hashes.push(bytes);
+  }
+  return hashes;
+}
+
+/** Hashes `key` once and compares it in constant time with every auth-file hash. Empty keys never match. */
+export async function matchesAuthFile(key: string, hashes: Buffer[]): Promise<boolean> {
+  if (key === '' || hashes.length === 0) return false;
+  const presented = await scrypt(key, 'linx-server');
+  let found = false;
+  for (const h of hashes) found = crypto.timingSafeEqual(presented, h) || found;
+  return found;
+}

@@ -1,0 +1,219 @@
+/**
+ * Uploads (files-behaviour.md §4): receive the bytes in one pass, then name, key and commit them.
+ * Metadata is written only after the bytes are durable; a name is claimed through the unique
+ * index, so concurrent uploads never share a name; an overwrite switches the bytes atomically.
+ */
+import type { Readable } from 'node:stream';
+import type { FilesConfig } from '../config';
+import { ValidationError } from '../core/errors';
+import type { ByteStore, TempObject } from '../storage';
+import { computeExpiry } from './expiry';
+import type { FileContent, FileRepository } from './file.repository';
+import { isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare, randomBare, splitRequestedName } from './filename';
+import { hashSecret, randomDeleteKey, verifySecret } from './keys';
+import { Detected, detectMime } from './mime';
+import { streamInto } from './receive';
+
+type Logger = { warn(obj: unknown, msg?: string): void };
+
+/** Bytes received and kept in a temporary object, not yet visible under any name. */
+export interface ReceivedUpload {
+  readonly size: number;
+  readonly sha256: string;
+  readonly detected: Detected;
+  /** Removes the bytes; for an upload that will not be committed. */
+  discard(): Promise<void>;
+}
+
+export interface UploadOptions {
+  /** The requested name (§4.5 input), '' when none. */
+  requestedName: string;
+  randomize: boolean;
+  /** Non-empty, or undefined when not given. */
+  deleteKey?: string;
+  /** Non-empty, or undefined when not given. */
+  accessKey?: string;
+  /** The raw expiry value (header or form field), undefined when absent. */
+  expiry?: string;
+  /** Names the server's other routes use (beyond the fixed reserved list). */
+  isServerPath?: (name: string) => boolean;
+}
+
+export interface UploadResult {
+  filename: string;
+  deleteKey: string;
+  /** '' when the file is not protected. */
+  accessKey: string;
+  /** Unix seconds; 0 = never. */
+  expiry: number;
+  size: number;
+  mimetype: string;
+  sha256: string;
+  overwritten: boolean;
+}
+
+/** The internals behind a ReceivedUpload handed out by this service. */
+class Received implements ReceivedUpload {
+  constructor(
+    readonly temp: TempObject,
+    readonly size: number,
+    readonly sha256: string,
+    readonly detected: Detected,
+  ) {}
+
+  discard(): Promise<void> {
+    return this.temp.abort().catch(() => {});
+  }
+}
+
+const MAX_CLAIM_ATTEMPTS = 10000;
+
+function prohibited(): ValidationError {
+  return new ValidationError('Prohibited filename', 'PROHIBITED_FILENAME');
+}
+
+function checkLength(name: string): void {
+  if (name.length > MAX_FILENAME_LENGTH) throw new ValidationError('Filename too long', 'FILENAME_TOO_LONG');
+}
+
+export class UploadService {
+  constructor(
+    private readonly repo: FileRepository,
+    private readonly store: ByteStore,
+    private readonly config: FilesConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Streams an upload into a temporary object, computing size, SHA-256 and MIME type on the way.
+   * Throws PayloadTooLargeError over FILES_MAX_SIZE, ValidationError `Empty file` for 0 bytes and
+   * ClientClosedRequestError when the source ends prematurely; nothing is kept in those cases.
+   */
+  async receive(source: Readable): Promise<ReceivedUpload> {
+    const temp = await this.store.create();
+    try {
+      const digest = await streamInto(source, temp, this.config.maxSize);
+      if (digest.size === 0) throw new ValidationError('Empty file', 'EMPTY_FILE');
+      return new Received(temp, digest.size, digest.sha256, detectMime(digest.window));
+    } catch (err) {
+      await temp.abort().catch((e) => this.log.warn({ err: e }, 'could not remove a failed upload'));
+      throw err;
+    }
+  }
+
+  /**
+   * Names the received bytes and makes them visible: a new file, or an overwrite when the name is
+   * taken and `deleteKey` matches. Discards the bytes on any failure (400 name errors included).
+   */
+  async commit(received: ReceivedUpload, options: UploadOptions): Promise<UploadResult> {
+    if (!(received instanceof Received)) throw new Error('commit() needs an upload from receive()');
+    try {
+      const parts = splitRequestedName(options.requestedName);
+      const randomName = options.randomize || parts.bare === '';
+      const ext = parts.ext || received.detected.ext;
+      const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
+      const drawRandom = () => {
+        for (;;) {
+          const name = joinName(randomBare(), ext);
+          if (!reserved(name)) return name;
+        }
+      };
+      const bare = randomName ? '' : parts.bare;
+      const name = randomName ? drawRandom() : joinName(bare, ext);
+      if (!this.config.forceRandomFilename && reserved(name)) throw prohibited();
+      checkLength(name);
+
+      const deleteKey = options.deleteKey || randomDeleteKey();
+      const [deleteKeyHash, accessKeyHash] = await Promise.all([hashSecret(deleteKey), options.accessKey ? hashSecret(options.accessKey) : null]);
+      const expiry = computeExpiry(options.expiry, this.config.maxExpiry, Date.now() / 1000);
+
+      await received.temp.commit();
+      const content: FileContent = {
+        objectId: received.temp.id,
+        size: received.size,
+        sha256: received.sha256,
+        mimetype: received.detected.mimetype,
+        expiry,
+        deleteKeyHash,
+        accessKeyHash,
+        committedAt: new Date(),
+      };
+      const claimed = await this.claim(name, bare, ext, randomName ? drawRandom : undefined, options.deleteKey, content);
+      await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
+      return {
+        filename: claimed.filename,
+        deleteKey,
+        accessKey: options.accessKey ?? '',
+        expiry,
+        size: received.size,
+        mimetype: received.detected.mimetype,
+        sha256: received.sha256,
+        overwritten: claimed.overwritten,
+      };
+    } catch (err) {
+      await received.discard();
+      throw err;
+    }
+  }
+
+  /** receive + commit, for callers that know every option before the bytes arrive (GraphQL). */
+  async upload(source: Readable, options: UploadOptions): Promise<UploadResult> {
+    return this.commit(await this.receive(source), options);
+  }
+
+  /**
+   * §4.6: overwrite the computed name when it is taken and the delete key matches; otherwise the
+   * next free name (random under FILES_FORCE_RANDOM_FILENAME or for random names).
+   */
+  private async claim(
+    name: string,
+    bare: string,
+    ext: string,
+    drawRandom: (() => string) | undefined,
+    deleteKey: string | undefined,
+    content: FileContent,
+  ): Promise<{ filename: string; overwritten: boolean }> {
+    if (this.config.forceRandomFilename) {
+      if (deleteKey && (await this.tryOverwrite(name, deleteKey, content)) === 'done') return { filename: name, overwritten: true };
+      const random = drawRandom ?? (() => joinName(randomBare(), ext));
+      for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
+        const candidate = random();
+        checkLength(candidate);
+        if (await this.repo.insert(candidate, content)) return { filename: candidate, overwritten: false };
+      }
+      throw new Error('could not find a free random name');
+    }
+    let candidate = name;
+    let first = true;
+    for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
+      checkLength(candidate);
+      if (await this.repo.insert(candidate, content)) return { filename: candidate, overwritten: false };
+      if (first && deleteKey) {
+        const outcome = await this.tryOverwrite(candidate, deleteKey, content);
+        if (outcome === 'done') return { filename: candidate, overwritten: true };
+        if (outcome === 'vanished') continue; // freed meanwhile: claim it
+      }
+      first = false;
+      if (drawRandom) candidate = drawRandom();
+      else {
+        bare = nextBare(bare);
+        candidate = joinName(bare, ext);
+      }
+    }
+    throw new Error(`could not find a free name for ${name}`);
+  }
+
+  /** Switches `name` to `content` if `deleteKey` matches its key; retries when it changed meanwhile. */
+  private async tryOverwrite(name: string, deleteKey: string, content: FileContent): Promise<'done' | 'mismatch' | 'vanished'> {
+    for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
+      const existing = await this.repo.findByName(name);
+      if (!existing) return 'vanished';
+      if (!(await verifySecret(deleteKey, existing.deleteKeyHash))) return 'mismatch';
+      if (await this.repo.replaceContent(existing._id, existing.objectId, content)) {
+        await this.store.release(existing.objectId).catch((err) => this.log.warn({ err }, 'could not release overwritten bytes'));
+        return 'done';
+      }
+    }
+    throw new Error(`could not overwrite ${name}: it keeps changing`);
+  }
+}

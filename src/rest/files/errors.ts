@@ -1,0 +1,70 @@
+/**
+ * The error format of files-behaviour.md §3: `{"error":"<message>"}` when JSON is preferred,
+ * otherwise `<message>\n` as text. Domain errors are mapped here once, by class and reason.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ClientClosedRequestError, classifyError } from '../../core/errors';
+import { prefersJson } from './accept';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** Spec messages by the domain's reasons. */
+const BY_REASON: Record<string, string> = {
+  EMPTY_FILE: 'Empty file',
+  PROHIBITED_FILENAME: 'Prohibited filename',
+  FILENAME_TOO_LONG: 'Filename too long',
+  BAD_REQUEST: 'Bad request',
+  API_KEY_REQUIRED: 'Unauthorized',
+  INVALID_DELETE_KEY: 'Invalid delete key',
+  INVALID_ACCESS_KEY: 'Invalid access key',
+  FILE_NOT_FOUND: 'File not found',
+  ROUTE_NOT_FOUND: 'Not found',
+  FILE_TOO_LARGE: 'File too large',
+};
+
+/** Spec messages by status, for errors without a known reason. */
+const BY_STATUS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  404: 'Not found',
+  412: 'Precondition failed',
+  413: 'File too large',
+  416: 'Range not satisfiable',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+export function messageFor(err: AppError): string {
+  return (err.reason && BY_REASON[err.reason]) || BY_STATUS[err.status] || err.message;
+}
+
+/** Sends an error in the format the request prefers. HEAD responses carry no body (Node drops it). */
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
+  // An unread request body (an upload refused early) cannot be skipped on a kept-alive connection.
+  if (!request.raw.complete) reply.header('connection', 'close');
+  reply.code(status);
+  if (prefersJson(request.headers.accept)) return reply.type(JSON_TYPE).send(JSON.stringify({ error: message }));
+  return reply.type(TEXT_TYPE).send(`${message}\n`);
+}
+
+/** The plugin's error handler: every failure of this API answers in the §3 format. */
+export function handleFilesError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | void {
+  if (reply.raw.headersSent) {
+    // Failed mid-body (a storage error while streaming): the client sees a truncated response.
+    reply.raw.destroy();
+    return;
+  }
+  const known = classifyError(err);
+  if (known instanceof ClientClosedRequestError) {
+    request.raw.destroy();
+    return reply.code(499).send();
+  }
+  if (known) return sendError(request, reply, known.status, messageFor(known));
+  const status = (err as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return sendError(request, reply, status === 415 ? 400 : status, BY_STATUS[status === 415 ? 400 : status] ?? 'Bad request');
+  }
+  request.log.error({ err }, 'unexpected error in the files API');
+  return sendError(request, reply, 500, 'Internal server error');
+}

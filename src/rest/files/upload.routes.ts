@@ -1,0 +1,84 @@
+/** Uploads (§4): PUT with a raw body, POST with a multipart form or a url-encoded paste. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ValidationError } from '../../core/errors';
+import type { UploadOptions, UploadResult } from '../../files';
+import { prefersJson } from './accept';
+import { FilesRouteContext, mediaTypeOf, contentTypeOf, requireApiKey } from './context';
+import { JSON_TYPE, sendError, TEXT_TYPE } from './errors';
+import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
+import { baseUrl, filesHeader, isServerPath, isTruthy, nonEmpty, passesOriginCheck } from './http';
+import { presentUpload } from './presenter';
+
+function emptyFile(): ValidationError {
+  return new ValidationError('Empty file', 'EMPTY_FILE');
+}
+
+export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
+  const { uploads } = ctx.services.files;
+  const settings = ctx.services.files.settings;
+  const linx = settings.acceptLinxHeaders;
+
+  /** Options every upload takes from headers (§2.1). */
+  const headerOptions = (request: FastifyRequest, requestedName: string): UploadOptions => ({
+    requestedName,
+    randomize: isTruthy(filesHeader(request.headers, 'randomize', linx)),
+    deleteKey: nonEmpty(filesHeader(request.headers, 'delete-key', linx)),
+    accessKey: nonEmpty(filesHeader(request.headers, 'access-key', linx)),
+    expiry: filesHeader(request.headers, 'expiry', linx),
+    isServerPath: (name) => isServerPath(request, name),
+  });
+
+  const respond = (request: FastifyRequest, reply: FastifyReply, result: UploadResult, method: 'PUT' | 'POST') => {
+    const base = baseUrl(request, ctx.config);
+    if (prefersJson(request.headers.accept)) return reply.code(200).type(JSON_TYPE).send(presentUpload(base, result));
+    if (method === 'PUT') return reply.code(200).type(TEXT_TYPE).send(`${base}/${result.filename}\n`);
+    return reply.code(303).header('location', `/${result.filename}`).send();
+  };
+
+  const put = async (request: FastifyRequest<{ Params: { name?: string } }>, reply: FastifyReply) => {
+    await requireApiKey(ctx, request);
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > settings.maxSize) {
+      // Refused before reading a byte: the connection cannot be reused.
+      reply.header('connection', 'close');
+      return sendError(request, reply, 413, 'File too large');
+    }
+    const received = await uploads.receive(request.raw);
+    const result = await uploads.commit(received, headerOptions(request, request.params.name ?? ''));
+    return respond(request, reply, result, 'PUT');
+  };
+
+  const post = async (request: FastifyRequest, reply: FastifyReply) => {
+    await requireApiKey(ctx, request);
+    if (!passesOriginCheck(request.headers, baseUrl(request, ctx.config), linx)) throw badRequest();
+    const media = mediaTypeOf(request);
+    let form: FormUpload;
+    let requestedName: string;
+    if (media === 'multipart/form-data') {
+      form = await readMultipart(request, contentTypeOf(request)!, uploads, settings.maxSize);
+      requestedName = form.fileName;
+    } else if (media === 'application/x-www-form-urlencoded') {
+      form = await readUrlEncoded(request, uploads, settings.maxSize);
+      requestedName = `${form.fields.get('filename') ?? ''}.${form.fields.get('extension') || 'txt'}`;
+    } else {
+      // Any other body has no fields, hence no content.
+      throw emptyFile();
+    }
+    if (!form.received) throw emptyFile();
+    const fromHeaders = headerOptions(request, requestedName);
+    const options: UploadOptions = {
+      ...fromHeaders,
+      expiry: nonEmpty(form.fields.get('expires')) ?? fromHeaders.expiry,
+      accessKey: nonEmpty(form.fields.get('access_key')) ?? fromHeaders.accessKey,
+      randomize: isTruthy(form.fields.get('randomize')) || fromHeaders.randomize,
+    };
+    const result = await uploads.commit(form.received, options);
+    return respond(request, reply, result, 'POST');
+  };
+
+  for (const url of ['/upload', '/upload/']) {
+    app.route({ method: 'PUT', url, handler: put });
+    app.route({ method: 'POST', url, handler: post });
+  }
+  app.route({ method: 'PUT', url: '/upload/:name', handler: put });
+}

@@ -1,0 +1,205 @@
+/**
+ * Local-disk byte store under `<DATA_DIR>/files`:
+ *   tmp/<host>-<pid>-<id>.part   uploads in flight (named after their process, for crash recovery)
+ *   objects/<id[0:2]>/<id>       committed objects, immutable, named by a random internal id
+ * A commit is fsync → rename → fsync of the directory, so a committed object is complete and
+ * durable. User-supplied names never reach a path.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
+
+/** Read size for downloads: large reads keep syscalls and stream overhead per byte low. */
+const READ_CHUNK = 1024 * 1024;
+const ID_RE = /^[0-9a-f]{32}$/;
+const TMP_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.part$/;
+
+/** Identifies this host in temporary names, so recovery only judges its own processes by pid. */
+export const HOST_TAG = crypto.createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
+
+function isEnoent(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'ENOENT';
+}
+
+async function unlinkQuietly(p: string): Promise<boolean> {
+  try {
+    await fs.promises.unlink(p);
+    return true;
+  } catch (err) {
+    if (isEnoent(err)) return false;
+    throw err;
+  }
+}
+
+/** Whether a process with that pid exists on this host. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const h = await fs.promises.open(dir, 'r');
+  try {
+    await h.sync();
+  } catch {
+    // Some file systems refuse fsync on directories; the rename itself is still atomic.
+  } finally {
+    await h.close();
+  }
+}
+
+export class DiskStore implements ByteStore {
+  readonly kind = 'disk' as const;
+  private readonly tmpDir: string;
+  private readonly objectsDir: string;
+
+  private constructor(readonly root: string) {
+    this.tmpDir = path.join(root, 'tmp');
+    this.objectsDir = path.join(root, 'objects');
+  }
+
+  static async open(root: string): Promise<DiskStore> {
+    const store = new DiskStore(root);
+    await fs.promises.mkdir(store.tmpDir, { recursive: true });
+    await fs.promises.mkdir(store.objectsDir, { recursive: true });
+    return store;
+  }
+
+  objectPath(id: string): string {
+    if (!ID_RE.test(id)) throw new Error(`invalid object id ${JSON.stringify(id)}`);
+    return path.join(this.objectsDir, id.slice(0, 2), id);
+  }
+
+  async create(): Promise<TempObject> {
+    const id = crypto.randomBytes(16).toString('hex');
+    const tmpPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
+    const finalPath = this.objectPath(id);
+    let handle: fs.promises.FileHandle | undefined = await fs.promises.open(tmpPath, 'wx');
+    let committed = false;
+    return {
+      id,
+      async write(chunk) {
+        let off = 0;
+        while (off < chunk.length) {
+          const { bytesWritten } = await handle!.write(chunk, off, chunk.length - off);
+          off += bytesWritten;
+        }
+      },
+      async commit() {
+        await handle!.sync();
+        await handle!.close();
+        handle = undefined;
+        const dir = path.dirname(finalPath);
+        await fs.promises.mkdir(dir, { recursive: true });
+        await fs.promises.rename(tmpPath, finalPath);
+        committed = true;
+        await fsyncDir(dir);
+      },
+      async settle() {},
+      async abort() {
+        if (handle) {
+          await handle.close().catch(() => {});
+          handle = undefined;
+        }
+        await unlinkQuietly(committed ? finalPath : tmpPath);
+      },
+    };
+  }
+
+  openRead(id: string, range?: ByteRange): Promise<Readable> {
+    const p = this.objectPath(id);
+    return new Promise((resolve, reject) => {
+      // Opening first turns a concurrent unlink into ObjectGoneError before any header is sent;
+      // once open, the descriptor keeps the bytes readable even if the object is unlinked.
+      fs.open(p, 'r', (err, fd) => {
+        if (err) return reject(isEnoent(err) ? new ObjectGoneError(id) : err);
+        resolve(fs.createReadStream('', { fd, start: range?.start, end: range?.end, highWaterMark: READ_CHUNK, autoClose: true }));
+      });
+    });
+  }
+
+  /** Reads a whole small object (or range) into memory: cheaper than a stream for tiny files. */
+  readSmall(id: string, length: number, start = 0): Promise<Buffer> {
+    const p = this.objectPath(id);
+    return new Promise((resolve, reject) => {
+      fs.open(p, 'r', (err, fd) => {
+        if (err) return reject(isEnoent(err) ? new ObjectGoneError(id) : err);
+        const buf = Buffer.allocUnsafe(length);
+        let got = 0;
+        const step = (): void => {
+          fs.read(fd, buf, got, length - got, start + got, (rerr, n) => {
+            if (rerr || n === 0) {
+              fs.close(fd, () => {});
+              return rerr ? reject(rerr) : reject(new Error(`object ${id} is shorter than its metadata`));
+            }
+            got += n;
+            if (got < length) return step();
+            fs.close(fd, () => {});
+            resolve(buf);
+          });
+        };
+        step();
+      });
+    });
+  }
+
+  async release(id: string): Promise<void> {
+    await unlinkQuietly(this.objectPath(id));
+  }
+
+  async recover(): Promise<number> {
+    let removed = 0;
+    const cutoff = Date.now() - GRACE_PERIOD_MS;
+    for (const name of await fs.promises.readdir(this.tmpDir)) {
+      const m = TMP_RE.exec(name);
+      const p = path.join(this.tmpDir, name);
+      const mine = m !== null && m[1] === HOST_TAG;
+      const pid = m ? Number(m[2]) : NaN;
+      // Our own pid at start-up cannot have uploads yet: it belonged to an earlier process.
+      let dead = mine && (pid === process.pid || !processAlive(pid));
+      if (!dead) {
+        const st = await fs.promises.stat(p).catch(() => undefined);
+        dead = st !== undefined && st.mtimeMs < cutoff;
+      }
+      if (dead && (await unlinkQuietly(p))) removed++;
+    }
+    return removed;
+  }
+
+  async collect(isReferenced: ReferenceCheck, options: { full: boolean }): Promise<number> {
+    const cutoff = Date.now() - GRACE_PERIOD_MS;
+    let removed = 0;
+    // Temporary files untouched for the whole grace period belong to dead uploads.
+    for (const name of await fs.promises.readdir(this.tmpDir)) {
+      const p = path.join(this.tmpDir, name);
+      const st = await fs.promises.stat(p).catch(() => undefined);
+      if (st && st.mtimeMs < cutoff && (await unlinkQuietly(p))) removed++;
+    }
+    if (!options.full) return removed;
+    for (const sub of await fs.promises.readdir(this.objectsDir)) {
+      const dir = path.join(this.objectsDir, sub);
+      const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+      const old: string[] = [];
+      for (const name of names) {
+        if (!ID_RE.test(name)) continue;
+        const st = await fs.promises.stat(path.join(dir, name)).catch(() => undefined);
+        if (st && st.mtimeMs < cutoff) old.push(name);
+      }
+      for (let i = 0; i < old.length; i += 500) {
+        const batch = old.slice(i, i + 500);
+        const referenced = await isReferenced(batch);
+        for (const id of batch) {
+          if (!referenced.has(id) && (await unlinkQuietly(this.objectPath(id)))) removed++;
+        }
+      }
+    }
+    return removed;
+  }
+}

@@ -1,25 +1,102 @@
-/** Composition root of the discussion domain: repositories → services. */
-import type { Actor } from '../core/actor';
-import { ANONYMOUS } from '../core/actor';
-import { UnauthenticatedError } from '../core/errors';
+/** Composition root of the discussion domain: models → repositories → services. */
 import type { DomainModule, ModuleContext } from '../module';
+import { AuthServiceImpl } from './auth.service';
+import { BookmarkServiceImpl } from './bookmark.service';
+import { SettableClock } from './clock';
+import { CommentRepository } from './comment.repository';
+import { CommentServiceImpl } from './comment.service';
+import { CounterRepository } from './counter.repository';
+import type { DiscussionDeps } from './deps';
+import { GroupRepository } from './group.repository';
+import { GroupServiceImpl } from './group.service';
+import { HistoryServiceImpl } from './history.service';
+import { IgnoreServiceImpl } from './ignore.service';
+import { LabelRepository } from './label.repository';
+import { LabelServiceImpl } from './label.service';
+import { LoginAttemptRepository } from './login-attempt.repository';
+import { MarkRepository } from './mark.repository';
+import { discussionModels } from './models';
+import type { DiscussionServiceSet, TopicService } from './services';
+import { TopicCommands } from './topic-command.service';
+import { TopicQueries } from './topic-query.service';
+import { TopicRepository } from './topic.repository';
+import { UserRepository } from './user.repository';
+import { UserServiceImpl } from './user.service';
+import { ViewerDirectory } from './viewer';
+import { VisitServiceImpl } from './visit.service';
+import { VoteServiceImpl } from './vote.service';
 
-export interface DiscussionServices {
-  auth: {
-    /** The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError when invalid. */
-    actorFor(authorization: string | undefined): Promise<Actor>;
+export type DiscussionServices = DiscussionServiceSet;
+export { SYSTEM } from './services';
+export type * from './services';
+export type * from './views';
+
+/** How often each instance forgets login attempts that left the rate-limit window. */
+const ATTEMPT_SWEEP_MS = 10 * 60 * 1000;
+
+export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule<DiscussionServices>> {
+  const m = discussionModels(ctx.db);
+  const users = new UserRepository(m);
+  const d: DiscussionDeps = {
+    config: ctx.config.discussion,
+    jwtSecret: ctx.jwtSecret,
+    clock: new SettableClock(),
+    viewers: new ViewerDirectory(users),
+    counters: new CounterRepository(m),
+    users,
+    groups: new GroupRepository(m),
+    topics: new TopicRepository(m),
+    comments: new CommentRepository(m),
+    marks: new MarkRepository(m),
+    labels: new LabelRepository(m),
+    attempts: new LoginAttemptRepository(m),
   };
-}
+  const auth = new AuthServiceImpl(d);
+  const userService = new UserServiceImpl(d, auth);
+  const queries = new TopicQueries(d);
+  const commands = new TopicCommands(d);
+  const comments = new CommentServiceImpl(d);
+  const topics: TopicService = {
+    list: (a, args) => queries.list(a, args),
+    read: (a, id, args) => queries.read(a, id, args),
+    get: (a, ref) => queries.get(a, ref),
+    findByIds: (a, ids) => queries.findByIds(a, ids),
+    post: (a, input) => commands.post(a, input),
+    edit: (a, ref, input) => commands.edit(a, ref, input),
+    delete: (a, ref) => commands.delete(a, ref),
+    remove: (c, ref) => commands.remove(c, ref),
+    restore: (c, ref) => commands.restore(c, ref),
+    setLocked: (c, ref, locked) => commands.setLocked(c, ref, locked),
+    setOfficial: (c, ref, official) => commands.setOfficial(c, ref, official),
+    setTags: (c, ref, tags) => commands.setTags(c, ref, tags),
+  };
 
-export async function createDiscussion(_ctx: ModuleContext): Promise<DomainModule<DiscussionServices>> {
+  let sweeper: NodeJS.Timeout | undefined;
   return {
     services: {
-      auth: {
-        async actorFor(authorization) {
-          if (authorization === undefined) return ANONYMOUS;
-          throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
-        },
-      },
+      clock: d.clock,
+      auth,
+      users: userService,
+      groups: new GroupServiceImpl(d),
+      topics,
+      comments,
+      votes: new VoteServiceImpl(d),
+      bookmarks: new BookmarkServiceImpl(d),
+      ignores: new IgnoreServiceImpl(d),
+      labels: new LabelServiceImpl(d, comments),
+      visits: new VisitServiceImpl(d),
+      history: new HistoryServiceImpl(d, userService),
+    },
+    async start() {
+      const sweep = () => {
+        const before = new Date(d.clock.now().getTime() - d.config.loginRateWindowSeconds * 1000);
+        d.attempts.purge(before).catch((err) => ctx.log.warn({ err }, 'login attempt sweep failed'));
+      };
+      sweeper = setInterval(sweep, ATTEMPT_SWEEP_MS);
+      sweeper.unref();
+    },
+    async stop() {
+      if (sweeper) clearInterval(sweeper);
     },
   };
 }

@@ -1,0 +1,59 @@
+/**
+ * Bearer tokens (behaviour spec 3.3, 3.4): compact HS256 JWTs with the claims sub, username, iat,
+ * exp and tv. The header's alg is checked before anything else; jsonwebtoken then verifies the
+ * signature (constant-time) with algorithms pinned to HS256.
+ */
+import jwt from 'jsonwebtoken';
+
+export interface TokenClaims {
+  /** The user's id as a decimal string. */
+  sub: string;
+  username: string;
+  iat: number;
+  exp: number;
+  /** The user's token version at issue time. */
+  tv: number;
+}
+
+export function signToken(claims: TokenClaims, secret: string): string {
+  // Key order as in the spec's example; jsonwebtoken keeps a given iat.
+  const payload = { sub: claims.sub, username: claims.username, iat: claims.iat, exp: claims.exp, tv: claims.tv };
+  return jwt.sign(payload, secret, { algorithm: 'HS256' });
+}
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+function decodeJsonSegment(segment: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The claims of a valid, unexpired token, or null. `nowSeconds` is the current Unix time. */
+export function verifyToken(token: string, secret: string, nowSeconds: number): TokenClaims | null {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p))) return null;
+  const header = decodeJsonSegment(parts[0]!);
+  if (typeof header !== 'object' || header === null || (header as { alg?: unknown }).alg !== 'HS256') return null;
+  let payload: unknown;
+  try {
+    payload = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: nowSeconds });
+  } catch {
+    return null;
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+  const p = payload as Record<string, unknown>;
+  if (!Number.isInteger(p.exp) || !Number.isInteger(p.iat) || !Number.isInteger(p.tv)) return null;
+  if (typeof p.sub !== 'string' || !/^[1-9][0-9]{0,15}$/.test(p.sub)) return null;
+  if ((p.exp as number) <= nowSeconds) return null;
+  return { sub: p.sub, username: typeof p.username === 'string' ? p.username : '', iat: p.iat as number, exp: p.exp as number, tv: p.tv as number };
+}
+
+/** The token of an Authorization header value, or null when it is not `Bearer <token>`. */
+export function bearerToken(header: string): string | null {
+  const m = /^\s*([A-Za-z]+) +([^\s]+)\s*$/.exec(header);
+  if (!m || m[1]!.toLowerCase() !== 'bearer') return null;
+  return m[2]!;
+}

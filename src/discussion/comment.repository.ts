@@ -1,0 +1,49 @@
+/** Comments: a topic's whole tree in one read, a user's feed, and atomic state transitions. */
+import type { CommentDoc, DiscussionModels } from './models';
+import type { AuthorFeedQuery } from './topic.repository';
+
+/** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
+const WHOLE_TOPIC_BATCH = 1_000_000;
+
+export class CommentRepository {
+  constructor(private readonly m: DiscussionModels) {}
+
+  async insert(doc: CommentDoc): Promise<void> {
+    await this.m.Comment.create(doc);
+  }
+
+  findById(id: number): Promise<CommentDoc | null> {
+    return this.m.Comment.findById(id).lean<CommentDoc>().exec();
+  }
+
+  findByIds(ids: readonly number[]): Promise<CommentDoc[]> {
+    return this.m.Comment.find({ _id: { $in: [...ids] } }).lean<CommentDoc[]>().exec();
+  }
+
+  /** Every comment of a topic, deleted and removed ones included (the tree prunes them). */
+  forTopic(topicId: number): Promise<CommentDoc[]> {
+    return this.m.Comment.find({ topicId }, { markdown: 0 }).sort({ _id: 1 }).batchSize(WHOLE_TOPIC_BATCH).lean<CommentDoc[]>().exec();
+  }
+
+  byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {
+    const and: Record<string, unknown>[] = [{ authorId: q.authorId }, { deleted: false }];
+    if (!q.includeRemoved) and.push({ removed: false });
+    if (Object.keys(q.condition).length > 0) and.push(q.condition);
+    return this.m.Comment.find({ $and: and }, { markdown: 0 }).sort(q.sort).limit(q.take).lean<CommentDoc[]>().exec();
+  }
+
+  /** created_at of the topic's latest comment that counts as interesting activity, if any. */
+  async latestInterestingAt(topicId: number): Promise<Date | null> {
+    const doc = await this.m.Comment.findOne({ topicId, interesting: true }, { createdAt: 1 }).sort({ createdAt: -1 }).lean<Pick<CommentDoc, 'createdAt'>>().exec();
+    return doc?.createdAt ?? null;
+  }
+
+  /** Applies the update when `where` still holds; returns the comment before (null: no match). */
+  updateReturningBefore(id: number, where: Record<string, unknown>, update: Record<string, unknown>): Promise<CommentDoc | null> {
+    return this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
+  }
+
+  update(id: number, update: Record<string, unknown>, where: Record<string, unknown> = {}): Promise<CommentDoc | null> {
+    return this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
+  }
+}

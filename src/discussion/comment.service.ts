@@ -1,0 +1,150 @@
+/**
+ * Comments: post (top level or a reply at any depth), edit and delete (author), remove and
+ * restore (admin). Each state change is one atomic update on the comment that reports the state
+ * before it, so the topic's comment_count moves exactly once per real transition.
+ */
+import type { Actor } from '../core/actor';
+import { ForbiddenError, Issue, ValidationError } from '../core/errors';
+import type { DiscussionDeps } from './deps';
+import type { CommentDoc } from './models';
+import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
+import { isInteresting, NO_LABELS } from './rules/labels';
+import { renderMarkdown } from './rules/markdown';
+import type { Caller, CommentService, PostRef } from './services';
+import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
+import { mayModerate, requireAdmin, Viewer } from './viewer';
+import type { CommentView, PostCommentInput } from './views';
+
+const MAX_MARKDOWN = 50_000;
+
+function checkCommentText(markdown: unknown): string {
+  const issues: Issue[] = [];
+  if (typeof markdown !== 'string' || markdown.trim() === '') issues.push({ field: 'markdown', message: 'A comment needs some text' });
+  else if (markdown.length > MAX_MARKDOWN) issues.push({ field: 'markdown', message: `Text must be at most ${MAX_MARKDOWN} characters long` });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return markdown as string;
+}
+
+const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
+
+export class CommentServiceImpl implements CommentService {
+  constructor(private readonly d: DiscussionDeps) {}
+
+  async post(actor: Actor, input: PostCommentInput): Promise<CommentView> {
+    const viewer = await this.d.viewers.require(actor);
+    const markdown = checkCommentText(input.markdown);
+    const topic = await loadTopic(this.d, viewer, input.topicId);
+    if (topic.locked && !viewer.isAdmin) throw topicLocked();
+    let parentId: number | null = null;
+    if (input.parentId !== undefined && input.parentId !== null) {
+      const parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
+      if (parent.topicId !== topic._id) throw commentNotFound();
+      if (parent.removed && !viewer.isAdmin) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
+      parentId = parent._id;
+    }
+    const now = this.d.clock.now();
+    const doc: CommentDoc = {
+      _id: await this.d.counters.next('comment'),
+      topicId: topic._id,
+      parentId,
+      authorId: viewer.userId,
+      authorUsername: viewer.username,
+      topicAuthorId: topic.authorId,
+      markdown,
+      html: renderMarkdown(markdown),
+      createdAt: now,
+      editedAt: null,
+      voteCount: 0,
+      deleted: false,
+      removed: false,
+      labelWeights: { ...NO_LABELS },
+      interesting: true,
+    };
+    await this.d.comments.insert(doc);
+    await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
+    return commentView(doc, { viewer, mark: undefined, previousVisit: null });
+  }
+
+  async edit(actor: Actor, ref: PostRef, markdown: string): Promise<CommentView> {
+    const viewer = await this.d.viewers.require(actor);
+    const text = checkCommentText(markdown);
+    const comment = await loadComment(this.d, viewer, ref);
+    if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can edit this comment', 'NOT_AUTHOR');
+    if (comment.removed) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
+    const topic = await this.d.topics.findById(comment.topicId);
+    if (topic?.locked && !viewer.isAdmin) throw topicLocked();
+    const now = this.d.clock.now();
+    const set: Record<string, unknown> = { markdown: text, html: renderMarkdown(text) };
+    if (now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS) set.editedAt = now;
+    const updated = await this.d.comments.update(comment._id, { $set: set }, { deleted: false });
+    if (!updated) throw commentNotFound();
+    await this.d.topics.update(comment.topicId, { max: { lastActivityAt: now } });
+    return this.view(updated, viewer);
+  }
+
+  /** The author deletes: text erased, a placeholder stays while replies exist. */
+  async delete(actor: Actor, ref: PostRef): Promise<void> {
+    const viewer = await this.d.viewers.require(actor);
+    const comment = await loadComment(this.d, viewer, ref);
+    if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this comment', 'NOT_AUTHOR');
+    const before = await this.d.comments.updateReturningBefore(comment._id, { deleted: false }, { $set: { deleted: true, interesting: false, markdown: '', html: '' } });
+    if (!before) return;
+    await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
+  }
+
+  async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
+    requireAdmin(caller);
+    const comment = await loadComment(this.d, caller, ref);
+    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: false }, { $set: { removed: true, interesting: false } });
+    if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
+    return this.viewFor(caller, comment._id);
+  }
+
+  async restore(caller: Caller, ref: PostRef): Promise<CommentView> {
+    requireAdmin(caller);
+    const comment = await loadComment(this.d, caller, ref);
+    const interesting = isInteresting({ deleted: comment.deleted, removed: false, labelWeights: comment.labelWeights, votes: comment.voteCount });
+    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: true }, { $set: { removed: false, interesting } });
+    if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
+    return this.viewFor(caller, comment._id);
+  }
+
+  /** Keeps the topic's count and activity times right after a delete/remove/restore. */
+  private async afterStateChange(before: CommentDoc, t: { wasCounted: boolean; nowCounted: boolean }): Promise<void> {
+    const now = this.d.clock.now();
+    const delta = (t.nowCounted ? 1 : 0) - (t.wasCounted ? 1 : 0);
+    await this.d.topics.update(before.topicId, { inc: delta !== 0 ? { commentCount: delta } : undefined, max: { lastActivityAt: now } });
+    await recomputeInterestingActivity(this.d, before.topicId);
+  }
+
+  async get(actor: Actor, ref: PostRef): Promise<CommentView> {
+    const viewer = await this.d.viewers.of(actor);
+    const comment = await loadComment(this.d, viewer, ref);
+    return this.view(comment, viewer);
+  }
+
+  async findByIds(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]> {
+    const viewer = await this.d.viewers.of(actor);
+    const docs = (await this.d.comments.findByIds(ids)).filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
+    const marks = viewer && docs.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, docs.map((c) => c.topicId), docs.map((c) => c._id))) : null;
+    const byId = new Map(
+      docs.map((c) => [c._id, commentView(c, { viewer, mark: marks?.comment.get(c._id), previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null })]),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  private async viewFor(caller: Caller, id: number): Promise<CommentView> {
+    const comment = await this.d.comments.findById(id);
+    if (!comment) throw commentNotFound();
+    const viewer = caller.kind === 'user' ? await this.d.viewers.of(caller) : null;
+    return this.view(comment, viewer);
+  }
+
+  /** A comment in feed shape for one viewer. */
+  async view(comment: CommentDoc, viewer: Viewer | null): Promise<CommentView> {
+    if (!viewer) return commentView(comment, { viewer: null, mark: undefined, previousVisit: null });
+    const marks = indexMarks(await this.d.marks.forPosts(viewer.userId, [comment.topicId], [comment._id]));
+    return commentView(comment, { viewer, mark: marks.comment.get(comment._id), previousVisit: marks.topic.get(comment.topicId)?.visitAt ?? null });
+  }
+}
+

@@ -1,0 +1,27 @@
+/** What every discussion service is built from (assembled once in index.ts). */
+import type { DiscussionConfig } from '../config';
+import type { CommentRepository } from './comment.repository';
+import type { CounterRepository } from './counter.repository';
+import type { GroupRepository } from './group.repository';
+import type { LabelRepository } from './label.repository';
+import type { LoginAttemptRepository } from './login-attempt.repository';
+import type { MarkRepository } from './mark.repository';
+import type { Clock } from './services';
+import type { TopicRepository } from './topic.repository';
+import type { UserRepository } from './user.repository';
+import type { ViewerDirectory } from './viewer';
+
+export interface DiscussionDeps {
+  config: DiscussionConfig;
+  jwtSecret: string;
+  clock: Clock;
+  viewers: ViewerDirectory;
+  counters: CounterRepository;
+  users: UserRepository;
+  groups: GroupRepository;
+  topics: TopicRepository;
+  comments: CommentRepository;
+  marks: MarkRepository;
+  labels: LabelRepository;
+  attempts: LoginAttemptRepository;
+}

@@ -1,0 +1,149 @@
+/**
+ * A user's history (behaviour spec 7): the mixed feed of topics and comments, and the topic-only
+ * and comment-only feeds. At most six database commands per page: viewer, target user, cursor
+ * item, topics, comments, the viewer's marks.
+ */
+import type { Actor } from '../core/actor';
+import { ForbiddenError, Issue, ValidationError } from '../core/errors';
+import { checkId36, checkLimit, checkMixedCursor, checkNotBoth } from './args';
+import type { DiscussionDeps } from './deps';
+import { Direction, EMPTY_PAGE_INFO, keysetFilter, keysetSort, pageFromRows } from './keyset';
+import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
+import { formatMixedCursor, toId36 } from './rules/id36';
+import type { HistoryService } from './services';
+import type { UserServiceImpl } from './user.service';
+import { commentView, indexMarks, topicView, userView } from './view-builders';
+import type { Viewer } from './viewer';
+import type { CommentView, HistoryItem, Page, PageArgs, TopicView, UserHistory, UserView } from './views';
+
+type Row = { kind: 'topic'; doc: TopicDoc } | { kind: 'comment'; doc: CommentDoc };
+
+/** Display order of the mixed feed: created_at desc; at equal times comments first; then id desc. */
+function compareRows(a: Row, b: Row): number {
+  return (
+    b.doc.createdAt.getTime() - a.doc.createdAt.getTime() ||
+    (b.kind === 'comment' ? 1 : 0) - (a.kind === 'comment' ? 1 : 0) ||
+    b.doc._id - a.doc._id
+  );
+}
+
+interface Position {
+  kind: 'topic' | 'comment';
+  at: Date;
+  id: number;
+}
+
+/** The createdAt/_id condition selecting rows of `kind` after/before `pos` in the mixed order. */
+function mixedCondition(kind: 'topic' | 'comment', direction: Direction, pos: Position | undefined): Record<string, unknown> {
+  if (direction === 'first' || !pos) return {};
+  if (kind === pos.kind) return keysetFilter('createdAt', direction, { value: pos.at, id: pos.id });
+  // Different kinds at equal times: comments sort before topics.
+  const afterInclusive = kind === 'topic'; // topics at the same time come after a comment
+  if (direction === 'after') return { createdAt: { [afterInclusive ? '$lte' : '$lt']: pos.at } };
+  return { createdAt: { [afterInclusive ? '$gt' : '$gte']: pos.at } };
+}
+
+export class HistoryServiceImpl implements HistoryService {
+  constructor(private readonly d: DiscussionDeps, private readonly users: UserServiceImpl) {}
+
+  async history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory> {
+    const issues: Issue[] = [];
+    const limit = checkLimit(args.limit, issues);
+    const before = checkMixedCursor('before', args.before, issues);
+    const after = checkMixedCursor('after', args.after, issues);
+    checkNotBoth(args.before, args.after, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    const { viewer, target, includeRemoved } = await this.access(actor, username);
+
+    const cursor = after ?? before;
+    const direction: Direction = after ? 'after' : before ? 'before' : 'first';
+    let pos: Position | undefined;
+    if (cursor) {
+      const anchor = cursor.id === null ? null : cursor.kind === 'topic' ? await this.d.topics.findById(cursor.id) : await this.d.comments.findById(cursor.id);
+      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
+    }
+    const sort = keysetSort('createdAt', direction);
+    const query = (kind: 'topic' | 'comment') => ({ authorId: target._id, includeRemoved, condition: mixedCondition(kind, direction, pos), sort, take: limit + 1 });
+    const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query('topic')), this.d.comments.byAuthor(query('comment'))]);
+    const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
+    rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
+    const page = pageFromRows(rows.slice(0, limit + 1), limit, direction, (r) => formatMixedCursor(r.kind, r.doc._id));
+
+    const pageTopics = page.items.flatMap((r) => (r.kind === 'topic' ? [r.doc] : []));
+    const pageComments = page.items.flatMap((r) => (r.kind === 'comment' ? [r.doc] : []));
+    const marks = await this.marksFor(viewer, pageTopics, pageComments);
+    const items: HistoryItem[] = page.items.map((r) =>
+      r.kind === 'topic' ? { kind: 'topic', topic: this.topicItem(r.doc, viewer, marks) } : { kind: 'comment', comment: this.commentItem(r.doc, viewer, marks) },
+    );
+    return { user: userView(target), page: { items, pageInfo: page.pageInfo } };
+  }
+
+  async topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }> {
+    const { limit, cursor, direction } = this.singleArgs(args);
+    const { viewer, target, includeRemoved } = await this.access(actor, username);
+    let condition = {};
+    if (cursor) {
+      const anchor = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
+      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+    }
+    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1 });
+    const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
+    const marks = await this.marksFor(viewer, page.items, []);
+    return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
+  }
+
+  async comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }> {
+    const { limit, cursor, direction } = this.singleArgs(args);
+    const { viewer, target, includeRemoved } = await this.access(actor, username);
+    let condition = {};
+    if (cursor) {
+      const anchor = cursor.id === null ? null : await this.d.comments.findById(cursor.id);
+      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+    }
+    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1 });
+    const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
+    const marks = await this.marksFor(viewer, [], page.items);
+    return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };
+  }
+
+  private singleArgs(args: PageArgs) {
+    const issues: Issue[] = [];
+    const limit = checkLimit(args.limit, issues);
+    const before = checkId36('before', args.before, issues);
+    const after = checkId36('after', args.after, issues);
+    checkNotBoth(args.before, args.after, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    const direction: Direction = after ? 'after' : before ? 'before' : 'first';
+    return { limit, cursor: after ?? before, direction };
+  }
+
+  /** 7.1: the target exists, is neither banned nor deleted, and lets this viewer read its history. */
+  private async access(actor: Actor, username: string): Promise<{ viewer: Viewer | null; target: UserDoc; includeRemoved: boolean }> {
+    const viewer = await this.d.viewers.of(actor);
+    const target = await this.users.find(username);
+    if (target.banned) throw new ForbiddenError('This user is banned', 'USER_BANNED');
+    if (target.deleted) throw new ForbiddenError('This user has deleted their account', 'USER_DELETED');
+    if (target.settings?.historyVisibility === 'logged_in' && !viewer) {
+      throw new ForbiddenError("This user's history is only visible to logged-in users", 'HISTORY_RESTRICTED');
+    }
+    const includeRemoved = viewer !== null && (viewer.userId === target._id || viewer.isAdmin);
+    return { viewer, target, includeRemoved };
+  }
+
+  private async marksFor(viewer: Viewer | null, topics: readonly TopicDoc[], comments: readonly CommentDoc[]) {
+    if (!viewer || (topics.length === 0 && comments.length === 0)) return null;
+    const topicIds = [...topics.map((t) => t._id), ...comments.map((c) => c.topicId)];
+    return indexMarks(await this.d.marks.forPosts(viewer.userId, topicIds, comments.map((c) => c._id)));
+  }
+
+  private topicItem(t: TopicDoc, viewer: Viewer | null, marks: { topic: Map<number, MarkDoc> } | null): TopicView {
+    return topicView(t, viewer, marks?.topic.get(t._id));
+  }
+
+  private commentItem(c: CommentDoc, viewer: Viewer | null, marks: { topic: Map<number, MarkDoc>; comment: Map<number, MarkDoc> } | null): CommentView {
+    return commentView(c, { viewer, mark: marks?.comment.get(c._id), previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null });
+  }
+}

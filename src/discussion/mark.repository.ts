@@ -1,0 +1,65 @@
+/**
+ * Votes, bookmarks and visits: one document per (user, post) under a unique index. Each change
+ * is a single conditional update that reports whether it changed anything, so the post's
+ * counters move exactly once per real change.
+ */
+import type { DiscussionModels, MarkDoc, MarkKind } from './models';
+import { isDuplicateKey } from './mongo-errors';
+
+const MANY = 1_000_000;
+
+export class MarkRepository {
+  constructor(private readonly m: DiscussionModels) {}
+
+  /** The viewer's marks on a topic and on all of its comments (one query). */
+  forTopicPage(userId: number, topicId: number): Promise<MarkDoc[]> {
+    return this.m.Mark.find({ userId, topicId }).batchSize(MANY).lean<MarkDoc[]>().exec();
+  }
+
+  /** The viewer's marks on these topics and comments (one query). */
+  async forPosts(userId: number, topicIds: readonly number[], commentIds: readonly number[]): Promise<MarkDoc[]> {
+    const or: Record<string, unknown>[] = [];
+    if (topicIds.length > 0) or.push({ kind: 'topic', postId: { $in: [...new Set(topicIds)] } });
+    if (commentIds.length > 0) or.push({ kind: 'comment', postId: { $in: [...commentIds] } });
+    if (or.length === 0) return [];
+    return this.m.Mark.find({ userId, $or: or }).batchSize(MANY).lean<MarkDoc[]>().exec();
+  }
+
+  find(userId: number, kind: MarkKind, postId: number): Promise<MarkDoc | null> {
+    return this.m.Mark.findOne({ userId, kind, postId }).lean<MarkDoc>().exec();
+  }
+
+  /**
+   * Sets a boolean flag (voted / bookmarked) with its timestamp; true when it changed. The
+   * unique index makes concurrent first marks collide instead of duplicating.
+   */
+  async setFlag(userId: number, kind: MarkKind, postId: number, topicId: number, flag: 'voted' | 'bookmarked', on: boolean, at: Date): Promise<boolean> {
+    const stamp = flag === 'voted' ? 'votedAt' : 'bookmarkedAt';
+    const key = { userId, kind, postId };
+    if (!on) {
+      const r = await this.m.Mark.updateOne({ ...key, [flag]: true }, { $set: { [flag]: false, [stamp]: null } }).exec();
+      return r.modifiedCount > 0;
+    }
+    try {
+      const r = await this.m.Mark.updateOne(
+        { ...key, [flag]: { $ne: true } },
+        { $set: { [flag]: true, [stamp]: at, topicId } },
+        { upsert: true, setDefaultsOnInsert: true },
+      ).exec();
+      return r.modifiedCount > 0 || r.upsertedCount > 0;
+    } catch (err) {
+      // The document exists with the flag already set: nothing changed.
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Records (at, commentCount) as the user's latest visit to a topic. */
+  async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
+    await this.m.Mark.updateOne(
+      { userId, kind: 'topic', postId: topicId },
+      { $set: { visitAt: at, visitCommentCount: commentCount, topicId } },
+      { upsert: true, setDefaultsOnInsert: true },
+    ).exec();
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * The discussion domain's MongoDB documents and indexes. Only repositories use these models.
+ *
+ * Denormalized on purpose (FerretDB has no $lookup, and every listing must stay within a fixed
+ * number of round trips): topics carry their author's username and group path; comments carry
+ * their topic's author id (for `is_op`) and their label weight sums; a user's ignored topics live
+ * on the user document, which token verification loads anyway.
+ */
+import { Schema } from 'mongoose';
+import type { Database } from '../db/connection';
+import type { CommentOrder, HistoryVisibility } from './views';
+import type { LabelWeights } from './rules/labels';
+
+export interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+export interface UserDoc {
+  _id: number;
+  username: string;
+  /** Unique key: usernames are unique case-insensitively. */
+  usernameLower: string;
+  /** `scrypt$N$r$p$salt$hash` (base64). */
+  passwordHash: string;
+  isAdmin: boolean;
+  banned: boolean;
+  deleted: boolean;
+  /** Incremented by "log out everywhere" and password changes; tokens carry it as `tv`. */
+  tokenVersion: number;
+  settings: {
+    historyVisibility: HistoryVisibility;
+    collapseOldComments: boolean;
+    defaultCommentOrder: CommentOrder;
+  };
+  ignoredTopicIds: number[];
+  createdAt: Date;
+}
+
+export interface GroupDoc {
+  /** The path, e.g. `games.tabletop`. */
+  _id: string;
+  description: string;
+  createdAt: Date;
+}
+
+export interface TopicDoc {
+  _id: number;
+  groupPath: string;
+  authorId: number;
+  authorUsername: string;
+  title: string;
+  markdown: string;
+  html: string;
+  link: string | null;
+  wordCount: number;
+  tags: string[];
+  /** Every contiguous label run of every tag (tags.ts), for the `tag=` filter. */
+  tagKeys: string[];
+  createdAt: Date;
+  editedAt: Date | null;
+  voteCount: number;
+  commentCount: number;
+  lastActivityAt: Date;
+  lastInterestingActivityAt: Date;
+  official: boolean;
+  locked: boolean;
+  deleted: boolean;
+  removed: boolean;
+  /** !deleted && !removed, kept in the same atomic update: the listing's index prefix. */
+  listed: boolean;
+}
+
+export interface CommentDoc {
+  _id: number;
+  topicId: number;
+  parentId: number | null;
+  authorId: number;
+  authorUsername: string;
+  topicAuthorId: number;
+  markdown: string;
+  html: string;
+  createdAt: Date;
+  editedAt: Date | null;
+  voteCount: number;
+  deleted: boolean;
+  removed: boolean;
+  labelWeights: LabelWeights;
+  /** Counts towards the topic's last interesting activity (labels.ts isInteresting). */
+  interesting: boolean;
+}
+
+export type MarkKind = 'topic' | 'comment';
+
+/**
+ * One user's relation to one post: vote, bookmark and (topics) the latest visit. One document per
+ * (user, post) under a unique index, so "one vote per user per post" is a single atomic update,
+ * and a page's viewer-specific fields come from one query.
+ */
+export interface MarkDoc {
+  userId: number;
+  kind: MarkKind;
+  postId: number;
+  /** The topic of the post (itself for topics): a topic page reads all its marks at once. */
+  topicId: number;
+  voted: boolean;
+  votedAt: Date | null;
+  bookmarked: boolean;
+  bookmarkedAt: Date | null;
+  visitAt: Date | null;
+  visitCommentCount: number | null;
+}
+
+export interface LabelDoc {
+  commentId: number;
+  topicId: number;
+  userId: number;
+  label: string;
+  weight: number;
+  reason: string | null;
+  createdAt: Date;
+}
+
+/** One counted login attempt against one counter key (`addr:…` or `user:…`). */
+export interface LoginAttemptDoc {
+  key: string;
+  at: Date;
+}
+
+const opts = { versionKey: false, id: false } as const;
+
+const counterSchema = new Schema<CounterDoc>({ _id: String, seq: { type: Number, required: true } }, opts);
+
+const userSchema = new Schema<UserDoc>(
+  {
+    _id: Number,
+    username: { type: String, required: true },
+    usernameLower: { type: String, required: true },
+    passwordHash: { type: String, required: true },
+    isAdmin: { type: Boolean, default: false },
+    banned: { type: Boolean, default: false },
+    deleted: { type: Boolean, default: false },
+    tokenVersion: { type: Number, default: 0 },
+    settings: {
+      historyVisibility: { type: String, default: 'everyone' },
+      collapseOldComments: { type: Boolean, default: true },
+      defaultCommentOrder: { type: String, default: 'relevance' },
+    },
+    ignoredTopicIds: { type: [Number], default: [] },
+    createdAt: { type: Date, required: true },
+  },
+  opts,
+);
+userSchema.index({ usernameLower: 1 }, { unique: true });
+
+const groupSchema = new Schema<GroupDoc>({ _id: String, description: { type: String, default: '' }, createdAt: Date }, opts);
+
+const topicSchema = new Schema<TopicDoc>(
+  {
+    _id: Number,
+    groupPath: String,
+    authorId: Number,
+    authorUsername: String,
+    title: String,
+    markdown: String,
+    html: String,
+    link: { type: String, default: null },
+    wordCount: Number,
+    tags: [String],
+    tagKeys: [String],
+    createdAt: Date,
+    editedAt: { type: Date, default: null },
+    voteCount: { type: Number, default: 0 },
+    commentCount: { type: Number, default: 0 },
+    lastActivityAt: Date,
+    lastInterestingActivityAt: Date,
+    official: { type: Boolean, default: false },
+    locked: { type: Boolean, default: false },
+    deleted: { type: Boolean, default: false },
+    removed: { type: Boolean, default: false },
+    listed: { type: Boolean, default: true },
+  },
+  opts,
+);
+/** The sort field of each listing order (behaviour spec 5.4). */
+export const TOPIC_SORT_FIELDS = {
+  activity: 'lastInterestingActivityAt',
+  all_activity: 'lastActivityAt',
+  votes: 'voteCount',
+  comments: 'commentCount',
+  new: 'createdAt',
+} as const;
+for (const field of Object.values(TOPIC_SORT_FIELDS)) {
+  topicSchema.index({ listed: 1, [field]: -1, _id: -1 });
+  topicSchema.index({ tagKeys: 1, listed: 1, [field]: -1, _id: -1 });
+}
+topicSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
+
+const commentSchema = new Schema<CommentDoc>(
+  {
+    _id: Number,
+    topicId: Number,
+    parentId: { type: Number, default: null },
+    authorId: Number,
+    authorUsername: String,
+    topicAuthorId: Number,
+    markdown: String,
+    html: String,
+    createdAt: Date,
+    editedAt: { type: Date, default: null },
+    voteCount: { type: Number, default: 0 },
+    deleted: { type: Boolean, default: false },
+    removed: { type: Boolean, default: false },
+    labelWeights: {
+      exemplary: { type: Number, default: 0 },
+      noise: { type: Number, default: 0 },
+      offtopic: { type: Number, default: 0 },
+      joke: { type: Number, default: 0 },
+      malice: { type: Number, default: 0 },
+    },
+    interesting: { type: Boolean, default: true },
+  },
+  opts,
+);
+commentSchema.index({ topicId: 1, _id: 1 });
+commentSchema.index({ topicId: 1, interesting: 1, createdAt: -1 });
+commentSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
+
+const markSchema = new Schema<MarkDoc>(
+  {
+    userId: Number,
+    kind: String,
+    postId: Number,
+    topicId: Number,
+    voted: { type: Boolean, default: false },
+    votedAt: { type: Date, default: null },
+    bookmarked: { type: Boolean, default: false },
+    bookmarkedAt: { type: Date, default: null },
+    visitAt: { type: Date, default: null },
+    visitCommentCount: { type: Number, default: null },
+  },
+  opts,
+);
+markSchema.index({ userId: 1, kind: 1, postId: 1 }, { unique: true });
+markSchema.index({ userId: 1, topicId: 1 });
+
+const labelSchema = new Schema<LabelDoc>(
+  {
+    commentId: Number,
+    topicId: Number,
+    userId: Number,
+    label: String,
+    weight: Number,
+    reason: { type: String, default: null },
+    createdAt: Date,
+  },
+  opts,
+);
+labelSchema.index({ commentId: 1, userId: 1, label: 1 }, { unique: true });
+
+const loginAttemptSchema = new Schema<LoginAttemptDoc>({ key: String, at: Date }, opts);
+loginAttemptSchema.index({ key: 1, at: 1 });
+loginAttemptSchema.index({ at: 1 });
+
+/** Compiles (once per connection) every model of the domain. */
+export function discussionModels(db: Database) {
+  return {
+    Counter: db.model<CounterDoc>('DiscussionCounter', counterSchema, 'discussion_counters'),
+    User: db.model<UserDoc>('DiscussionUser', userSchema, 'users'),
+    Group: db.model<GroupDoc>('DiscussionGroup', groupSchema, 'groups'),
+    Topic: db.model<TopicDoc>('DiscussionTopic', topicSchema, 'topics'),
+    Comment: db.model<CommentDoc>('DiscussionComment', commentSchema, 'comments'),
+    Mark: db.model<MarkDoc>('DiscussionMark', markSchema, 'marks'),
+    Label: db.model<LabelDoc>('DiscussionLabel', labelSchema, 'labels'),
+    LoginAttempt: db.model<LoginAttemptDoc>('DiscussionLoginAttempt', loginAttemptSchema, 'login_attempts'),
+  };
+}
+export type DiscussionModels = ReturnType<typeof discussionModels>;

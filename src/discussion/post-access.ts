@@ -1,0 +1,61 @@
+/**
+ * Loading a topic or comment on behalf of a caller, with the visibility rules every use case
+ * shares: unknown or deleted → not found; removed → not found unless the caller is its author or
+ * an admin. Also keeps a topic's activity times right after comment state changes.
+ */
+import { NotFoundError, ValidationError } from '../core/errors';
+import type { DiscussionDeps } from './deps';
+import type { CommentDoc, TopicDoc } from './models';
+import { parsePostRef } from './rules/id36';
+import { isInteresting } from './rules/labels';
+import type { Caller, PostRef } from './services';
+import { mayModerate, Viewer } from './viewer';
+
+export const topicNotFound = () => new NotFoundError('Topic not found', 'TOPIC_NOT_FOUND');
+export const commentNotFound = () => new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
+
+/** The numeric id of a reference; ValidationError when malformed, null when it names nothing. */
+export function refToId(ref: PostRef, field: string): number | null {
+  const id = parsePostRef(ref);
+  if (id === undefined) throw new ValidationError([{ field, message: 'String does not match expected pattern.', exception: 'ValidationError' }]);
+  return id;
+}
+
+export async function loadTopic(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'topicId'): Promise<TopicDoc> {
+  const id = refToId(ref, field);
+  const topic = id === null ? null : await d.topics.findById(id);
+  if (!topic || topic.deleted) throw topicNotFound();
+  if (topic.removed && !mayModerate(who, topic.authorId)) throw topicNotFound();
+  return topic;
+}
+
+export async function loadComment(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'commentId'): Promise<CommentDoc> {
+  const id = refToId(ref, field);
+  const comment = id === null ? null : await d.comments.findById(id);
+  if (!comment || comment.deleted) throw commentNotFound();
+  if (comment.removed && !mayModerate(who, comment.authorId)) throw commentNotFound();
+  return comment;
+}
+
+/** Recomputes a topic's last interesting activity from its interesting comments (5.4). */
+export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: number): Promise<void> {
+  const topic = await d.topics.findById(topicId);
+  if (!topic) return;
+  const latest = await d.comments.latestInterestingAt(topicId);
+  const at = latest && latest.getTime() > topic.createdAt.getTime() ? latest : topic.createdAt;
+  if (at.getTime() !== topic.lastInterestingActivityAt.getTime()) {
+    await d.topics.update(topicId, { set: { lastInterestingActivityAt: at } });
+  }
+}
+
+/**
+ * After a comment's votes, labels or state changed: stores whether it is interesting now and,
+ * when that changed, recomputes its topic's last interesting activity.
+ */
+export async function refreshInteresting(d: DiscussionDeps, comment: CommentDoc): Promise<CommentDoc> {
+  const now = isInteresting({ deleted: comment.deleted, removed: comment.removed, labelWeights: comment.labelWeights, votes: comment.voteCount });
+  if (now === comment.interesting) return comment;
+  const updated = (await d.comments.update(comment._id, { $set: { interesting: now } })) ?? comment;
+  await recomputeInterestingActivity(d, comment.topicId);
+  return updated;
+}

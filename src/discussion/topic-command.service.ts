@@ -1,0 +1,191 @@
+/** Writing topics: post, edit, delete (author); remove, restore, lock, official, tags (admin). */
+import type { Actor } from '../core/actor';
+import { ForbiddenError, Issue, NotFoundError, ValidationError } from '../core/errors';
+import type { DiscussionDeps } from './deps';
+import { normalizeGroupPath } from './group.service';
+import type { TopicDoc } from './models';
+import { loadTopic, topicNotFound } from './post-access';
+import { renderMarkdown } from './rules/markdown';
+import { normalizeTags, tagMatchKeys } from './rules/tags';
+import { countWords } from './rules/text';
+import type { Caller, PostRef } from './services';
+import { EDIT_GRACE_MS, topicView } from './view-builders';
+import { mayModerate, requireAdmin, Viewer } from './viewer';
+import type { EditTopicInput, PostTopicInput, TopicView } from './views';
+
+const MAX_TITLE = 200;
+const MAX_MARKDOWN = 50_000;
+const MAX_LINK = 2000;
+
+function checkTitle(title: unknown, issues: Issue[]): string {
+  const t = typeof title === 'string' ? title.trim() : '';
+  if (t === '') issues.push({ field: 'title', message: 'A title is required' });
+  else if (t.length > MAX_TITLE) issues.push({ field: 'title', message: `Title must be at most ${MAX_TITLE} characters long` });
+  return t;
+}
+
+function checkMarkdown(markdown: unknown, field: string, issues: Issue[]): string {
+  if (markdown === undefined || markdown === null) return '';
+  if (typeof markdown !== 'string') {
+    issues.push({ field, message: 'Must be a string' });
+    return '';
+  }
+  if (markdown.length > MAX_MARKDOWN) issues.push({ field, message: `Text must be at most ${MAX_MARKDOWN} characters long` });
+  return markdown;
+}
+
+function checkLink(link: unknown, issues: Issue[]): string | null {
+  if (link === undefined || link === null || link === '') return null;
+  const l = typeof link === 'string' ? link.trim() : '';
+  let ok = l.length > 0 && l.length <= MAX_LINK;
+  if (ok) {
+    try {
+      const u = new URL(l);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    } catch {
+      ok = false;
+    }
+  }
+  if (!ok) issues.push({ field: 'link', message: 'The link must be an http or https URL' });
+  return ok ? l : null;
+}
+
+function checkTags(tags: unknown, issues: Issue[]): string[] {
+  if (tags === undefined || tags === null) return [];
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+    issues.push({ field: 'tags', message: 'Tags must be a list of strings' });
+    return [];
+  }
+  const r = normalizeTags(tags as string[]);
+  if (r.invalid.length > 0) issues.push({ field: 'tags', message: `Invalid tags: ${r.invalid.join(', ')} (letters, numbers and spaces, levels separated by dots)` });
+  else if (r.tooMany) issues.push({ field: 'tags', message: 'At most 20 tags' });
+  return r.tags;
+}
+
+export class TopicCommands {
+  constructor(private readonly d: DiscussionDeps) {}
+
+  /** Posts a text topic (markdown) or a link topic (link) in an existing group. */
+  async post(actor: Actor, input: PostTopicInput): Promise<TopicView> {
+    const viewer = await this.d.viewers.require(actor);
+    const issues: Issue[] = [];
+    const groupPath = typeof input.group === 'string' ? normalizeGroupPath(input.group) : null;
+    if (!groupPath) issues.push({ field: 'group', message: 'Unknown group' });
+    const title = checkTitle(input.title, issues);
+    const markdown = checkMarkdown(input.markdown, 'markdown', issues);
+    const link = checkLink(input.link, issues);
+    const tags = checkTags(input.tags, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    if (!(await this.d.groups.findByPath(groupPath!))) throw new NotFoundError('Group not found', 'GROUP_NOT_FOUND');
+
+    const now = this.d.clock.now();
+    const html = renderMarkdown(markdown);
+    const doc: TopicDoc = {
+      _id: await this.d.counters.next('topic'),
+      groupPath: groupPath!,
+      authorId: viewer.userId,
+      authorUsername: viewer.username,
+      title,
+      markdown,
+      html,
+      link,
+      wordCount: countWords(html),
+      tags,
+      tagKeys: tagMatchKeys(tags),
+      createdAt: now,
+      editedAt: null,
+      voteCount: 0,
+      commentCount: 0,
+      lastActivityAt: now,
+      lastInterestingActivityAt: now,
+      official: false,
+      locked: false,
+      deleted: false,
+      removed: false,
+      listed: true,
+    };
+    await this.d.topics.insert(doc);
+    return topicView(doc, viewer, undefined);
+  }
+
+  /** The author edits title, text, link and tags; an admin may change title, link and tags. */
+  async edit(actor: Actor, ref: PostRef, input: EditTopicInput): Promise<TopicView> {
+    const viewer = await this.d.viewers.require(actor);
+    const topic = await loadTopic(this.d, viewer, ref);
+    const isAuthor = topic.authorId === viewer.userId;
+    if (!isAuthor && !viewer.isAdmin) throw new ForbiddenError('Only the author can edit this topic', 'NOT_AUTHOR');
+    if (!isAuthor && input.markdown !== undefined) throw new ForbiddenError("Only the author can edit a topic's text", 'NOT_AUTHOR');
+    const issues: Issue[] = [];
+    const set: Partial<TopicDoc> = {};
+    if (input.title !== undefined) set.title = checkTitle(input.title, issues);
+    if (input.markdown !== undefined) {
+      set.markdown = checkMarkdown(input.markdown, 'markdown', issues);
+      set.html = renderMarkdown(set.markdown);
+      set.wordCount = countWords(set.html);
+    }
+    if (input.link !== undefined) set.link = checkLink(input.link, issues);
+    if (input.tags !== undefined) {
+      set.tags = checkTags(input.tags, issues);
+      set.tagKeys = tagMatchKeys(set.tags);
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+    const now = this.d.clock.now();
+    if (now.getTime() - topic.createdAt.getTime() > EDIT_GRACE_MS) set.editedAt = now;
+    const updated = await this.d.topics.update(topic._id, { set }, { deleted: false });
+    if (!updated) throw topicNotFound();
+    return this.view(updated, viewer);
+  }
+
+  /** The author deletes the topic: it disappears for everyone. */
+  async delete(actor: Actor, ref: PostRef): Promise<void> {
+    const viewer = await this.d.viewers.require(actor);
+    const topic = await loadTopic(this.d, viewer, ref);
+    if (topic.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this topic', 'NOT_AUTHOR');
+    await this.d.topics.update(topic._id, { set: { deleted: true, listed: false } });
+  }
+
+  async remove(caller: Caller, ref: PostRef): Promise<TopicView> {
+    requireAdmin(caller);
+    const topic = await loadTopic(this.d, caller, ref);
+    return this.setAndView(caller, topic, { removed: true, listed: false });
+  }
+
+  async restore(caller: Caller, ref: PostRef): Promise<TopicView> {
+    requireAdmin(caller);
+    const topic = await loadTopic(this.d, caller, ref);
+    return this.setAndView(caller, topic, { removed: false, listed: !topic.deleted });
+  }
+
+  async setLocked(caller: Caller, ref: PostRef, locked: boolean): Promise<TopicView> {
+    requireAdmin(caller);
+    return this.setAndView(caller, await loadTopic(this.d, caller, ref), { locked: locked === true });
+  }
+
+  async setOfficial(caller: Caller, ref: PostRef, official: boolean): Promise<TopicView> {
+    requireAdmin(caller);
+    return this.setAndView(caller, await loadTopic(this.d, caller, ref), { official: official === true });
+  }
+
+  /** The author or an admin replaces the tags. */
+  async setTags(caller: Caller, ref: PostRef, tags: string[]): Promise<TopicView> {
+    if (caller.kind === 'anonymous') await this.d.viewers.require(caller);
+    const topic = await loadTopic(this.d, caller, ref);
+    if (caller.kind === 'user' && !mayModerate(caller, topic.authorId)) throw new ForbiddenError('Only the author or an admin can change tags', 'NOT_AUTHOR');
+    const issues: Issue[] = [];
+    const normalized = checkTags(tags, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+    return this.setAndView(caller, topic, { tags: normalized, tagKeys: tagMatchKeys(normalized) });
+  }
+
+  private async setAndView(caller: Caller, topic: TopicDoc, set: Partial<TopicDoc>): Promise<TopicView> {
+    const updated = await this.d.topics.update(topic._id, { set });
+    if (!updated) throw topicNotFound();
+    const viewer = caller.kind === 'user' ? await this.d.viewers.of(caller) : null;
+    return this.view(updated, viewer);
+  }
+
+  private async view(topic: TopicDoc, viewer: Viewer | null): Promise<TopicView> {
+    const mark = viewer ? await this.d.marks.find(viewer.userId, 'topic', topic._id) : null;
+    return topicView(topic, viewer, mark ?? undefined);
+  }
+}

@@ -1,0 +1,171 @@
+/** Reading topics: the listing (5), one topic with its comment tree (6), lookups for loaders. */
+import type { Actor } from '../core/actor';
+import { Issue, ValidationError } from '../core/errors';
+import { checkId36, checkLimit, checkNotBoth, checkOrder, checkPeriod, checkTag } from './args';
+import type { DiscussionDeps } from './deps';
+import { EMPTY_PAGE_INFO, pageFromRows } from './keyset';
+import { TOPIC_SORT_FIELDS, TopicDoc } from './models';
+import { loadTopic, topicNotFound } from './post-access';
+import { buildCommentTree, collapseTree, TreeNode } from './rules/comment-tree';
+import { toId36 } from './rules/id36';
+import { periodStart } from './rules/period';
+import type { PostRef } from './services';
+import { commentView, indexMarks, topicView } from './view-builders';
+import { mayModerate } from './viewer';
+import {
+  COMMENT_ORDERS,
+  CommentOrder,
+  CommentView,
+  Page,
+  TOPIC_ORDERS,
+  TopicListArgs,
+  TopicReadArgs,
+  TopicView,
+  TopicWithComments,
+} from './views';
+import type { CommentDoc } from './models';
+
+export class TopicQueries {
+  constructor(private readonly d: DiscussionDeps) {}
+
+  /**
+   * The topic listing: every group, deleted/removed never, the viewer's ignored topics excluded;
+   * keyset pages over the chosen order. At most four database commands: the viewer (already
+   * loaded with the token), the cursor's topic, the page, the viewer's marks on the page.
+   */
+  async list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>> {
+    const issues: Issue[] = [];
+    const limit = checkLimit(args.limit, issues);
+    const before = checkId36('before', args.before, issues);
+    const after = checkId36('after', args.after, issues);
+    const period = checkPeriod(args.period, issues);
+    const tagKey = checkTag(args.tag, issues);
+    const order = checkOrder(args.order, TOPIC_ORDERS, 'activity', issues);
+    checkNotBoth(args.before, args.after, issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+
+    const viewer = await this.d.viewers.of(actor);
+    const sortField = TOPIC_SORT_FIELDS[order];
+    const cursor = after ?? before;
+    const direction = after ? 'after' : before ? 'before' : 'first';
+    let anchor: { value: number | Date; id: number } | undefined;
+    if (cursor) {
+      const anchorTopic = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
+      if (!anchorTopic) return { items: [], pageInfo: EMPTY_PAGE_INFO };
+      anchor = { value: anchorTopic[sortField as keyof TopicDoc] as number | Date, id: anchorTopic._id };
+    }
+    const rows = await this.d.topics.list({
+      sortField,
+      direction,
+      anchor,
+      tagKey,
+      createdAfter: periodStart(period, this.d.clock.now()) ?? undefined,
+      excludeIds: viewer ? [...viewer.ignoredTopicIds] : undefined,
+      take: limit + 1,
+    });
+    const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
+    const marks = viewer && page.items.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, page.items.map((t) => t._id), [])) : null;
+    return { items: page.items.map((t) => topicView(t, viewer, marks?.topic.get(t._id))), pageInfo: page.pageInfo };
+  }
+
+  /**
+   * One topic with its whole comment tree, as the viewer may see it; then records the viewer's
+   * visit (the response reflects the previous one). At most six database commands.
+   */
+  async read(actor: Actor, topicId36: string, args: TopicReadArgs = {}): Promise<TopicWithComments> {
+    const issues: Issue[] = [];
+    const ref = checkId36('topic_id36', topicId36, issues);
+    const requested = checkOrder<CommentOrder>(args.order, COMMENT_ORDERS, 'relevance', issues);
+    if (issues.length > 0) throw new ValidationError(issues);
+
+    const viewer = await this.d.viewers.of(actor);
+    const topic = ref && ref.id !== null ? await this.d.topics.findById(ref.id) : null;
+    if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
+
+    const [comments, markList] = await Promise.all([
+      this.d.comments.forTopic(topic._id),
+      viewer ? this.d.marks.forTopicPage(viewer.userId, topic._id) : Promise.resolve([]),
+    ]);
+    const marks = indexMarks(markList);
+    const topicMark = marks.topic.get(topic._id);
+    const previousVisit = viewer ? topicMark?.visitAt ?? null : null;
+    const order = args.order === undefined && viewer ? viewer.settings.defaultCommentOrder : requested;
+
+    const roots = buildCommentTree(comments.map(asTreeInput), order);
+    collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
+    const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toViewShallow) };
+
+    if (viewer && args.recordVisit !== false) {
+      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+    }
+    return result;
+
+    function toViewShallow(node: TreeNode<TreeComment>, children: CommentView[]): CommentView {
+      return commentView(node.comment.doc, {
+        viewer,
+        mark: marks.comment.get(node.comment.id),
+        previousVisit,
+        tree: { depth: node.depth, state: node.state, children },
+      });
+    }
+  }
+
+  async get(actor: Actor, ref: PostRef): Promise<TopicView> {
+    const viewer = await this.d.viewers.of(actor);
+    const topic = await loadTopic(this.d, viewer, ref);
+    const mark = viewer ? await this.d.marks.find(viewer.userId, 'topic', topic._id) : null;
+    return topicView(topic, viewer, mark ?? undefined);
+  }
+
+  async findByIds(actor: Actor, ids: readonly number[]): Promise<(TopicView | null)[]> {
+    const viewer = await this.d.viewers.of(actor);
+    const docs = await this.d.topics.findByIds(ids);
+    const visible = docs.filter((t) => !t.deleted && (!t.removed || mayModerate(viewer, t.authorId)));
+    const marks = viewer && visible.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, visible.map((t) => t._id), [])) : null;
+    const byId = new Map(visible.map((t) => [t._id, topicView(t, viewer, marks?.topic.get(t._id))]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+}
+
+interface TreeComment {
+  id: number;
+  parentId: number | null;
+  authorId: number;
+  createdAt: Date;
+  votes: number;
+  deleted: boolean;
+  removed: boolean;
+  labelWeights: CommentDoc['labelWeights'];
+  doc: CommentDoc;
+}
+
+function asTreeInput(c: CommentDoc): TreeComment {
+  return {
+    id: c._id,
+    parentId: c.parentId ?? null,
+    authorId: c.authorId,
+    createdAt: c.createdAt,
+    votes: c.voteCount,
+    deleted: c.deleted,
+    removed: c.removed,
+    labelWeights: c.labelWeights,
+    doc: c,
+  };
+}
+
+/** Maps a tree bottom-up without recursion (deep reply chains must not overflow the stack). */
+function viewTree<T extends { children: T[] }, V>(roots: readonly T[], map: (node: T, children: V[]) => V): V[] {
+  const done = new Map<T, V>();
+  const stack: { node: T; expanded: boolean }[] = roots.map((node) => ({ node, expanded: false })).reverse();
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (!top.expanded) {
+      top.expanded = true;
+      for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, expanded: false });
+    } else {
+      stack.pop();
+      done.set(top.node, map(top.node, top.node.children.map((c) => done.get(c)!)));
+    }
+  }
+  return roots.map((r) => done.get(r)!);
+}

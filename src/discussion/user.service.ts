@@ -1,0 +1,133 @@
+/** Accounts: registration, creation by admins and the command line, settings, bans, deletion. */
+import type { Actor } from '../core/actor';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../core/errors';
+import { hashPassword, verifyPassword } from './auth/password';
+import type { AuthServiceImpl } from './auth.service';
+import type { DiscussionDeps } from './deps';
+import type { UserDoc } from './models';
+import type { Caller, UserService } from './services';
+import { checkPassword, checkUsername, isPossibleUsername } from './user.rules';
+import { accountView, userView } from './view-builders';
+import { requireAdmin } from './viewer';
+import { COMMENT_ORDERS, AccountView, CreateUserInput, RegisterInput, TokenResult, UserSettings, UserView } from './views';
+
+export class UserServiceImpl implements UserService {
+  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthServiceImpl) {}
+
+  async register(actor: Actor, input: RegisterInput): Promise<TokenResult> {
+    if (!this.d.config.registrationOpen) throw new ForbiddenError('Registration is closed', 'REGISTRATION_CLOSED');
+    if (actor.kind === 'user') throw new ForbiddenError('Log out before registering a new account', 'ALREADY_LOGGED_IN');
+    const user = await this.insert(input, false);
+    return this.auth.tokenFor(user);
+  }
+
+  async create(caller: Caller, input: CreateUserInput): Promise<UserView> {
+    requireAdmin(caller);
+    return userView(await this.insert(input, input.isAdmin === true));
+  }
+
+  private async insert(input: RegisterInput, isAdmin: boolean): Promise<UserDoc> {
+    const issues = [...checkUsername(input.username), ...checkPassword(input.password)];
+    if (issues.length > 0) throw new ValidationError(issues);
+    if (await this.d.users.findByUsername(input.username)) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
+    const doc: UserDoc = {
+      _id: await this.d.counters.next('user'),
+      username: input.username,
+      usernameLower: input.username.toLowerCase(),
+      passwordHash: await hashPassword(input.password),
+      isAdmin,
+      banned: false,
+      deleted: false,
+      tokenVersion: 0,
+      settings: { historyVisibility: 'everyone', collapseOldComments: true, defaultCommentOrder: 'relevance' },
+      ignoredTopicIds: [],
+      createdAt: this.d.clock.now(),
+    };
+    if (!(await this.d.users.insert(doc))) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
+    return doc;
+  }
+
+  async me(actor: Actor): Promise<AccountView> {
+    return accountView(await this.self(actor));
+  }
+
+  async updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView> {
+    const user = await this.self(actor);
+    const issues = [];
+    const set: Record<string, unknown> = {};
+    if (patch.historyVisibility !== undefined) {
+      if (patch.historyVisibility !== 'everyone' && patch.historyVisibility !== 'logged_in') {
+        issues.push({ field: 'historyVisibility', message: "Must be 'everyone' or 'logged_in'" });
+      } else set['settings.historyVisibility'] = patch.historyVisibility;
+    }
+    if (patch.collapseOldComments !== undefined) {
+      if (typeof patch.collapseOldComments !== 'boolean') issues.push({ field: 'collapseOldComments', message: 'Must be a boolean' });
+      else set['settings.collapseOldComments'] = patch.collapseOldComments;
+    }
+    if (patch.defaultCommentOrder !== undefined) {
+      if (!(COMMENT_ORDERS as readonly string[]).includes(patch.defaultCommentOrder)) {
+        issues.push({ field: 'defaultCommentOrder', message: `Must be one of ${COMMENT_ORDERS.join(', ')}` });
+      } else set['settings.defaultCommentOrder'] = patch.defaultCommentOrder;
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
+    const updated = await this.d.users.update(user._id, set as Partial<UserDoc>);
+    this.d.viewers.forget(actor);
+    return accountView(updated ?? user);
+  }
+
+  async deleteAccount(actor: Actor, password: string): Promise<void> {
+    const user = await this.self(actor);
+    if (typeof password !== 'string' || !(await verifyPassword(password, user.passwordHash))) {
+      throw new UnauthenticatedError('The password is not correct', 'WRONG_PASSWORD');
+    }
+    await this.d.users.update(user._id, { deleted: true }, true);
+    this.d.viewers.forget(actor);
+  }
+
+  async getByUsername(_actor: Actor, username: string): Promise<UserView> {
+    return userView(await this.find(username));
+  }
+
+  async findByIds(ids: readonly number[]): Promise<(UserView | null)[]> {
+    const docs = await this.d.users.findByIds(ids);
+    const byId = new Map(docs.map((u) => [u._id, u]));
+    return ids.map((id) => {
+      const u = byId.get(id);
+      return u ? userView(u) : null;
+    });
+  }
+
+  async ban(caller: Caller, username: string): Promise<UserView> {
+    return this.setFlag(caller, username, { banned: true });
+  }
+
+  async unban(caller: Caller, username: string): Promise<UserView> {
+    return this.setFlag(caller, username, { banned: false });
+  }
+
+  async setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView> {
+    return this.setFlag(caller, username, { isAdmin });
+  }
+
+  private async setFlag(caller: Caller, username: string, set: Partial<UserDoc>): Promise<UserView> {
+    requireAdmin(caller);
+    const user = await this.find(username);
+    const updated = await this.d.users.update(user._id, set);
+    if (!updated) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
+    return userView(updated);
+  }
+
+  /** A user by username (case-insensitive), deleted ones included. */
+  async find(username: string): Promise<UserDoc> {
+    const user = typeof username === 'string' && isPossibleUsername(username) ? await this.d.users.findByUsername(username) : null;
+    if (!user) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
+    return user;
+  }
+
+  private async self(actor: Actor): Promise<UserDoc> {
+    if (actor.kind !== 'user') throw new UnauthenticatedError('Authentication required', 'AUTHENTICATION_REQUIRED');
+    const user = await this.d.users.findById(actor.userId);
+    if (!user || user.deleted || user.banned) throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
+    return user;
+  }
+}

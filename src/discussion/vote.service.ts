@@ -1,0 +1,44 @@
+/** Votes on topics and comments: one per user per post, never on one's own post. */
+import type { Actor } from '../core/actor';
+import { ForbiddenError, ValidationError } from '../core/errors';
+import type { DiscussionDeps } from './deps';
+import { loadComment, loadTopic, refreshInteresting } from './post-access';
+import type { PostKind, PostRef, VoteService } from './services';
+
+export function checkKind(kind: unknown): PostKind {
+  if (kind !== 'topic' && kind !== 'comment') throw new ValidationError([{ field: 'kind', message: "Must be 'topic' or 'comment'" }]);
+  return kind;
+}
+
+export class VoteServiceImpl implements VoteService {
+  constructor(private readonly d: DiscussionDeps) {}
+
+  vote(actor: Actor, kind: PostKind, ref: PostRef) {
+    return this.set(actor, kind, ref, true);
+  }
+
+  unvote(actor: Actor, kind: PostKind, ref: PostRef) {
+    return this.set(actor, kind, ref, false);
+  }
+
+  private async set(actor: Actor, kind: PostKind, ref: PostRef, on: boolean): Promise<{ voted: boolean; voteCount: number }> {
+    const viewer = await this.d.viewers.require(actor);
+    checkKind(kind);
+    const now = this.d.clock.now();
+    if (kind === 'topic') {
+      const topic = await loadTopic(this.d, viewer, ref);
+      if (topic.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own topic", 'OWN_POST');
+      const changed = await this.d.marks.setFlag(viewer.userId, 'topic', topic._id, topic._id, 'voted', on, now);
+      const updated = changed ? await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } }) : topic;
+      return { voted: on, voteCount: (updated ?? topic).voteCount };
+    }
+    const comment = await loadComment(this.d, viewer, ref);
+    if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own comment", 'OWN_POST');
+    const changed = await this.d.marks.setFlag(viewer.userId, 'comment', comment._id, comment.topicId, 'voted', on, now);
+    if (!changed) return { voted: on, voteCount: comment.voteCount };
+    const updated = (await this.d.comments.update(comment._id, { $inc: { voteCount: on ? 1 : -1 } })) ?? comment;
+    // Votes decide whether a noise label is active, and so whether the comment is interesting.
+    await refreshInteresting(this.d, updated);
+    return { voted: on, voteCount: updated.voteCount };
+  }
+}

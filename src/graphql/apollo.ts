@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
-import { makeFormatError } from './errors';
+import { httpStatusPlugin, makeFormatError } from './errors';
 import { depthLimitRule, operationCost } from './limits';
 import { buildGraphQLSchema } from './schema';
 
@@ -37,7 +37,7 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
     includeStacktraceInErrorResponses: false,
     // The process entry owns signal handling; Apollo would otherwise re-raise SIGINT/SIGTERM itself.
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost), httpStatusPlugin<GraphQLContext>()],
   });
   await apollo.start();
   // Fastify's close drains HTTP connections itself (Apollo's drain plugin would call close() from

@@ -4,6 +4,7 @@
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ArgumentValidationError } from 'type-graphql';
 import { AppError, classifyError, TooManyRequestsError, ValidationError } from '../core/errors';
@@ -61,5 +62,34 @@ export function makeFormatError(log: Logger) {
     }
     log.error({ err: original }, 'unexpected error in a GraphQL operation');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  };
+}
+
+/**
+ * Errors that concern the whole request also set the HTTP status of the response: UNAUTHENTICATED
+ * → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with
+ * `Retry-After`). Other errors of the execution (NOT_FOUND, CONFLICT, BAD_USER_INPUT from a
+ * resolver) keep 200 so clients still get the partial data; their `extensions.http.status` says
+ * what REST would answer.
+ */
+export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
+  const RANK: Record<string, number> = { UNAUTHENTICATED: 3, FORBIDDEN: 2, TOO_MANY_REQUESTS: 1 };
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, response }) {
+          if (response.http.status) return;
+          let chosen: AppError | undefined;
+          for (const e of errors) {
+            const known = classifyError(unwrapResolverError(e));
+            if (known && (RANK[known.code] ?? 0) > (chosen ? RANK[chosen.code]! : 0)) chosen = known;
+          }
+          if (!chosen) return;
+          response.http.status = chosen.status;
+          if (chosen.code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', 'Bearer');
+          if (chosen instanceof TooManyRequestsError) response.http.headers.set('retry-after', String(chosen.retryAfter));
+        },
+      };
+    },
   };
 }

@@ -1,6 +1,7 @@
 /** Every resolver class of the schema. Each area adds its own here. */
 import type { NonEmptyArray } from 'type-graphql';
 import { ServerInfoResolver } from './server-info.resolver';
+import { discussionResolvers } from './discussion';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver];
+export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers];

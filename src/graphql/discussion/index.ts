@@ -1,0 +1,20 @@
+/** The discussion's GraphQL resolvers, in the order they appear in the schema's documentation. */
+import { AdminResolver } from './admin.resolver';
+import { AuthResolver } from './auth.resolver';
+import { CommentResolver } from './comment.resolver';
+import { GroupResolver } from './group.resolver';
+import { PostResolver } from './post.resolver';
+import { ReactionResolver } from './reaction.resolver';
+import { TopicResolver } from './topic.resolver';
+import { UserResolver } from './user.resolver';
+
+export const discussionResolvers = [
+  TopicResolver,
+  CommentResolver,
+  UserResolver,
+  GroupResolver,
+  AuthResolver,
+  PostResolver,
+  ReactionResolver,
+  AdminResolver,
+] as const;

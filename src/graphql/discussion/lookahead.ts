@@ -1,0 +1,66 @@
+/**
+ * Looks at what an operation asks below a field, so one service call can answer a whole subtree
+ * (e.g. `topic(id) { … comments }` reads topic and tree at once) instead of one call per level.
+ */
+import {
+  FieldNode,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  GraphQLIncludeDirective,
+  GraphQLObjectType,
+  GraphQLResolveInfo,
+  GraphQLSkipDirective,
+  isObjectType,
+  Kind,
+  SelectionSetNode,
+} from 'graphql';
+
+export interface ChildField {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+function included(node: { directives?: readonly unknown[] }, info: GraphQLResolveInfo): boolean {
+  const n = node as Parameters<typeof getDirectiveValues>[1];
+  if (getDirectiveValues(GraphQLSkipDirective, n, info.variableValues)?.if === true) return false;
+  if (getDirectiveValues(GraphQLIncludeDirective, n, info.variableValues)?.if === false) return false;
+  return true;
+}
+
+/**
+ * The fields selected directly below the current field (through fragments, @skip/@include
+ * honoured), with their argument values coerced as graphql-js will coerce them.
+ */
+export function childFields(info: GraphQLResolveInfo): ChildField[] {
+  const type = getNamedType(info.returnType);
+  if (!isObjectType(type)) return [];
+  const out: ChildField[] = [];
+  const visit = (set: SelectionSetNode | undefined, seen: Set<string>): void => {
+    if (!set) return;
+    for (const sel of set.selections) {
+      if (!included(sel, info)) continue;
+      if (sel.kind === Kind.FIELD) {
+        out.push({ name: sel.name.value, args: argsOf(type, sel, info) });
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        if (!sel.typeCondition || sel.typeCondition.name.value === type.name) visit(sel.selectionSet, seen);
+      } else {
+        const name = sel.name.value;
+        const frag = info.fragments[name];
+        if (frag && !seen.has(name) && frag.typeCondition.name.value === type.name) visit(frag.selectionSet, new Set(seen).add(name));
+      }
+    }
+  };
+  for (const node of info.fieldNodes) visit(node.selectionSet, new Set());
+  return out;
+}
+
+function argsOf(type: GraphQLObjectType, node: FieldNode, info: GraphQLResolveInfo): Record<string, unknown> {
+  const def = type.getFields()[node.name.value];
+  if (!def) return {};
+  try {
+    return getArgumentValues(def, node, info.variableValues);
+  } catch {
+    return {}; // graphql-js reports the bad argument itself when it reaches the field
+  }
+}

@@ -1,0 +1,132 @@
+/** Query.topics, Query.topic and the Topic fields that need more than the mapped node. */
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLContext } from '../context';
+import { orNull, remember, TOPIC_ID, withFields } from './call';
+import { Comment } from './comment.type';
+import { TopicConnection } from './connection.types';
+import { CommentOrder, TopicOrder } from './enums';
+import { memo, primeTopic } from './loaders';
+import { childFields } from './lookahead';
+import { CommentTree, commentTree, discussion, TopicNode, topicNode } from './nodes';
+import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
+import { Topic } from './topic.type';
+
+/** Estimated comments per topic, for the cost limit: flat list and top-level comments. */
+export const FLAT_COMMENTS_COST_FACTOR = 100;
+export const TOP_COMMENTS_COST_FACTOR = 20;
+
+@ArgsType()
+export class TopicsArgs extends ConnectionArgs {
+  @Field(() => TopicOrder, { nullable: true, defaultValue: TopicOrder.ACTIVITY, description: 'Sort order (REST `order`).' })
+  order?: TopicOrder | null;
+
+  @Field(() => String, { nullable: true, defaultValue: 'all', description: 'Only topics posted within this period: `all`, or a number of hours or days such as `4h`, `2d` (REST `period`).' })
+  period?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).' })
+  tag?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only topics of this group (path, with or without `~`).' })
+  group?: string | null;
+}
+
+function treeKey(topicId: number, order: string): string {
+  return `tree:${topicId}:${order}`;
+}
+
+/** The topic's comment tree in `order`, read once per request (no visit recorded here). */
+function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder): Promise<CommentTree> {
+  return memo(ctx, treeKey(topic.view.id, order), async () => {
+    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { order, recordVisit: false });
+    return commentTree(topic, read.comments);
+  });
+}
+
+@Resolver(() => Topic)
+export class TopicResolver {
+  @Query(() => TopicConnection, {
+    description: 'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in viewer) ignored topics are left out.',
+    complexity: connectionComplexity,
+  })
+  async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
+    const page = await discussion(ctx).topics.list(ctx.actor, {
+      ...toPageArgs(args),
+      order: args.order ?? TopicOrder.ACTIVITY,
+      period: args.period ?? 'all',
+      ...(args.tag != null ? { tag: args.tag } : {}),
+      ...(args.group != null ? { group: args.group.replace(/^~/, '') } : {}),
+    });
+    return toConnection(page, (t) => t.id36, (t) => {
+      primeTopic(ctx, t);
+      return topicNode(ctx, t);
+    }) as unknown as TopicConnection;
+  }
+
+  @Query(() => Topic, {
+    nullable: true,
+    description:
+      'One topic (REST `GET /topic/{id}`); null when unknown, deleted, or removed (unless the viewer is its author or an admin). ' +
+      'Asking for its `comments` or `commentsFlat` records a logged-in viewer\'s visit, after the answer was computed against the previous one.',
+  })
+  async topic(
+    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<TopicNode | null> {
+    const ds = discussion(ctx);
+    const orders = [
+      ...new Set(childFields(info).filter((f) => f.name === 'comments' || f.name === 'commentsFlat').map((f) => (f.args.order as CommentOrder | undefined) ?? CommentOrder.RELEVANCE)),
+    ];
+    if (orders.length === 0) {
+      const t = await orNull(withFields(ds.topics.get(ctx.actor, id), TOPIC_ID));
+      if (!t) return null;
+      primeTopic(ctx, t);
+      return topicNode(ctx, t);
+    }
+    // One read per order asked, in sequence; only the last records the visit, so every tree sees the previous one.
+    let node: TopicNode | undefined;
+    for (const [i, order] of orders.entries()) {
+      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { order, recordVisit: i === orders.length - 1 }), TOPIC_ID));
+      if (!read) return null;
+      if (!node) {
+        primeTopic(ctx, read.topic);
+        node = topicNode(ctx, read.topic);
+      }
+      remember(ctx, treeKey(read.topic.id, order), Promise.resolve(commentTree(node, read.comments)));
+    }
+    return node!;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The Markdown source of the text; only for its author and admins (null for everyone else).' })
+  markdown(@Root() topic: TopicNode, @Ctx() ctx: GraphQLContext): string | null {
+    const a = ctx.actor;
+    if (a.kind !== 'user' || (a.userId !== topic.view.authorId && !a.isAdmin)) return null;
+    return (topic.view as { markdown?: string | null }).markdown ?? null;
+  }
+
+  @FieldResolver(() => [Comment], {
+    description: 'The comment tree (REST `comments`): top-level comments, replies nested in `children`; deleted comments without replies are pruned, every level sorted by `order`.',
+    complexity: ({ childComplexity }) => 1 + TOP_COMMENTS_COST_FACTOR * childComplexity,
+  })
+  async comments(
+    @Root() topic: TopicNode,
+    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: 'How siblings are sorted at every level.' }) order: CommentOrder | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return (await tree(ctx, topic, order ?? CommentOrder.RELEVANCE)).roots;
+  }
+
+  @FieldResolver(() => [Comment], {
+    description:
+      'Every comment of the tree in display order (depth-first), each with `depth` and `parentId`, so a client renders any depth with one flat selection.',
+    complexity: ({ childComplexity }) => 1 + FLAT_COMMENTS_COST_FACTOR * childComplexity,
+  })
+  async commentsFlat(
+    @Root() topic: TopicNode,
+    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: 'How siblings are sorted at every level.' }) order: CommentOrder | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return (await tree(ctx, topic, order ?? CommentOrder.RELEVANCE)).flat;
+  }
+}

@@ -15,9 +15,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // cookie@2 (behind fastify's inject) is ESM-only; let swc turn it into CommonJS for Jest.
-  transform: { '^.+\\.(t|j)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(cookie)/)'],
+  // cookie@2 (behind fastify's inject) is ESM-only; let swc turn it into CommonJS for Jest. So are
+  // apollo-upload-client (.mjs), its dependencies, and the @apollo/client files it imports deeply.
+  transform: { '^.+\\.(t|j|mj)s$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|apollo-upload-client|extract-files|is-plain-obj|@apollo/client)/)'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['reflect-metadata'],

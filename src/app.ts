@@ -14,6 +14,7 @@ import type { Services } from './services';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
 import { domainExtensions } from './graphql/errors';
+import { graphqlMultipart } from './graphql/uploads';
 import { graphiqlRoutes } from './graphiql/routes';
 import { betaRoutes } from './rest/beta';
 import { filesRoutes } from './rest/files';
@@ -98,9 +99,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
     },
   });
+  // GraphQL multipart request spec (file uploads): parsed with busboy, limits per FILES_MAX_SIZE.
+  const uploads = graphqlMultipart(app, { maxFileSize: config.files.maxSize, maxFiles: 10, maxFieldSize: config.bodyLimit });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
+    preHandler: uploads.preHandler,
+    onSend: uploads.onSend,
     handler: async (request, reply) => {
       if (request.method === 'GET' && wantsHtml(request.headers.accept)) {
         const q = request.url.indexOf('?');

@@ -1,6 +1,6 @@
 /** Composition root of the file-sharing domain: storage + repositories → services. */
 import fs from 'node:fs';
-import type { FilesConfig } from '../config';
+import type { Config, FilesConfig } from '../config';
 import type { DomainModule, ModuleContext } from '../module';
 import { openByteStore } from '../storage';
 import { ApiKeyRepository } from './apikey.repository';
@@ -15,9 +15,12 @@ export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.servi
 export type { StoredFile } from './file.service';
 export type { ApiKeyInfo } from './apikey.service';
 
+/** The file-sharing settings (FILES_*) and what links to files are built from. */
+export type FilesSettings = FilesConfig & Pick<Config, 'publicUrl' | 'trustProxy'>;
+
 export interface FilesServices {
-  /** The file-sharing settings (FILES_*), for the front doors' transport rules. */
-  settings: FilesConfig;
+  /** Settings the front doors' transport rules need (aliases, API keys, base URL). */
+  settings: FilesSettings;
   uploads: UploadService;
   files: FileService;
   apiKeys: ApiKeyService;
@@ -33,7 +36,7 @@ function readAuthFile(file: string): Buffer[] {
 }
 
 export async function createFiles(ctx: ModuleContext): Promise<DomainModule<FilesServices>> {
-  const settings = ctx.config.files;
+  const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl, trustProxy: ctx.config.trustProxy };
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db);
   const repo = new FileRepository(ctx.db);

@@ -32,7 +32,7 @@ export function isTruthy(v: string | undefined): boolean {
 }
 
 /** The base of file URLs (§2.3): PUBLIC_URL, else scheme and Host (forwarded ones behind a trusted proxy). */
-export function baseUrl(request: FastifyRequest, config: Config): string {
+export function baseUrl(request: FastifyRequest, config: Pick<Config, 'publicUrl' | 'trustProxy'>): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const headers = request.headers;
   let proto = (request.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';

@@ -1,0 +1,246 @@
+/**
+ * The GraphQL multipart request spec on busboy, for `/graphql`: a content-type parser that leaves
+ * the stream alone, a preHandler that reads `operations` and `map` (in that order) and puts Upload
+ * values into the variables, and an onSend hook that drains every file no resolver consumed before
+ * the response goes out (so the connection stays usable). Limits answer 413, order and shape
+ * errors 400, a client that goes away mid-upload 499.
+ */
+import { PassThrough } from 'node:stream';
+import busboy from 'busboy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ClientClosedRequestError, PayloadTooLargeError, ValidationError } from '../../core/errors';
+import { applyMap, MapError } from './map';
+import type { Upload } from './upload';
+
+export interface MultipartLimits {
+  /** Largest file, bytes. */
+  maxFileSize: number;
+  /** Most files in one request. */
+  maxFiles: number;
+  /** Largest `operations` / `map` field, bytes. */
+  maxFieldSize: number;
+}
+
+class RequestError extends Error {
+  constructor(
+    readonly status: 400 | 413 | 499,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CODES = { 400: 'BAD_REQUEST', 413: 'PAYLOAD_TOO_LARGE', 499: 'CLIENT_CLOSED_REQUEST' } as const;
+
+/** One multipart request in progress. */
+class MultipartState {
+  /** Files handed to uploads: the busboy stream and the stream the resolver reads. */
+  readonly delivered: { source: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown }; target: PassThrough }[] = [];
+  uploads = new Map<string, Upload>();
+  responding = false;
+  limitHit = false;
+  aborted = false;
+  ended = false;
+  readonly done: Promise<void>;
+  private markDone!: () => void;
+
+  constructor(readonly bb: busboy.Busboy) {
+    this.done = new Promise((resolve) => (this.markDone = resolve));
+  }
+
+  end(): void {
+    this.ended = true;
+    this.markDone();
+  }
+
+  /** Lets every file no resolver is reading flow to nowhere, so the request can end. */
+  drain(): void {
+    for (const { source, target } of this.delivered) {
+      source.unpipe(target);
+      source.resume();
+      if (!target.readableEnded) target.destroy();
+    }
+  }
+
+  /** Fails every upload not yet delivered, and every delivered stream still open. */
+  failAll(err: Error): void {
+    for (const upload of this.uploads.values()) if (!upload.file) upload.reject(err);
+    for (const { target } of this.delivered) if (!target.readableEnded) target.destroy(err);
+  }
+}
+
+const states = new WeakMap<object, MultipartState>();
+
+function isMultipart(request: FastifyRequest): boolean {
+  return /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
+}
+
+/** Apollo's CSRF prevention needs one of these on a multipart request; without it, Apollo refuses. */
+function hasPreflightHeader(request: FastifyRequest): boolean {
+  return Boolean(request.headers['apollo-require-preflight'] || request.headers['x-apollo-operation-name']);
+}
+
+function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: request.headers,
+        defParamCharset: 'utf8',
+        limits: { fieldSize: limits.maxFieldSize, fields: 2, fileSize: limits.maxFileSize, files: limits.maxFiles, parts: limits.maxFiles + 2 },
+      });
+    } catch {
+      reject(new RequestError(400, 'Invalid multipart request: missing or malformed boundary'));
+      return;
+    }
+    const state = new MultipartState(bb);
+    states.set(request.raw, state);
+    let operations: unknown;
+    let mapped = false;
+    let settled = false;
+
+    /** Before `map` was read: refuse the request. After: fail the uploads it concerns. */
+    const fail = (err: RequestError) => {
+      if (!settled) {
+        settled = true;
+        request.raw.unpipe(bb);
+        state.aborted = err.status === 499;
+        reject(err);
+        return;
+      }
+      if (err.status === 413) state.limitHit = true;
+      const domain =
+        err.status === 413
+          ? new PayloadTooLargeError(err.message, 'UPLOAD_LIMIT')
+          : err.status === 499
+            ? new ClientClosedRequestError(err.message, 'CLIENT_CLOSED')
+            : new ValidationError(err.message, 'BAD_MULTIPART');
+      state.failAll(domain);
+    };
+
+    bb.on('field', (name, value, info) => {
+      if (mapped) return;
+      if (info.valueTruncated) return fail(new RequestError(413, `The '${name}' multipart field value exceeds the ${limits.maxFieldSize} byte size limit.`));
+      if (name === 'operations' && operations === undefined) {
+        try {
+          operations = JSON.parse(value);
+        } catch {
+          return fail(new RequestError(400, "Invalid JSON in the 'operations' multipart field."));
+        }
+        if (operations === null || typeof operations !== 'object') return fail(new RequestError(400, "Invalid type for the 'operations' multipart field."));
+        return;
+      }
+      if (name === 'map' && operations !== undefined) {
+        let map: unknown;
+        try {
+          map = JSON.parse(value);
+        } catch {
+          return fail(new RequestError(400, "Invalid JSON in the 'map' multipart field."));
+        }
+        try {
+          state.uploads = applyMap(operations, map, limits.maxFiles);
+        } catch (err) {
+          if (err instanceof MapError) return fail(new RequestError(err.status, err.message));
+          throw err;
+        }
+        mapped = true;
+        settled = true;
+        resolve(operations);
+        return;
+      }
+      fail(new RequestError(400, operations === undefined ? "Misordered multipart fields: expected 'operations' first." : "Misordered multipart fields: expected 'map' second."));
+    });
+
+    bb.on('file', (name, stream, info) => {
+      const upload = state.uploads.get(name);
+      if (!mapped || !upload || upload.file || state.responding) {
+        stream.resume();
+        if (!mapped) fail(new RequestError(400, "Misordered multipart fields: files must follow 'operations' and 'map'."));
+        return;
+      }
+      const target = new PassThrough();
+      stream.on('limit', () => {
+        state.limitHit = true;
+        stream.unpipe(target);
+        stream.resume();
+        target.destroy(new PayloadTooLargeError(`File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`, 'FILE_TOO_LARGE'));
+      });
+      stream.on('error', (err: Error) => target.destroy(err));
+      stream.pipe(target);
+      state.delivered.push({ source: stream, target });
+      let opened = false;
+      upload.resolve({
+        filename: info.filename ?? '',
+        mimetype: info.mimeType,
+        encoding: info.encoding,
+        createReadStream() {
+          if (opened) throw new Error('createReadStream() can be called once per upload');
+          opened = true;
+          return target;
+        },
+      });
+    });
+
+    bb.on('filesLimit', () => fail(new RequestError(413, `${limits.maxFiles} max file uploads exceeded.`)));
+    bb.on('partsLimit', () => fail(new RequestError(413, `${limits.maxFiles + 2} max multipart parts exceeded.`)));
+    bb.on('error', () => fail(new RequestError(400, 'Invalid multipart request: malformed body.')));
+    bb.on('close', () => {
+      if (!mapped) fail(new RequestError(400, "Missing multipart field: expected 'operations' and 'map'."));
+      else for (const upload of state.uploads.values()) if (!upload.file) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
+      state.end();
+    });
+    request.raw.on('close', () => {
+      if (request.raw.complete || state.ended) return;
+      fail(new RequestError(499, 'The client closed the request before the upload completed.'));
+      state.end();
+    });
+    request.raw.pipe(bb);
+  });
+}
+
+export interface GraphQLMultipart {
+  preHandler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown>;
+}
+
+/**
+ * Registers the multipart/form-data parser on `app` (it reads nothing) and returns the hooks for
+ * the `/graphql` route.
+ */
+export function graphqlMultipart(app: FastifyInstance, limits: MultipartLimits): GraphQLMultipart {
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+  return {
+    async preHandler(request, reply) {
+      if (request.method !== 'POST' || !isMultipart(request) || !hasPreflightHeader(request)) return;
+      try {
+        request.body = await parse(request, limits);
+      } catch (err) {
+        if (!(err instanceof RequestError)) throw err;
+        // The request was refused as a whole: nothing is left to drain for onSend.
+        states.delete(request.raw);
+        if (err.status === 499) {
+          request.raw.destroy();
+          return reply.code(499).send();
+        }
+        if (!request.raw.complete) reply.header('connection', 'close');
+        const body = { errors: [{ message: err.message, extensions: { code: CODES[err.status] } }] };
+        return reply.code(err.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+      }
+    },
+    async onSend(request, reply, payload) {
+      const state = states.get(request.raw);
+      if (!state || state.responding) return payload;
+      state.responding = true;
+      if (state.aborted || state.ended) return payload;
+      if (state.limitHit || reply.statusCode === 413) {
+        // Do not read the rest of an oversized upload: answer and close.
+        request.raw.unpipe(state.bb);
+        reply.header('connection', 'close');
+        return payload;
+      }
+      state.drain();
+      await state.done;
+      return payload;
+    },
+  };
+}

@@ -18,7 +18,20 @@ import {
 
 export interface ChildField {
   name: string;
+  /** Argument values after coercion (defaults applied). */
   args: Record<string, unknown>;
+  /** Arguments the operation actually gave (a literal, or a variable it provided). */
+  given: Set<string>;
+}
+
+/** The arguments a field node actually gives: literals, and variables the request provided. */
+export function givenArgs(node: FieldNode, variables: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const a of node.arguments ?? []) {
+    if (a.value.kind === Kind.VARIABLE && !(a.value.name.value in variables)) continue;
+    out.add(a.name.value);
+  }
+  return out;
 }
 
 function included(node: { directives?: readonly unknown[] }, info: GraphQLResolveInfo): boolean {
@@ -41,7 +54,7 @@ export function childFields(info: GraphQLResolveInfo): ChildField[] {
     for (const sel of set.selections) {
       if (!included(sel, info)) continue;
       if (sel.kind === Kind.FIELD) {
-        out.push({ name: sel.name.value, args: argsOf(type, sel, info) });
+        out.push({ name: sel.name.value, args: argsOf(type, sel, info), given: givenArgs(sel, info.variableValues) });
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         if (!sel.typeCondition || sel.typeCondition.name.value === type.name) visit(sel.selectionSet, seen);
       } else {

@@ -7,7 +7,7 @@ import { Comment } from './comment.type';
 import { TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
 import { memo, primeTopic } from './loaders';
-import { childFields } from './lookahead';
+import { childFields, givenArgs } from './lookahead';
 import { CommentTree, commentTree, discussion, TopicNode, topicNode } from './nodes';
 import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
 import { Topic } from './topic.type';
@@ -15,6 +15,9 @@ import { Topic } from './topic.type';
 /** Estimated comments per topic, for the cost limit: flat list and top-level comments. */
 export const FLAT_COMMENTS_COST_FACTOR = 100;
 export const TOP_COMMENTS_COST_FACTOR = 20;
+
+const ORDER_DESCRIPTION =
+  'How siblings are sorted at every level. When omitted: the logged-in viewer\'s preferred order (`settings.defaultCommentOrder`, itself RELEVANCE unless changed), as REST does; RELEVANCE for anonymous viewers.';
 
 @ArgsType()
 export class TopicsArgs extends ConnectionArgs {
@@ -31,16 +34,29 @@ export class TopicsArgs extends ConnectionArgs {
   group?: string | null;
 }
 
-function treeKey(topicId: number, order: string): string {
-  return `tree:${topicId}:${order}`;
+function treeKey(topicId: number, order: CommentOrder | undefined): string {
+  return `tree:${topicId}:${order ?? 'preferred'}`;
+}
+
+/**
+ * The `order` a comment tree field asks for: the given one, or undefined when the operation gave
+ * none, so the service applies the viewer's preferred order (settings.defaultCommentOrder) exactly
+ * as REST does without `order`; anonymous viewers get RELEVANCE.
+ */
+function requestedOrder(order: CommentOrder | null | undefined, given: boolean): CommentOrder | undefined {
+  return given && order != null ? order : undefined;
 }
 
 /** The topic's comment tree in `order`, read once per request (no visit recorded here). */
-function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder): Promise<CommentTree> {
+function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined): Promise<CommentTree> {
   return memo(ctx, treeKey(topic.view.id, order), async () => {
-    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { order, recordVisit: false });
+    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { ...(order ? { order } : {}), recordVisit: false });
     return commentTree(topic, read.comments);
   });
+}
+
+function orderGiven(info: GraphQLResolveInfo): boolean {
+  return info.fieldNodes.some((n) => givenArgs(n, info.variableValues).has('order'));
 }
 
 @Resolver(() => Topic)
@@ -76,7 +92,11 @@ export class TopicResolver {
   ): Promise<TopicNode | null> {
     const ds = discussion(ctx);
     const orders = [
-      ...new Set(childFields(info).filter((f) => f.name === 'comments' || f.name === 'commentsFlat').map((f) => (f.args.order as CommentOrder | undefined) ?? CommentOrder.RELEVANCE)),
+      ...new Set(
+        childFields(info)
+          .filter((f) => f.name === 'comments' || f.name === 'commentsFlat')
+          .map((f) => requestedOrder(f.args.order as CommentOrder | null | undefined, f.given.has('order'))),
+      ),
     ];
     if (orders.length === 0) {
       const t = await orNull(withFields(ds.topics.get(ctx.actor, id), TOPIC_ID));
@@ -87,7 +107,7 @@ export class TopicResolver {
     // One read per order asked, in sequence; only the last records the visit, so every tree sees the previous one.
     let node: TopicNode | undefined;
     for (const [i, order] of orders.entries()) {
-      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { order, recordVisit: i === orders.length - 1 }), TOPIC_ID));
+      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: i === orders.length - 1 }), TOPIC_ID));
       if (!read) return null;
       if (!node) {
         primeTopic(ctx, read.topic);
@@ -111,10 +131,11 @@ export class TopicResolver {
   })
   async comments(
     @Root() topic: TopicNode,
-    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: 'How siblings are sorted at every level.' }) order: CommentOrder | null,
+    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: ORDER_DESCRIPTION }) order: CommentOrder | null,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    return (await tree(ctx, topic, order ?? CommentOrder.RELEVANCE)).roots;
+    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)))).roots;
   }
 
   @FieldResolver(() => [Comment], {
@@ -124,9 +145,10 @@ export class TopicResolver {
   })
   async commentsFlat(
     @Root() topic: TopicNode,
-    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: 'How siblings are sorted at every level.' }) order: CommentOrder | null,
+    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: ORDER_DESCRIPTION }) order: CommentOrder | null,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ) {
-    return (await tree(ctx, topic, order ?? CommentOrder.RELEVANCE)).flat;
+    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)))).flat;
   }
 }

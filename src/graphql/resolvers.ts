@@ -1,7 +1,8 @@
 /** Every resolver class of the schema. Each area adds its own here. */
 import type { NonEmptyArray } from 'type-graphql';
 import { ServerInfoResolver } from './server-info.resolver';
+import { FileResolver } from './files';
 import { discussionResolvers } from './discussion';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers];
+export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers, FileResolver];

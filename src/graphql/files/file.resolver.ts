@@ -1,0 +1,120 @@
+/** File sharing through GraphQL: upload (multipart request spec), information, delete. */
+import { GraphQLError } from 'graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { classifyError, NotFoundError } from '../../core/errors';
+import type { StoredFile, UploadResult } from '../../files';
+import { baseUrl, filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
+import type { GraphQLContext } from '../context';
+import { domainExtensions } from '../errors';
+import { GraphQLUpload, Upload } from '../uploads';
+import { FileInfo, UploadedFile } from './file.types';
+
+/** Domain errors become GraphQL errors carrying their HTTP status (413 for a too large upload, …). */
+async function mapped<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const known = classifyError(err);
+    if (known) throw new GraphQLError(known.message, { extensions: domainExtensions(known) });
+    throw err;
+  }
+}
+
+/** With FILES_REQUIRE_API_KEY, writes need a valid Files-Api-Key (or Linx-Api-Key) header or a logged-in user. */
+async function requireApiKey(ctx: GraphQLContext): Promise<void> {
+  const { settings, apiKeys } = ctx.services.files;
+  if (!settings.requireApiKey || ctx.actor.kind === 'user') return;
+  const key = nonEmpty(filesHeader(ctx.request.headers, 'api-key', settings.acceptLinxHeaders));
+  if (!(await apiKeys.isValid(key))) {
+    throw new GraphQLError('Unauthorized: this server requires a Files-Api-Key header or a logged-in user to upload or delete files', {
+      extensions: { code: 'UNAUTHENTICATED', reason: 'API_KEY_REQUIRED', http: { status: 401 } },
+    });
+  }
+}
+
+function info<T extends FileInfo>(target: T, base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): T {
+  target.url = `${base}/${f.filename}`;
+  target.directUrl = `${base}/selif/${f.filename}`;
+  target.filename = f.filename;
+  target.expiresAt = f.expiry === 0 ? null : new Date(f.expiry * 1000);
+  target.size = f.size;
+  target.mimetype = f.mimetype;
+  target.sha256sum = f.sha256;
+  return target;
+}
+
+function presentUploaded(base: string, r: UploadResult): UploadedFile {
+  const out = info(new UploadedFile(), base, r);
+  out.deleteKey = r.deleteKey;
+  return out;
+}
+
+function presentInfo(base: string, f: StoredFile): FileInfo {
+  return info(new FileInfo(), base, f);
+}
+
+@Resolver()
+export class FileResolver {
+  @Mutation(() => UploadedFile, {
+    description:
+      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Errors: 400 empty file or bad name, 401 API key required, 413 over the size limit.',
+  })
+  uploadFile(
+    @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' }) file: Upload,
+    @Arg('filename', () => String, { nullable: true, description: 'Requested name; defaults to the filename the part was sent with.' }) filename: string | null,
+    @Arg('randomize', () => Boolean, { nullable: true, description: 'Replace the name (not its extension) with 8 random characters.' }) randomize: boolean | null,
+    @Arg('deleteKey', () => String, { nullable: true, description: 'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.' })
+    deleteKey: string | null,
+    @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds until the file expires; absent, 0 or above the server maximum → the maximum (never when unlimited).' })
+    expiresIn: number | null,
+    @Arg('accessKey', () => String, { nullable: true, description: 'Key required to read the file; absent or empty → readable by anyone.' }) accessKey: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UploadedFile> {
+    return mapped(async () => {
+      await requireApiKey(ctx);
+      const upload = await file.promise;
+      const result = await ctx.services.files.uploads.upload(upload.createReadStream(), {
+        requestedName: filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
+        randomize: randomize === true,
+        deleteKey: nonEmpty(deleteKey ?? undefined),
+        accessKey: nonEmpty(accessKey ?? undefined),
+        expiry: expiresIn === null ? undefined : String(expiresIn),
+        isServerPath: (name) => isServerPath(ctx.request, name),
+      });
+      return presentUploaded(baseUrl(ctx.request, ctx.services.files.settings), result);
+    });
+  }
+
+  @Query(() => FileInfo, { nullable: true, description: 'Information about a stored file; null when there is none (or it expired). A protected file needs its access key.' })
+  file(
+    @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,
+    @Arg('accessKey', () => String, { nullable: true, description: 'The access key of a protected file (else the Files-Access-Key header is used).' }) accessKey: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<FileInfo | null> {
+    return mapped(async () => {
+      const { files, settings } = ctx.services.files;
+      const found = await files.findLive(filename);
+      if (!found) return null;
+      await files.checkAccess(found, nonEmpty(accessKey ?? undefined) ?? nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)));
+      return presentInfo(baseUrl(ctx.request, settings), found);
+    });
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong key is an UNAUTHENTICATED error.' })
+  deleteFile(
+    @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,
+    @Arg('deleteKey', () => String, { description: 'The delete key returned by the upload.' }) deleteKey: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    return mapped(async () => {
+      await requireApiKey(ctx);
+      try {
+        await ctx.services.files.files.delete(filename, nonEmpty(deleteKey));
+        return true;
+      } catch (err) {
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      }
+    });
+  }
+}

@@ -1,0 +1,1 @@
+export { FileResolver } from './file.resolver';

@@ -1,0 +1,87 @@
+/**
+ * /api/beta presenters: explicit whitelists that rename the domain's views to the spec's field
+ * names, in the order of its field tables (behaviour spec 4), and format timestamps (1.3).
+ */
+import type { CommentView, PageInfo, TopicView } from '../../discussion/views';
+import { pageLink } from './request';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function presentTopic(t: TopicView, base: string) {
+  return {
+    id: t.id36,
+    title: t.title,
+    text_html: t.textHtml,
+    url: t.url,
+    comments_url: `${base}/~${t.groupPath}/${t.id36}/${t.slug}`,
+    source_site_name: t.sourceSiteName,
+    source_site_icon: t.sourceSiteIcon,
+    group: `~${t.groupPath}`,
+    content_metadata: t.contentMetadata,
+    created_at: iso(t.createdAt),
+    edited_at: iso(t.editedAt),
+    posted_by_user: t.authorUsername,
+    vote_count: t.voteCount,
+    comment_count: t.commentCount,
+    new_comment_count: t.newCommentCount,
+    voted: t.voted,
+    bookmarked: t.bookmarked,
+    ignored: t.ignored,
+    official: t.official,
+    tags: t.tags,
+    last_visit_time: iso(t.lastVisitTime),
+  };
+}
+
+type PresentedComment = ReturnType<typeof presentCommentFields> & { children?: PresentedComment[] };
+
+function presentCommentFields(c: CommentView) {
+  return {
+    id: c.id36,
+    topic_id: c.topicId36,
+    author: c.authorUsername,
+    rendered_html: c.renderedHtml,
+    created_at: iso(c.createdAt),
+    edited_at: iso(c.editedAt),
+    votes: c.votes,
+    is_removed: c.isRemoved,
+    is_deleted: c.isDeleted,
+    exemplary: c.exemplary,
+    collapsed: c.collapsed,
+    collapsed_individual: c.collapsedIndividual,
+    is_op: c.isOp,
+    is_me: c.isMe,
+    is_new: c.isNew,
+    voted: c.voted,
+    bookmarked: c.bookmarked,
+    depth: c.depth,
+  };
+}
+
+/** A comment outside a tree (feeds): depth 0, not collapsed, no `children` key. */
+export function presentFeedComment(c: CommentView): PresentedComment {
+  return { ...presentCommentFields(c), depth: 0, collapsed: false, collapsed_individual: false };
+}
+
+/** A topic's comment tree with `children` at every level, built without recursion. */
+export function presentCommentTree(roots: readonly CommentView[]): PresentedComment[] {
+  const out: PresentedComment[] = [];
+  const stack: { view: CommentView; into: PresentedComment[] }[] = roots.map((view) => ({ view, into: out })).reverse();
+  while (stack.length > 0) {
+    const { view, into } = stack.pop()!;
+    const presented: PresentedComment = { ...presentCommentFields(view), children: [] };
+    into.push(presented);
+    const children = view.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ view: children[i]!, into: presented.children! });
+  }
+  return out;
+}
+
+/** `pagination` (4.6, 5.6): links only when the page says a neighbour exists. */
+export function presentPagination(count: number, info: PageInfo, endpoint: string, given: [string, string | undefined][]) {
+  return {
+    num_items: count,
+    next_link: info.hasNext && info.lastCursor ? pageLink(endpoint, given, ['after', info.lastCursor]) : null,
+    prev_link: info.hasPrev && info.firstCursor ? pageLink(endpoint, given, ['before', info.firstCursor]) : null,
+  };
+}

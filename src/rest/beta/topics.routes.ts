@@ -1,0 +1,36 @@
+/** GET /topics (behaviour spec 5) and GET /topic/{topic_id36} (6). */
+import type { FastifyInstance } from 'fastify';
+import type { RestOptions } from '../options';
+import { presentCommentTree, presentPagination, presentTopic } from './presenters';
+import { baseUrl, pick, queryOf } from './request';
+
+const LIST_PARAMS = ['limit', 'before', 'after', 'period', 'tag', 'order'] as const;
+
+export async function topicRoutes(app: FastifyInstance, { services, config }: RestOptions): Promise<void> {
+  const { auth, topics } = services.discussion;
+
+  app.get('/topics', async (req) => {
+    const actor = await auth.actorFor(req.headers.authorization);
+    const q = pick(queryOf(req), LIST_PARAMS);
+    const page = await topics.list(actor, q);
+    const base = baseUrl(req, config);
+    return {
+      topics: page.items.map((t) => presentTopic(t, base)),
+      pagination: presentPagination(page.items.length, page.pageInfo, `${base}/api/beta/topics`, [
+        ['limit', q.limit],
+        ['period', q.period],
+        ['tag', q.tag],
+        ['order', q.order],
+      ]),
+    };
+  });
+
+  app.get<{ Params: { topic_id36: string } }>('/topic/:topic_id36', async (req) => {
+    const actor = await auth.actorFor(req.headers.authorization);
+    const q = pick(queryOf(req), ['order'] as const);
+    // HEAD answers like GET but records no visit.
+    const result = await topics.read(actor, req.params.topic_id36, { order: q.order, recordVisit: req.method !== 'HEAD' });
+    const base = baseUrl(req, config);
+    return { topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) };
+  });
+}

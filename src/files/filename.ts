@@ -102,3 +102,34 @@ export function nextBare(bare: string): string {
 export function joinName(bare: string, ext: string): string {
   return `${bare}.${ext}`;
 }
+
+export interface ComputedName {
+  /** The final name before collisions (§4.5 steps 1–6). */
+  name: string;
+  /** Its bare part; '' when random. */
+  bare: string;
+  ext: string;
+  /** Whether `bare` was drawn at random (randomize requested or nothing usable left). */
+  random: boolean;
+}
+
+/**
+ * §4.5 steps 1–7: the name an upload gets before collisions. `detectedExt` is the extension of the
+ * detected MIME type (§5); `reserved` says whether a name is taken by the server (a reserved random
+ * name is redrawn; a reserved requested name is the caller's 400).
+ */
+export function computeName(
+  requested: string,
+  randomize: boolean,
+  detectedExt: string,
+  reserved: (name: string) => boolean = isReservedName,
+): ComputedName {
+  const parts = splitRequestedName(requested);
+  const random = randomize || parts.bare === '';
+  const ext = parts.ext || detectedExt;
+  if (!random) return { name: joinName(parts.bare, ext), bare: parts.bare, ext, random };
+  for (;;) {
+    const name = joinName(randomBare(), ext);
+    if (!reserved(name)) return { name, bare: '', ext, random };
+  }
+}

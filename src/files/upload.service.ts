@@ -9,7 +9,7 @@ import { ValidationError } from '../core/errors';
 import type { ByteStore, TempObject } from '../storage';
 import { computeExpiry } from './expiry';
 import type { FileContent, FileRepository } from './file.repository';
-import { isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare, randomBare, splitRequestedName } from './filename';
+import { computeName, isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare } from './filename';
 import { hashSecret, randomDeleteKey, verifySecret } from './keys';
 import { Detected, detectMime } from './mime';
 import { streamInto } from './receive';
@@ -108,18 +108,9 @@ export class UploadService {
   async commit(received: ReceivedUpload, options: UploadOptions): Promise<UploadResult> {
     if (!(received instanceof Received)) throw new Error('commit() needs an upload from receive()');
     try {
-      const parts = splitRequestedName(options.requestedName);
-      const randomName = options.randomize || parts.bare === '';
-      const ext = parts.ext || received.detected.ext;
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
-      const drawRandom = () => {
-        for (;;) {
-          const name = joinName(randomBare(), ext);
-          if (!reserved(name)) return name;
-        }
-      };
-      const bare = randomName ? '' : parts.bare;
-      const name = randomName ? drawRandom() : joinName(bare, ext);
+      const { name, bare, ext, random } = computeName(options.requestedName, options.randomize, received.detected.ext, reserved);
+      const drawRandom = () => computeName('', true, ext, reserved).name;
       if (!this.config.forceRandomFilename && reserved(name)) throw prohibited();
       checkLength(name);
 
@@ -138,7 +129,7 @@ export class UploadService {
         accessKeyHash,
         committedAt: new Date(),
       };
-      const claimed = await this.claim(name, bare, ext, randomName ? drawRandom : undefined, options.deleteKey, content);
+      const claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
       await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
       return {
         filename: claimed.filename,
@@ -169,15 +160,15 @@ export class UploadService {
     name: string,
     bare: string,
     ext: string,
-    drawRandom: (() => string) | undefined,
+    random: boolean,
+    drawRandom: () => string,
     deleteKey: string | undefined,
     content: FileContent,
   ): Promise<{ filename: string; overwritten: boolean }> {
     if (this.config.forceRandomFilename) {
       if (deleteKey && (await this.tryOverwrite(name, deleteKey, content)) === 'done') return { filename: name, overwritten: true };
-      const random = drawRandom ?? (() => joinName(randomBare(), ext));
       for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
-        const candidate = random();
+        const candidate = drawRandom();
         checkLength(candidate);
         if (await this.repo.insert(candidate, content)) return { filename: candidate, overwritten: false };
       }
@@ -194,7 +185,7 @@ export class UploadService {
         if (outcome === 'vanished') continue; // freed meanwhile: claim it
       }
       first = false;
-      if (drawRandom) candidate = drawRandom();
+      if (random) candidate = drawRandom();
       else {
         bare = nextBare(bare);
         candidate = joinName(bare, ext);

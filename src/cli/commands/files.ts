@@ -1,0 +1,63 @@
+/** File-sharing admin commands: API keys (files-behaviour.md §10) and the expiry sweep (§11). */
+import { Command, UsageError } from '../command';
+
+export const filesCommands: Command[] = [
+  {
+    name: 'apikey:create',
+    usage: 'apikey:create [--name <label>]',
+    summary: 'Issue an API key for uploads and deletes; the key is printed once, alone on the last line.',
+    needsDatabase: true,
+    async run(args, agora, io) {
+      if (args.positional.length > 0) throw new UsageError(`unexpected argument: ${args.positional[0]}`);
+      const created = await agora!.services.files.apiKeys.create(args.options.name ?? '');
+      io.out(`Created API key ${created.id}${created.name ? ` (${created.name})` : ''}. It is shown only now; only its hash is stored:`);
+      io.out(created.key);
+      return 0;
+    },
+  },
+  {
+    name: 'apikey:list',
+    usage: 'apikey:list',
+    summary: 'List API keys: id, label and creation time (never the key).',
+    needsDatabase: true,
+    async run(_args, agora, io) {
+      const keys = await agora!.services.files.apiKeys.list();
+      if (keys.length === 0) {
+        io.out('No API keys.');
+        return 0;
+      }
+      io.out(['ID'.padEnd(24), 'CREATED'.padEnd(24), 'NAME'].join('  '));
+      for (const k of keys) io.out([k.id.padEnd(24), k.createdAt.toISOString().padEnd(24), k.name].join('  '));
+      return 0;
+    },
+  },
+  {
+    name: 'apikey:revoke',
+    usage: 'apikey:revoke <id>',
+    summary: 'Revoke an API key by id (effective on the next request).',
+    needsDatabase: true,
+    async run(args, agora, io) {
+      const [id, extra] = args.positional;
+      if (!id || extra !== undefined) throw new UsageError('give exactly one API key id (see apikey:list)');
+      if (!(await agora!.services.files.apiKeys.revoke(id))) {
+        io.err(`error: no API key with id ${id}`);
+        return 1;
+      }
+      io.out(`Revoked API key ${id}.`);
+      return 0;
+    },
+  },
+  {
+    name: 'files:cleanup',
+    usage: 'files:cleanup',
+    summary: 'Delete every expired file now (bytes and metadata) and print how many.',
+    needsDatabase: true,
+    async run(_args, agora, io) {
+      const { maintenance } = agora!.services.files;
+      const deleted = await maintenance.sweepExpired();
+      await maintenance.collect(false);
+      io.out(`Deleted ${deleted} expired file${deleted === 1 ? '' : 's'}.`);
+      return 0;
+    },
+  },
+];

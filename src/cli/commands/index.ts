@@ -1,7 +1,6 @@
 /** Every command of `npm run cli`. Each area adds its own list. */
 import type { Command } from '../command';
 import { dbCommands } from './db';
-import { demoCommands } from './demo';
 import { filesCommands } from './files';
 
-export const commands: Command[] = [...dbCommands, ...demoCommands, ...filesCommands];
+export const commands: Command[] = [...dbCommands, ...filesCommands];

@@ -9,6 +9,7 @@ import { Metrics } from './metrics';
 import { buildApp } from './app';
 import { createDiscussion } from './discussion';
 import { createFiles } from './files';
+import { seedDemoIfEmpty } from './demo/seed';
 import type { DomainModule } from './module';
 import type { Services } from './services';
 
@@ -74,6 +75,7 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
       config,
       async start() {
         for (const m of modules) await m.start?.();
+        if (config.demoSeed) await seedDemoIfEmpty({ services, db, log: app.log });
       },
       async close() {
         if (closed) return;

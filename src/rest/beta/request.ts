@@ -1,6 +1,7 @@
 /** Reading /api/beta requests: query parameters (1.1), the public base URL (1.4), links (5.6). */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
+import { NotFoundError } from '../../core/errors';
 
 /**
  * Query parameters as the spec reads them: names case-sensitive, the first occurrence wins, an
@@ -36,4 +37,10 @@ export function pageLink(endpoint: string, given: [string, string | undefined][]
   for (const [k, v] of given) if (v !== undefined) params.append(k, v);
   params.append(cursor[0], cursor[1]);
   return `${endpoint}?${params.toString()}`;
+}
+
+/** An empty path segment (`/topic/`, `/user//topics`) names no route: 404 before anything else. */
+export function requireSegment(value: string): string {
+  if (value === '') throw new NotFoundError('Not found', 'NO_ROUTE');
+  return value;
 }

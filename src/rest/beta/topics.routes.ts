@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentCommentTree, presentPagination, presentTopic } from './presenters';
-import { baseUrl, pick, queryOf } from './request';
+import { baseUrl, pick, queryOf, requireSegment } from './request';
 
 const LIST_PARAMS = ['limit', 'before', 'after', 'period', 'tag', 'order'] as const;
 
@@ -26,10 +26,11 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
   });
 
   app.get<{ Params: { topic_id36: string } }>('/topic/:topic_id36', async (req) => {
+    const topicId36 = requireSegment(req.params.topic_id36);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), ['order'] as const);
     // HEAD answers like GET but records no visit.
-    const result = await topics.read(actor, req.params.topic_id36, { order: q.order, recordVisit: req.method !== 'HEAD' });
+    const result = await topics.read(actor, topicId36, { order: q.order, recordVisit: req.method !== 'HEAD' });
     const base = baseUrl(req, config);
     return { topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) };
   });

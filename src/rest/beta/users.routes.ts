@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentFeedComment, presentPagination, presentTopic } from './presenters';
-import { baseUrl, pick, queryOf } from './request';
+import { baseUrl, pick, queryOf, requireSegment } from './request';
 
 const PAGE_PARAMS = ['limit', 'before', 'after'] as const;
 type UserParams = { Params: { username: string } };
@@ -11,9 +11,10 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
   const { auth, history } = services.discussion;
 
   app.get<UserParams>('/user/:username', async (req) => {
+    const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.history(actor, req.params.username, q);
+    const { user, page } = await history.history(actor, username, q);
     const base = baseUrl(req, config);
     return {
       user: { username: user.username },
@@ -23,9 +24,10 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
   });
 
   app.get<UserParams>('/user/:username/topics', async (req) => {
+    const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.topics(actor, req.params.username, q);
+    const { user, page } = await history.topics(actor, username, q);
     const base = baseUrl(req, config);
     return {
       topics: page.items.map((t) => presentTopic(t, base)),
@@ -34,9 +36,10 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
   });
 
   app.get<UserParams>('/user/:username/comments', async (req) => {
+    const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.comments(actor, req.params.username, q);
+    const { user, page } = await history.comments(actor, username, q);
     const base = baseUrl(req, config);
     return {
       comments: page.items.map(presentFeedComment),

@@ -152,6 +152,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
     });
 
     bb.on('file', (name, stream, info) => {
+      // A malformed body also errors the part in progress; the busboy 'error' handler answers it.
+      stream.on('error', () => {});
       const upload = state.uploads.get(name);
       if (!mapped || !upload || upload.file || state.responding) {
         stream.resume();

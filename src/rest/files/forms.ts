@@ -116,6 +116,8 @@ export function readMultipart(request: FastifyRequest, contentType: string, uplo
     }
     const run = new FormRun(request, uploads, resolve, reject, () => request.raw.unpipe(bb));
     bb.on('file', (name, stream, info) => {
+      // A malformed body also errors the part in progress; the busboy 'error' handler answers it.
+      stream.on('error', () => {});
       if (name === 'file' && !run.hasFile) {
         const fn = info.filename ?? '';
         run.form.fileName = fn.slice(fn.lastIndexOf('/') + 1);

@@ -10,13 +10,24 @@ function single(v: string | string[] | undefined): string | undefined {
 }
 
 /**
+ * A header value as text. Node reads header bytes as latin1; clients send UTF-8, so valid UTF-8 is
+ * decoded as such (a key sent in a header then equals the same key sent in a query or body).
+ */
+export function headerText(v: string | undefined): string | undefined {
+  if (v === undefined || /^[\x00-\x7f]*$/.test(v)) return v;
+  const bytes = Buffer.from(v, 'latin1');
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : v;
+}
+
+/**
  * `Files-<name>`, else `Linx-<name>` while aliases are accepted (§2.1). When both are present the
  * Files-* one wins even if empty. Undefined when absent.
  */
 export function filesHeader(headers: IncomingHttpHeaders, name: HeaderName, acceptLinx: boolean): string | undefined {
   const own = single(headers[`files-${name}`]);
-  if (own !== undefined || !acceptLinx) return own;
-  return single(headers[`linx-${name}`]);
+  if (own !== undefined || !acceptLinx) return headerText(own);
+  return headerText(single(headers[`linx-${name}`]));
 }
 
 /** Empty strings mean "not given". */

@@ -1,18 +1,35 @@
 /** The Comment fields that need more than the mapped node: its topic, its parent, its Markdown. */
-import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import { Ctx, FieldResolver, Info, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { NotFoundError } from '../../core/errors';
 import type { GraphQLContext } from '../context';
 import { Comment } from './comment.type';
-import { commentsById, topicsById } from './loaders';
+import { commentsById, publicTopicsById, topicsById } from './loaders';
+import { childFields } from './lookahead';
 import { CommentNode, commentNode, TopicNode, topicNode } from './nodes';
 import { Topic } from './topic.type';
+
+/** Topic fields whose values depend on the viewer (they need the viewer's marks). */
+const VIEWER_FIELDS = new Set(['newCommentCount', 'voted', 'bookmarked', 'ignored', 'lastVisitTime']);
+
+/** Whether the selection below this field asks for a viewer-specific Topic value (once per field occurrence). */
+const viewerFieldsAsked = new WeakMap<object, boolean>();
+function asksViewerFields(info: GraphQLResolveInfo): boolean {
+  let v = viewerFieldsAsked.get(info.fieldNodes);
+  if (v === undefined) {
+    v = childFields(info).some((f) => VIEWER_FIELDS.has(f.name));
+    viewerFieldsAsked.set(info.fieldNodes, v);
+  }
+  return v;
+}
 
 @Resolver(() => Comment)
 export class CommentResolver {
   @FieldResolver(() => Topic, { description: 'The topic the comment belongs to (an error NOT_FOUND when the viewer may no longer see it).' })
-  async topic(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+  async topic(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<TopicNode> {
     if (c.topic) return c.topic;
-    const t = await topicsById(ctx).load(c.view.topicId);
+    let t = ctx.actor.kind === 'user' && !asksViewerFields(info) ? await publicTopicsById(ctx).load(c.view.topicId) : null;
+    t ??= await topicsById(ctx).load(c.view.topicId);
     if (!t) throw new NotFoundError('Topic not found');
     return topicNode(ctx, t);
   }

@@ -3,6 +3,7 @@
  * caller and cache). Each batches one service `findByIds`-style call per tick of execution.
  */
 import DataLoader from 'dataloader';
+import { ANONYMOUS } from '../../core/actor';
 import { NotFoundError } from '../../core/errors';
 import type { DiscussionServiceSet } from '../../discussion/services';
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
@@ -49,6 +50,15 @@ export function usersByName(ctx: GraphQLContext): DataLoader<string, UserView | 
 /** Topics as the caller may see them (null where unknown, deleted or hidden), viewer fields included. */
 export function topicsById(ctx: GraphQLContext): DataLoader<number, TopicView | null> {
   return loader(ctx, 'topicsById', () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ctx.actor, ids)));
+}
+
+/**
+ * Topics as an anonymous visitor sees them: no viewer-specific values, so no query of the viewer's
+ * marks. Used when a selection asks for none of those values (e.g. `comment { topic { title } }`
+ * in a feed); topics this hides (removed ones) are then looked up as the caller.
+ */
+export function publicTopicsById(ctx: GraphQLContext): DataLoader<number, TopicView | null> {
+  return loader(ctx, 'publicTopicsById', () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ANONYMOUS, ids)));
 }
 
 /** Comments as the caller may see them (feed shape). */

@@ -1,0 +1,111 @@
+/**
+ * Round trips bounded with per-request DataLoaders (issue 4), counted with the MongoDB command
+ * counter over the whole HTTP request (token verification included).
+ */
+import { startTestServer, TestServer } from '../../helpers/server';
+import { gql, makeComment, makeGroup, makeTopic, makeUser, services, TestUser } from './helpers';
+import type { CommentView, TopicView } from '../../../src/discussion/views';
+
+jest.setTimeout(300_000);
+
+let s: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+let viewer: TestUser;
+let big: TopicView;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  // Sequentially: concurrent id allocation is not atomic on FerretDB (reported).
+  alice = await makeUser(s, 'alice');
+  bob = await makeUser(s, 'bob');
+  viewer = await makeUser(s, 'viewer');
+  for (const g of ['tech', 'music', 'games.tabletop']) await makeGroup(s, g);
+  const ds = services(s);
+  // 120 topics by two authors in three groups; the viewer votes and bookmarks some.
+  const topics: TopicView[] = [];
+  for (let i = 0; i < 120; i++) {
+    topics.push(await makeTopic(s, i % 2 ? alice : bob, { group: ['tech', 'music', 'games.tabletop'][i % 3]!, title: `Topic ${i}`, tags: [`tag${i % 5}`] }));
+  }
+  for (const t of topics.slice(0, 30)) {
+    await ds.votes.vote(viewer.actor, 'topic', t.id36);
+    await ds.bookmarks.bookmark(viewer.actor, 'topic', t.id36);
+  }
+  // alice's history: her 60 topics plus 60 comments spread over bob's topics.
+  for (const t of topics.filter((_, i) => i % 2 === 0).slice(0, 60)) await makeComment(s, alice, t, `On ${t.title}`);
+  // One topic with 1,000 comments in a tree (every third a reply), by several authors (not alice,
+  // whose history must stay a mix of topics and comments).
+  big = await makeTopic(s, bob, { title: 'Big thread' });
+  const authors = [bob, viewer, bob];
+  const posted: CommentView[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const parent = i % 3 === 2 ? posted[Math.floor(i / 2)] : undefined;
+    posted.push(await makeComment(s, authors[i % 3]!, big, `Comment ${i}`, parent));
+  }
+  for (const c of posted.slice(0, 50)) if (c.authorUsername !== 'viewer' && c.authorUsername !== null) await ds.votes.vote(viewer.actor, 'comment', c.id36);
+});
+afterAll(async () => s?.close());
+
+async function measure(query: string, token?: string) {
+  const { result, commands } = await s.countCommands(() => gql(s, query, {}, token));
+  expect(result.body.errors).toBeUndefined();
+  return { data: result.body.data, commands };
+}
+
+const TOPICS_Q = '{ topics(first: 100) { edges { node { author { username } group { path } voted bookmarked commentCount } } } }';
+
+describe('topics(first: 100) with author, group, voted, bookmarked, commentCount', () => {
+  it.each([['anonymous', false], ['logged in', true]])('uses at most 5 database commands (%s)', async (_label, logged) => {
+    const { data, commands } = await measure(TOPICS_Q, logged ? viewer.token : undefined);
+    expect(data.topics.edges).toHaveLength(100);
+    expect(data.topics.edges.some((e: any) => e.node.voted === true)).toBe(logged);
+    console.info(`topics(first: 100), ${_label}: ${commands} commands`);
+    expect(commands).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('topic(id) { commentsFlat { author voted bookmarked } } over 1,000 comments', () => {
+  it.each([['anonymous', false], ['logged in', true]])('uses at most 6 database commands (%s)', async (_label, logged) => {
+    const { data, commands } = await measure(`{ topic(id: "${big.id36}") { commentsFlat { author { username } voted bookmarked } } }`, logged ? viewer.token : undefined);
+    expect(data.topic.commentsFlat).toHaveLength(1000);
+    console.info(`commentsFlat of 1,000 comments, ${_label}: ${commands} commands`);
+    expect(commands).toBeLessThanOrEqual(6);
+  });
+
+  it('the nested tree with topic and parent on every comment needs no extra commands', async () => {
+    const { data, commands } = await measure(
+      `{ topic(id: "${big.id36}") { comments { id topic { id } parent { id } children { id parent { id } topic { title } } } } }`,
+      viewer.token,
+    );
+    expect(data.topic.comments.length).toBeGreaterThan(0);
+    console.info(`nested tree with topic/parent: ${commands} commands`);
+    expect(commands).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('user { history(first: 100) } with fragments on the union', () => {
+  const Q = '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }';
+  it.each([['anonymous', false], ['logged in', true]])('uses at most 6 database commands (%s)', async (_label, logged) => {
+    const { data, commands } = await measure(Q, logged ? viewer.token : undefined);
+    const nodes = data.user.history.edges.map((e: any) => e.node);
+    expect(nodes).toHaveLength(100);
+    expect(nodes.some((n: any) => n.group) && nodes.some((n: any) => n.topic)).toBe(true);
+    console.info(`history(first: 100), ${_label}: ${commands} commands`);
+    expect(commands).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('loaders batch and never cross requests', () => {
+  it('joinedAt/isAdmin of 100 topic authors cost one more command, not one per topic', async () => {
+    const plain = await measure(TOPICS_Q, viewer.token);
+    const withUsers = await measure('{ topics(first: 100) { edges { node { author { username joinedAt isAdmin } group { path description } } } } }', viewer.token);
+    expect(withUsers.commands).toBeLessThanOrEqual(plain.commands + 2);
+  });
+
+  it('two requests each see their own viewer-specific values', async () => {
+    const q = `{ topics(first: 5, order: NEW) { edges { node { id voted } } } }`;
+    const [a, b] = await Promise.all([gql(s, q, {}, viewer.token), gql(s, q)]);
+    expect(b.body.data.topics.edges.every((e: any) => e.node.voted === null)).toBe(true);
+    expect(a.body.data.topics.edges.every((e: any) => typeof e.node.voted === 'boolean')).toBe(true);
+  });
+});

@@ -67,7 +67,7 @@ beforeAll(async () => {
     at: '2026-03-02T07:00:00.000Z',
   });
   for (const v of voters.slice(0, 5)) await f.voteTopic(v, t1b);
-  for (const u of [alice, dave, erin]) await f.comment(u, t1b, { at: '2026-03-02T07:30:00.000Z' });
+  for (const u of [bob, dave, erin]) await f.comment(u, t1b, { at: '2026-03-02T07:30:00.000Z' });
   const t1c = await f.topic(dave, {
     group: 'music',
     title: "Live performance of 'Clair de Lune' on a restored Pleyel",
@@ -77,6 +77,8 @@ beforeAll(async () => {
   });
   for (const v of voters.slice(0, 2)) await f.voteTopic(v, t1c);
   expect([t1b.id36, t1c.id36]).toEqual(['1b', '1c']);
+  // "…and older items" of alice's history (7.2).
+  await f.topic(alice, { group: 'games.tabletop', title: 'An older topic', at: '2026-02-28T09:00:00.000Z' });
 }, 120_000);
 
 afterAll(async () => {
@@ -136,6 +138,32 @@ describe('example 3: topic with comments, logged in', () => {
       expect(c.collapsed).toBe(false);
       expect(c.collapsed_individual).toBe(false);
     }
+  });
+});
+
+describe('the example of 7.2: a mixed history', () => {
+  it('answers GET /user/ALICE?limit=2 with comment 2v, topic 1a and a next link after t-1a', async () => {
+    f.at('2026-03-03T00:00:00.000Z');
+    const res = await api.get('/user/ALICE?limit=2');
+    expect(res.status).toBe(200);
+    expect(res.body.user).toEqual({ username: 'alice' });
+    expect(res.body.history.map((x: { id: string; topic_id?: string }) => [x.id, x.topic_id === undefined ? 'topic' : 'comment'])).toEqual([
+      ['2v', 'comment'],
+      ['1a', 'topic'],
+    ]);
+    expect(res.body.history[0]).toEqual({
+      ...examples.example3.comments[0]!.children[0],
+      depth: 0,
+      collapsed: false,
+      collapsed_individual: false,
+      is_me: null,
+      is_new: null,
+      voted: null,
+      bookmarked: null,
+      children: undefined,
+    });
+    expect(Object.keys(res.body.history[0])).not.toContain('children');
+    expect(res.body.pagination).toEqual({ num_items: 2, next_link: 'https://example.org/api/beta/user/alice?limit=2&after=t-1a', prev_link: null });
   });
 });
 

@@ -1,0 +1,127 @@
+/**
+ * Every query the /api/beta listings and feeds run has an index. The test records the commands
+ * the app really sends while exercising each endpoint (driver command monitoring) and checks each
+ * filter/sort against the collection's indexes: equality fields form an index prefix and the sort
+ * continues it. On MongoDB it also asks `explain` and refuses collection scans and in-memory
+ * sorts. (FerretDB's SQLite backend plans its own way, so explain is only reported there.)
+ */
+import type { CommandStartedEvent } from 'mongodb';
+import { BetaClient } from '../../helpers/beta-client';
+import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { startTestServer, TestServer } from '../../helpers/server';
+
+let s: TestServer;
+let api: BetaClient;
+const seen: { collection: string; filter: Record<string, unknown>; sort?: Record<string, number>; command: string }[] = [];
+
+type IndexKey = [string, number][];
+
+/** Top-level equality (or $in) fields of a filter, looking through $and but not into $or. */
+function equalityFields(filter: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, v] of Object.entries(filter)) {
+    if (k === '$and') for (const part of v as Record<string, unknown>[]) for (const f of equalityFields(part)) out.add(f);
+    else if (k.startsWith('$')) continue;
+    else if (v === null || typeof v !== 'object' || v instanceof Date || Array.isArray(v) || '$in' in (v as object)) out.add(k);
+  }
+  return out;
+}
+
+function supported(indexes: IndexKey[], filter: Record<string, unknown>, sort?: Record<string, number>): boolean {
+  const eq = equalityFields(filter);
+  if (eq.has('_id') && !sort) return true;
+  const sortKeys = Object.entries(sort ?? {}).filter(([k]) => !eq.has(k));
+  return indexes.some((key) => {
+    let i = 0;
+    while (i < key.length && eq.has(key[i]![0])) i++;
+    if (i === 0 && !(sortKeys.length > 0 && key[0]![0] === sortKeys[0]![0])) return false;
+    if (sortKeys.length === 0) return true;
+    const rest = key.slice(i, i + sortKeys.length);
+    if (rest.length < sortKeys.length) return false;
+    const same = rest.every(([k, d], j) => k === sortKeys[j]![0] && d === sortKeys[j]![1]);
+    const reversed = rest.every(([k, d], j) => k === sortKeys[j]![0] && d === -sortKeys[j]![1]);
+    return same || reversed;
+  });
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+  api = new BetaClient(s.url);
+  const f = new DiscussionFactory(s);
+  const alice = await f.user('alice');
+  const bob = await f.user('bob');
+  const t = await f.topic(alice, { tags: ['a.b'] });
+  const c = await f.comment(bob, t);
+  await f.comment(alice, t, { parent: c });
+  await f.label(alice, c, 'noise');
+  await f.voteTopic(bob, t);
+  await f.d.ignores.ignore(bob.actor, (await f.topic(alice)).id36);
+  const token = await bob.token();
+
+  const listener = (e: CommandStartedEvent) => {
+    const cmd = e.command as Record<string, unknown>;
+    const collection = String(cmd[e.commandName]);
+    if (e.commandName === 'find') seen.push({ command: 'find', collection, filter: (cmd.filter ?? {}) as Record<string, unknown>, sort: cmd.sort as Record<string, number> | undefined });
+    else if (e.commandName === 'findAndModify') seen.push({ command: 'findAndModify', collection, filter: (cmd.query ?? {}) as Record<string, unknown>, sort: cmd.sort as Record<string, number> | undefined });
+    else if (e.commandName === 'update' || e.commandName === 'delete') {
+      for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[]) seen.push({ command: e.commandName, collection, filter: u.q });
+    }
+  };
+  const client = s.agora.db.conn.getClient();
+  client.on('commandStarted', listener);
+  try {
+    for (const auth of [undefined, token]) {
+      for (const order of ['activity', 'votes', 'comments', 'new', 'all_activity']) {
+        await api.get(`/topics?order=${order}&limit=1`, { token: auth });
+        await api.get(`/topics?order=${order}&tag=a&period=4h&after=${t.id36}`, { token: auth });
+        await api.get(`/topics?order=${order}&before=${t.id36}`, { token: auth });
+      }
+      await api.get(`/topic/${t.id36}`, { token: auth });
+      for (const q of ['', `?after=t-${t.id36}`, `?before=c-${c.id36}`]) await api.get(`/user/alice${q}`, { token: auth });
+      await api.get(`/user/bob/comments?after=${c.id36}`, { token: auth });
+      await api.get(`/user/alice/topics?before=${t.id36}`, { token: auth });
+    }
+    await api.post('/login', { username: 'bob', password: 'wrong password' });
+    await f.d.votes.vote(alice.actor, 'comment', c.id36);
+  } finally {
+    client.off('commandStarted', listener);
+  }
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+it('captured the queries of every endpoint', () => {
+  const collections = new Set(seen.map((q) => q.collection));
+  for (const name of ['users', 'topics', 'comments', 'marks', 'login_attempts']) expect(collections).toContain(name);
+});
+
+it('serves every filter and sort from an index', async () => {
+  const db = s.agora.db.conn.db!;
+  const cache = new Map<string, IndexKey[]>();
+  const unsupported: string[] = [];
+  for (const q of seen) {
+    if (!cache.has(q.collection)) {
+      const idx = await db.collection(q.collection).indexes();
+      cache.set(q.collection, idx.map((i) => Object.entries(i.key) as IndexKey));
+    }
+    if (!supported(cache.get(q.collection)!, q.filter, q.sort)) unsupported.push(`${q.command} ${q.collection} ${JSON.stringify(q.filter)} sort ${JSON.stringify(q.sort ?? {})}`);
+  }
+  expect(unsupported).toEqual([]);
+});
+
+it('uses index scans without in-memory sorts on MongoDB (explain)', async () => {
+  const db = s.agora.db.conn.db!;
+  const kind = process.env.AGORA_TEST_DATABASE_KIND ?? 'external';
+  const finds = seen.filter((q) => q.command === 'find');
+  for (const q of finds) {
+    const plan = await db.collection(q.collection).find(q.filter, { sort: q.sort as never }).explain();
+    if (kind === 'ferretdb') {
+      expect(plan.ok).toBe(1);
+      continue;
+    }
+    const text = JSON.stringify(plan.queryPlanner?.winningPlan ?? plan);
+    expect([q.collection, text.includes('COLLSCAN')]).toEqual([q.collection, false]);
+    expect([q.collection, /"stage":"SORT"/.test(text)]).toEqual([q.collection, false]);
+  }
+});

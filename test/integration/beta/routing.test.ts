@@ -99,6 +99,24 @@ describe('content type', () => {
   });
 });
 
+describe('unexpected failures', () => {
+  it('answer 500 with no internal detail', async () => {
+    const topics = s.agora.services.discussion.topics;
+    const original = topics.list;
+    topics.list = async () => {
+      throw new Error('secret internal detail at /srv/app.js:42');
+    };
+    try {
+      const res = await api.get('/topics');
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual([{ message: 'Internal server error' }]);
+      expect(res.text).not.toMatch(/secret|srv/);
+    } finally {
+      topics.list = original;
+    }
+  });
+});
+
 describe('the OpenAPI document', () => {
   it('is served and describes the seven endpoints', async () => {
     const res = await fetch(`${s.url}/api/beta/openapi.json`);

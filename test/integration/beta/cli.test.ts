@@ -1,0 +1,91 @@
+/** `npm run cli -- user:create|user:ban|user:unban|group:create`, run in-process on the test database. */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { runCli } from '../../../src/cli/main';
+import type { CliIO } from '../../../src/cli/command';
+import { withDatabaseName } from '../../../src/server';
+
+const dbName = `agora_cli_${crypto.randomBytes(5).toString('hex')}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-cli-'));
+let conn: mongoose.Connection;
+
+async function cli(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    DEMO_SEED: 'false',
+    MONGODB_URI: withDatabaseName(process.env.MONGODB_URI!, dbName),
+    ...opts.env,
+  };
+  const io: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: (n) => env[n], readStdin: async () => opts.stdin ?? '' };
+  const code = await runCli(argv, env, io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+beforeAll(async () => {
+  conn = await mongoose.createConnection(withDatabaseName(process.env.MONGODB_URI!, dbName)).asPromise();
+});
+afterAll(async () => {
+  await conn.dropDatabase();
+  await conn.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('user:create', () => {
+  it('takes the password from AGORA_PASSWORD', async () => {
+    const r = await cli(['user:create', 'Alice', '--admin'], { env: { AGORA_PASSWORD: 'correct horse battery' } });
+    expect(r).toMatchObject({ code: 0, out: 'Created admin user Alice (id 1).' });
+    const doc = await conn.collection('users').findOne({ usernameLower: 'alice' });
+    expect(doc).toMatchObject({ username: 'Alice', isAdmin: true, banned: false });
+  });
+
+  it('takes the password from the first line of standard input', async () => {
+    const r = await cli(['user:create', 'bob'], { stdin: 'a long password\nignored\n' });
+    expect(r).toMatchObject({ code: 0, out: 'Created user bob (id 2).' });
+  });
+
+  it('fails clearly: no password, taken or invalid name, short password, bad arguments', async () => {
+    expect(await cli(['user:create', 'carol'])).toMatchObject({ code: 2, err: expect.stringMatching(/AGORA_PASSWORD/) });
+    expect(await cli(['user:create', 'ALICE'], { stdin: 'long enough' })).toMatchObject({ code: 1, err: 'error: That username is already taken' });
+    expect((await cli(['user:create', 'a'], { stdin: 'long enough' })).code).toBe(1);
+    expect((await cli(['user:create', 'carol'], { stdin: 'short' })).code).toBe(1);
+    expect((await cli(['user:create'], { stdin: 'long enough' })).code).toBe(2);
+    expect((await cli(['user:create', 'x1', 'x2'], { stdin: 'long enough' })).code).toBe(2);
+    expect((await cli(['user:create', 'carol', '--root'], { stdin: 'long enough' })).code).toBe(2);
+  });
+});
+
+describe('user:ban and user:unban', () => {
+  it('bans and unbans by username (case-insensitive)', async () => {
+    expect(await cli(['user:ban', 'BOB'])).toMatchObject({ code: 0, out: 'Banned bob.' });
+    expect(await conn.collection('users').findOne({ usernameLower: 'bob' })).toMatchObject({ banned: true });
+    expect(await cli(['user:unban', 'bob'])).toMatchObject({ code: 0, out: 'Unbanned bob.' });
+    expect(await conn.collection('users').findOne({ usernameLower: 'bob' })).toMatchObject({ banned: false });
+  });
+
+  it('fails for unknown users and missing arguments', async () => {
+    expect(await cli(['user:ban', 'nobody'])).toMatchObject({ code: 1, err: 'error: User not found' });
+    expect((await cli(['user:unban'])).code).toBe(2);
+  });
+});
+
+describe('group:create', () => {
+  it('creates a group with a description', async () => {
+    expect(await cli(['group:create', 'games.tabletop', '--description', 'Board and card games'])).toMatchObject({ code: 0, out: 'Created group ~games.tabletop.' });
+    expect(await conn.collection('groups').findOne({ _id: 'games.tabletop' as never })).toMatchObject({ description: 'Board and card games' });
+  });
+
+  it('fails for duplicates, invalid paths and bad arguments', async () => {
+    expect(await cli(['group:create', 'games.tabletop'])).toMatchObject({ code: 1, err: 'error: The group ~games.tabletop already exists' });
+    expect((await cli(['group:create', 'Not Valid'])).code).toBe(1);
+    expect((await cli(['group:create'])).code).toBe(2);
+    expect((await cli(['group:create', 'x', '--description'])).code).toBe(2);
+  });
+});

@@ -12,9 +12,9 @@ import { CommentTree, commentTree, discussion, TopicNode, topicNode } from './no
 import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
 import { Topic } from './topic.type';
 
-/** Estimated comments per topic, for the cost limit: flat list and top-level comments. */
+/** Estimated comments of a topic, for the cost limit (the tree and the flat list hold the same comments). */
 export const FLAT_COMMENTS_COST_FACTOR = 100;
-export const TOP_COMMENTS_COST_FACTOR = 20;
+export const TOP_COMMENTS_COST_FACTOR = FLAT_COMMENTS_COST_FACTOR;
 
 const ORDER_DESCRIPTION =
   'How siblings are sorted at every level. When omitted: the logged-in viewer\'s preferred order (`settings.defaultCommentOrder`, itself RELEVANCE unless changed), as REST does; RELEVANCE for anonymous viewers.';

@@ -87,7 +87,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
       bb = busboy({
         headers: request.headers,
         defParamCharset: 'utf8',
-        limits: { fieldSize: limits.maxFieldSize, fields: 2, fileSize: limits.maxFileSize, files: limits.maxFiles, parts: limits.maxFiles + 2 },
+        // busboy flags a file as over the limit once it *reaches* fileSize: allow exactly maxFileSize.
+        limits: { fieldSize: limits.maxFieldSize, fields: 2, fileSize: limits.maxFileSize + 1, files: limits.maxFiles, parts: limits.maxFiles + 2 },
       });
     } catch {
       reject(new RequestError(400, 'Invalid multipart request: missing or malformed boundary'));
@@ -161,6 +162,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
         return;
       }
       const target = new PassThrough();
+      // The error may come before a resolver reads the stream; the reader still sees it (errored state).
+      target.on('error', () => {});
       stream.on('limit', () => {
         state.limitHit = true;
         stream.unpipe(target);

@@ -1,0 +1,259 @@
+/** Each query of the contract, through real HTTP: viewer, topics, topic, user and its feeds, groups. */
+import { startTestServer, TestServer } from '../../helpers/server';
+import { SYSTEM } from '../../../src/discussion/services';
+import type { TopicView, CommentView } from '../../../src/discussion/views';
+import { fails, gql, makeComment, makeGroup, makeTopic, makeUser, ok, services, TestUser } from './helpers';
+
+let s: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+let admin: TestUser;
+let text: TopicView;
+let link: TopicView;
+let c1: CommentView;
+let c2: CommentView;
+let c3: CommentView;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  alice = await makeUser(s, 'Alice');
+  bob = await makeUser(s, 'bob');
+  admin = await makeUser(s, 'root', { admin: true });
+  await makeGroup(s, 'tech', 'Technology');
+  await makeGroup(s, 'games.tabletop', 'Board games');
+  text = await makeTopic(s, alice, { title: "What's your favourite editor?", markdown: 'Tell me *yours* please', tags: ['ask.survey', 'Hello_World'] });
+  link = await makeTopic(s, bob, { group: 'games.tabletop', title: 'Rules', markdown: '', link: 'https://www.example.com:8443/x', tags: [] });
+  c1 = await makeComment(s, bob, text, 'First comment');
+  c2 = await makeComment(s, alice, text, 'A reply', c1);
+  c3 = await makeComment(s, bob, text, 'A deeper reply', c2);
+});
+afterAll(async () => s?.close());
+
+describe('viewer', () => {
+  it('is null for an anonymous request', async () => {
+    expect(await ok(s, '{ viewer { username } }')).toEqual({ viewer: null });
+  });
+
+  it('is the token\'s user, with their settings', async () => {
+    const d = await ok(s, '{ viewer { username isAdmin joinedAt settings { historyVisibility collapseOldComments defaultCommentOrder } } }', {}, alice.token);
+    expect(d.viewer).toEqual({
+      username: 'Alice',
+      isAdmin: false,
+      joinedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      settings: { historyVisibility: 'EVERYONE', collapseOldComments: true, defaultCommentOrder: 'RELEVANCE' },
+    });
+  });
+});
+
+describe('groups and group', () => {
+  it('lists every group with its description', async () => {
+    const d = await ok(s, '{ groups { path description createdAt } }');
+    expect(d.groups.map((g: any) => [g.path, g.description])).toEqual(expect.arrayContaining([['tech', 'Technology'], ['games.tabletop', 'Board games']]));
+  });
+
+  it('finds a group by path, with or without ~, and answers null for an unknown one', async () => {
+    expect((await ok(s, '{ group(path: "~games.tabletop") { path description } }')).group).toEqual({ path: 'games.tabletop', description: 'Board games' });
+    expect((await ok(s, '{ group(path: "tech") { path } }')).group).toEqual({ path: 'tech' });
+    expect((await ok(s, '{ group(path: "nope") { path } }')).group).toBeNull();
+  });
+});
+
+describe('topics', () => {
+  it('lists topics with their fields (REST values: slug URL, site name, word count, tags)', async () => {
+    const d = await ok(s, '{ topics(order: NEW) { edges { cursor node { id title url sourceSiteName sourceSiteIcon textHtml contentMetadata commentsUrl tags group { path } author { username } commentCount } } } }');
+    const byId = Object.fromEntries(d.topics.edges.map((e: any) => [e.node.id, e.node]));
+    expect(byId[text.id36]).toMatchObject({
+      url: null,
+      sourceSiteName: null,
+      sourceSiteIcon: null,
+      textHtml: '<p>Tell me <em>yours</em> please</p>',
+      contentMetadata: ['4 words'],
+      commentsUrl: `${s.url}/~tech/${text.id36}/whats_your_favourite_editor`,
+      tags: ['ask.survey', 'hello world'],
+      group: { path: 'tech' },
+      author: { username: 'Alice' },
+      commentCount: 3,
+    });
+    expect(byId[link.id36]).toMatchObject({ url: 'https://www.example.com:8443/x', sourceSiteName: 'example.com', textHtml: null, contentMetadata: [] });
+  });
+
+  it('pages with first/after and last/before; cursors are id36', async () => {
+    const first = await ok(s, '{ topics(order: NEW, first: 1) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
+    expect(first.topics.edges).toEqual([{ cursor: link.id36 }]);
+    expect(first.topics.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: link.id36, endCursor: link.id36 });
+    const next = await ok(s, `{ topics(order: NEW, first: 1, after: "${link.id36}") { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }`);
+    expect(next.topics.edges).toEqual([{ cursor: text.id36 }]);
+    expect(next.topics.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+    const back = await ok(s, `{ topics(order: NEW, last: 1, before: "${text.id36}") { edges { cursor } } }`);
+    expect(back.topics.edges).toEqual([{ cursor: link.id36 }]);
+  });
+
+  it('filters by tag and period', async () => {
+    const tag = await ok(s, '{ topics(tag: "hello world") { edges { node { id } } } }');
+    expect(tag.topics.edges.map((e: any) => e.node.id)).toEqual([text.id36]);
+    const none = await ok(s, '{ topics(tag: "ask.editor") { edges { node { id } } } }');
+    expect(none.topics.edges).toEqual([]);
+    const period = await ok(s, '{ topics(period: "1h") { edges { node { id } } } }');
+    expect(period.topics.edges).toHaveLength(2);
+  });
+
+  // Gap (reported): the topic service has no group filter yet; the resolver already passes `group`.
+  it.failing('filters by group', async () => {
+    const d = await ok(s, '{ topics(group: "~games.tabletop") { edges { node { id } } } }');
+    expect(d.topics.edges.map((e: any) => e.node.id)).toEqual([link.id36]);
+  });
+
+  it.each([
+    ['first: 0', 'first', /less than the minimum of 1/],
+    ['first: 101', 'first', /greater than the maximum of 100/],
+    ['last: 5', 'last', /before/],
+    ['first: 2, last: 2, before: "1"', 'last', /not both/],
+    ['after: "1", before: "2"', 'before', /Can't specify both after and before/],
+    ['after: "t-1"', 'after', /does not match expected pattern/],
+    ['period: "1w"', 'period', /Invalid time period/],
+    ['tag: "a..b"', 'tag', /Invalid path/],
+  ])('refuses %s with BAD_USER_INPUT naming the argument', async (args, field, message) => {
+    const e = await fails(s, `{ topics(${args}) { edges { cursor } } }`);
+    expect(e.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(e.extensions?.field).toBe(field);
+    expect(e.message).toMatch(message);
+  });
+
+  it('leaves out topics the viewer ignores, and shows viewer-specific values only when logged in', async () => {
+    await services(s).ignores.ignore(bob.actor, text.id36);
+    try {
+      const mine = await ok(s, '{ topics { edges { node { id voted bookmarked ignored } } } }', {}, bob.token);
+      expect(mine.topics.edges.map((e: any) => e.node)).toEqual([{ id: link.id36, voted: false, bookmarked: false, ignored: false }]);
+      const anon = await ok(s, '{ topics { edges { node { voted bookmarked ignored newCommentCount lastVisitTime } } } }');
+      for (const e of anon.topics.edges) expect(e.node).toEqual({ voted: null, bookmarked: null, ignored: null, newCommentCount: null, lastVisitTime: null });
+    } finally {
+      await services(s).ignores.unignore(bob.actor, text.id36);
+    }
+  });
+});
+
+describe('topic', () => {
+  it('answers null for an unknown topic and BAD_USER_INPUT for a malformed id', async () => {
+    expect((await ok(s, '{ topic(id: "zzzz") { id } }')).topic).toBeNull();
+    const e = await fails(s, '{ topic(id: "not valid!") { id } }');
+    expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
+  });
+
+  it('gives the comment tree nested and flat, with depth and parentId', async () => {
+    const d = await ok(s, `{ topic(id: "${text.id36}") { comments(order: POSTED) { id depth children { id depth parentId children { id depth } } } commentsFlat(order: POSTED) { id depth parentId } } }`);
+    expect(d.topic.comments).toEqual([{ id: c1.id36, depth: 0, children: [{ id: c2.id36, depth: 1, parentId: c1.id36, children: [{ id: c3.id36, depth: 2 }] }] }]);
+    expect(d.topic.commentsFlat).toEqual([
+      { id: c1.id36, depth: 0, parentId: null },
+      { id: c2.id36, depth: 1, parentId: c1.id36 },
+      { id: c3.id36, depth: 2, parentId: c2.id36 },
+    ]);
+  });
+
+  it('each comment reaches its topic and its parent', async () => {
+    const d = await ok(s, `{ topic(id: "${text.id36}") { commentsFlat { id topic { id title } parent { id } isOp } } }`);
+    expect(d.topic.commentsFlat.map((c: any) => [c.topic.id, c.parent?.id ?? null, c.isOp])).toEqual([
+      [text.id36, null, false],
+      [text.id36, c1.id36, true],
+      [text.id36, c2.id36, false],
+    ]);
+  });
+
+  it('records a logged-in viewer\'s visit only when the comment tree is read', async () => {
+    const q = (fields: string) => ok(s, `{ topic(id: "${text.id36}") { lastVisitTime newCommentCount ${fields} } }`, {}, admin.token);
+    expect((await q('title')).topic.lastVisitTime).toBeNull();
+    expect((await q('title')).topic.lastVisitTime).toBeNull();
+    const read = await q('comments { id isNew }');
+    expect(read.topic.lastVisitTime).toBeNull(); // computed against the previous visit (none)
+    const after = await q('title');
+    expect(after.topic.lastVisitTime).not.toBeNull();
+    expect(after.topic.newCommentCount).toBe(0);
+    await makeComment(s, bob, text, 'Something new');
+    const again = await ok(s, `{ topic(id: "${text.id36}") { newCommentCount comments { id isNew } } }`, {}, admin.token);
+    expect(again.topic.newCommentCount).toBe(1);
+    expect(again.topic.comments.filter((c: any) => c.isNew)).toHaveLength(1);
+  });
+
+  it('uses the viewer\'s preferred comment order when none is given (as REST), the given one otherwise', async () => {
+    const viewer = await makeUser(s, 'orderly');
+    await services(s).users.updateSettings(viewer.actor, { defaultCommentOrder: 'newest' });
+    const t = await makeTopic(s, alice, { title: 'Order test' });
+    const first = await makeComment(s, bob, t, 'older');
+    const second = await makeComment(s, bob, t, 'newer');
+    await services(s).votes.vote(alice.actor, 'comment', first.id36);
+    const d = await ok(s, `{ topic(id: "${t.id36}") { comments { id } byVotes: comments(order: VOTES) { id } flat: commentsFlat { id } } }`, {}, viewer.token);
+    expect(d.topic.comments.map((c: any) => c.id)).toEqual([second.id36, first.id36]);
+    expect(d.topic.flat.map((c: any) => c.id)).toEqual([second.id36, first.id36]);
+    expect(d.topic.byVotes.map((c: any) => c.id)).toEqual([first.id36, second.id36]);
+    const anon = await ok(s, `{ topic(id: "${t.id36}") { comments { id } } }`);
+    expect(anon.topic.comments.map((c: any) => c.id)).toEqual([first.id36, second.id36]);
+  });
+
+  it('hides a removed topic from others, shows it to its author and admins', async () => {
+    const t = await makeTopic(s, alice, { title: 'To be removed' });
+    await services(s).topics.remove(SYSTEM, t.id36);
+    const q = `{ topic(id: "${t.id36}") { id isRemoved } }`;
+    expect((await ok(s, q)).topic).toBeNull();
+    expect((await ok(s, q, {}, bob.token)).topic).toBeNull();
+    expect((await ok(s, q, {}, alice.token)).topic).toEqual({ id: t.id36, isRemoved: true });
+    expect((await ok(s, q, {}, admin.token)).topic).toEqual({ id: t.id36, isRemoved: true });
+  });
+
+  it('shows markdown only to the author and admins (null for everyone else)', async () => {
+    const q = `{ topic(id: "${text.id36}") { markdown commentsFlat { markdown } } }`;
+    expect((await ok(s, q)).topic.markdown).toBeNull();
+    expect((await ok(s, q, {}, bob.token)).topic.markdown).toBeNull();
+  });
+
+  // Gap (reported): the services' views carry no Markdown source yet; the resolvers already apply the author/admin rule.
+  it.failing('gives the author and admins the Markdown source', async () => {
+    const q = `{ topic(id: "${text.id36}") { markdown } }`;
+    expect((await ok(s, q, {}, alice.token)).topic.markdown).toBe('Tell me *yours* please');
+    expect((await ok(s, q, {}, admin.token)).topic.markdown).toBe('Tell me *yours* please');
+  });
+});
+
+describe('user and its feeds', () => {
+  it('finds a user case-insensitively; null when unknown', async () => {
+    expect((await ok(s, '{ user(username: "ALICE") { username isAdmin } }')).user).toEqual({ username: 'Alice', isAdmin: false });
+    expect((await ok(s, '{ user(username: "zed") { username } }')).user).toBeNull();
+    expect((await ok(s, '{ user(username: "root") { isAdmin } }')).user).toEqual({ isAdmin: true });
+  });
+
+  it('shows settings only to the user themself', async () => {
+    expect((await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, alice.token)).user.settings).toBeNull();
+    expect((await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, bob.token)).user.settings).toEqual({ collapseOldComments: true });
+  });
+
+  it('history mixes topics and comments newest first, with t-/c- cursors and union fragments', async () => {
+    const d = await ok(s, `{ user(username: "bob") { history(first: 3) { edges { cursor node { __typename ... on Topic { title } ... on Comment { renderedHtml depth collapsed children { id } topic { id } } } } pageInfo { hasNextPage endCursor } } } }`);
+    const edges = d.user.history.edges;
+    expect(edges.length).toBe(3);
+    for (const e of edges) {
+      expect(e.cursor).toMatch(e.node.__typename === 'Topic' ? /^t-/ : /^c-/);
+      if (e.node.__typename === 'Comment') expect(e.node).toMatchObject({ depth: 0, collapsed: false, children: [] });
+    }
+    expect(d.user.history.pageInfo.endCursor).toBe(edges[2].cursor);
+  });
+
+  it('topics and comments feeds use bare id36 cursors', async () => {
+    const d = await ok(s, '{ user(username: "bob") { topics { edges { cursor node { id } } } comments(first: 2) { edges { cursor node { id parent { id } } } pageInfo { hasNextPage } } } }');
+    expect(d.user.topics.edges.every((e: any) => e.cursor === e.node.id)).toBe(true);
+    expect(d.user.comments.edges).toHaveLength(2);
+    expect(d.user.comments.pageInfo.hasNextPage).toBe(true);
+  });
+
+  it('refuses a bare id36 as a history cursor and a prefixed one on the other feeds', async () => {
+    expect((await fails(s, '{ user(username: "bob") { history(after: "1") { edges { cursor } } } }')).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect((await fails(s, '{ user(username: "bob") { topics(after: "t-1") { edges { cursor } } } }')).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+  });
+
+  it('FORBIDDEN (HTTP 403) for a history shown only to logged-in users, when anonymous', async () => {
+    const shy = await makeUser(s, 'shy');
+    await services(s).users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
+    const r = await gql(s, '{ user(username: "shy") { username history { edges { cursor } } } }');
+    expect(r.status).toBe(403);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(r.body.errors?.[0]?.message).toBe("This user's history is only visible to logged-in users");
+    expect((await ok(s, '{ user(username: "shy") { username history { edges { cursor } } } }', {}, bob.token)).user.username).toBe('shy');
+  });
+});

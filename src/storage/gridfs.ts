@@ -69,6 +69,8 @@ export class GridFsStore implements ByteStore {
     let lastTouch = now.getTime();
     let committed = false;
     let failed: Error | undefined;
+    /** The write in progress: chunk inserts must land before abort deletes what was written. */
+    let inflight: Promise<void> = Promise.resolve();
     stream.on('error', (err) => {
       failed ??= err;
     });
@@ -83,9 +85,11 @@ export class GridFsStore implements ByteStore {
           lastTouch = t;
           pending.updateOne({ _id: oid }, { $set: { touchedAt: new Date(t) } }).catch(() => {});
         }
-        return new Promise<void>((resolve, reject) => {
+        const done = new Promise<void>((resolve, reject) => {
           stream.write(chunk, (err) => (err ? reject(err) : resolve()));
         });
+        inflight = done.catch(() => {});
+        return done;
       },
       async commit() {
         if (failed) throw failed;
@@ -99,6 +103,7 @@ export class GridFsStore implements ByteStore {
         await pending.deleteOne({ _id: oid });
       },
       async abort() {
+        await inflight;
         if (!committed && !stream.destroyed) stream.destroy();
         await removeObject();
         await pending.deleteOne({ _id: oid });

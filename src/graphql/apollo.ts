@@ -14,7 +14,15 @@ function costLimitPlugin(maxCost: number): ApolloServerPlugin<GraphQLContext> {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          const cost = operationCost(schema, document, request.operationName ?? undefined, request.variables);
+          let cost: number;
+          try {
+            cost = operationCost(schema, document, request.operationName ?? undefined, request.variables);
+          } catch (err) {
+            // Variables that do not coerce: graphql-js refuses them before anything runs (HTTP 400,
+            // BAD_USER_INPUT), so there is no cost to bound; anything else is a real failure.
+            if (err instanceof GraphQLError) return;
+            throw err;
+          }
           if (cost > maxCost) {
             throw new GraphQLError(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, {
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, cost, maxCost },

@@ -82,10 +82,10 @@ class FormRun {
     this.done = true;
     this.detach();
     this.request.raw.pause();
-    // Ends a receive in flight; it removes its temporary bytes.
+    // Ends a receive in flight; it removes its temporary bytes before the error is answered.
     if (this.fileSource && !this.fileSource.readableEnded) this.fileSource.destroy(clientClosed());
-    void this.form.received?.discard();
-    this.reject(err);
+    const settled = (this.receiving ?? Promise.resolve()).then(() => this.form.received?.discard());
+    void settled.finally(() => this.reject(err));
   }
 
   async finish(): Promise<void> {

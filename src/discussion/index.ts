@@ -1,6 +1,7 @@
 /** Composition root of the discussion domain: models → repositories → services. */
 import type { DomainModule, ModuleContext } from '../module';
 import { AuthServiceImpl } from './auth.service';
+import { dummyHash } from './auth/password';
 import { BookmarkServiceImpl } from './bookmark.service';
 import { SettableClock } from './clock';
 import { CommentRepository } from './comment.repository';
@@ -52,6 +53,8 @@ export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule
     attempts: new LoginAttemptRepository(m),
   };
   const auth = new AuthServiceImpl(d);
+  // Computed now, so the first login of an unknown user takes no longer than any other.
+  dummyHash().catch((err) => ctx.log.warn({ err }, 'could not prepare the dummy password hash'));
   const userService = new UserServiceImpl(d, auth);
   const queries = new TopicQueries(d);
   const commands = new TopicCommands(d);

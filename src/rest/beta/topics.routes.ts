@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentCommentTree, presentPagination, presentTopic } from './presenters';
 import { baseUrl, pick, queryOf, requireSegment } from './request';
+import { JSON_CONTENT_TYPE } from './errors';
+import { stringifyDeep } from './json';
 
 const LIST_PARAMS = ['limit', 'before', 'after', 'period', 'tag', 'order'] as const;
 
@@ -25,13 +27,14 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
     };
   });
 
-  app.get<{ Params: { topic_id36: string } }>('/topic/:topic_id36', async (req) => {
+  app.get<{ Params: { topic_id36: string } }>('/topic/:topic_id36', async (req, reply) => {
     const topicId36 = requireSegment(req.params.topic_id36);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), ['order'] as const);
     // HEAD answers like GET but records no visit.
     const result = await topics.read(actor, topicId36, { order: q.order, recordVisit: req.method !== 'HEAD' });
     const base = baseUrl(req, config);
-    return { topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) };
+    // Serialized without recursion: reply chains may be thousands of levels deep.
+    return reply.type(JSON_CONTENT_TYPE).send(stringifyDeep({ topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) }));
   });
 }

@@ -1,0 +1,170 @@
+/**
+ * Storage consistency (§4.6, §11, §13): readers see old or new bytes during an overwrite, never a
+ * mix; the sweeper runs at start-up and on its interval; released and orphaned objects are
+ * collected only after the grace period.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { TestServer } from '../../helpers/server';
+import { BACKENDS, client, eventually, metadata, setExpiry, startFor, storeCounts } from './helpers';
+
+const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+
+/** Starts a GET and reads only its first bytes, then waits for `resume` before reading the rest. */
+function slowGet(url: string): { firstBytes: Promise<void>; finish(): Promise<Buffer> } {
+  const chunks: Buffer[] = [];
+  let res: http.IncomingMessage;
+  let markFirst!: () => void;
+  const firstBytes = new Promise<void>((r) => (markFirst = r));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    http
+      .get(url, { agent: false, highWaterMark: 16 * 1024 } as http.RequestOptions, (r) => {
+        res = r;
+        r.once('data', (c: Buffer) => {
+          chunks.push(c);
+          r.pause();
+          markFirst();
+        });
+        r.on('end', () => resolve(Buffer.concat(chunks)));
+        r.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  return {
+    firstBytes,
+    finish() {
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.resume();
+      return done;
+    },
+  };
+}
+
+describe.each(BACKENDS)('consistency on %s', (backend) => {
+  let s: TestServer;
+  let c: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await startFor(backend);
+    c = client(s);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('a read that started before an overwrite gets all the old bytes; later reads the new ones', async () => {
+    const oldBytes = crypto.randomBytes(6 * 1024 * 1024);
+    const newBytes = crypto.randomBytes(5 * 1024 * 1024);
+    await c.upload('atomic.bin', oldBytes, { 'files-delete-key': 'k' });
+    const reader = slowGet(`${s.url}/selif/atomic.bin`);
+    await reader.firstBytes;
+    expect((await c.upload('atomic.bin', newBytes, { 'files-delete-key': 'k' })).sha256sum).toBe(sha(newBytes));
+    expect(sha(await reader.finish())).toBe(sha(oldBytes));
+    expect(sha((await c.get('/selif/atomic.bin')).body)).toBe(sha(newBytes));
+  });
+
+  it('reads during repeated overwrites always get one whole version', async () => {
+    const versions = [0, 1, 2, 3].map(() => crypto.randomBytes(256 * 1024 + 5));
+    const known = new Set(versions.map(sha));
+    await c.upload('flip.bin', versions[0]!, { 'files-delete-key': 'k' });
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 1; i < 12; i++) await c.upload('flip.bin', versions[i % 4]!, { 'files-delete-key': 'k' });
+      writing = false;
+    })();
+    let reads = 0;
+    while (writing) {
+      const r = await c.get('/selif/flip.bin');
+      expect(r.status).toBe(200);
+      expect(known.has(sha(r.body))).toBe(true);
+      expect(r.headers.etag).toBe(`"${sha(r.body)}"`);
+      reads++;
+    }
+    await writer;
+    expect(reads).toBeGreaterThan(0);
+  });
+
+  it('released and orphaned objects are collected only after the grace period', async () => {
+    await c.upload('gc.txt', 'first', { 'files-delete-key': 'k' });
+    await c.upload('gc.txt', 'second', { 'files-delete-key': 'k' });
+    const { maintenance } = s.agora.services.files;
+    const live = async () => (await storeCounts(s)).objects;
+    const files = await metadata(s);
+
+    // Nothing is removed before the grace period: every metadata document keeps its bytes.
+    await maintenance.collect(true);
+    expect((await c.get('/selif/gc.txt')).text).toBe('second');
+
+    // An object nobody refers to, older than the grace period, goes away; a referenced one stays.
+    const orphanId = await makeOrphan(s);
+    const before = await live();
+    await maintenance.collect(true);
+    expect(await live()).toBe(before - 1);
+    expect(await objectExists(s, orphanId)).toBe(false);
+    expect((await metadata(s)).length).toBe(files.length);
+    expect((await c.get('/selif/gc.txt')).text).toBe('second');
+  });
+});
+
+/** Writes an unreferenced object and backdates it beyond the grace period; returns its id. */
+async function makeOrphan(s: TestServer): Promise<string> {
+  const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore }).store;
+  const temp = await store.create();
+  await temp.write(Buffer.from('orphan'));
+  await temp.commit();
+  await temp.settle();
+  const past = new Date(Date.now() - 2 * 60 * 60 * 1000);
+  if (s.config.files.storage === 'gridfs') {
+    await s.agora.db.conn.collection('filedata.files').updateOne({ _id: new mongoose.mongo.ObjectId(temp.id) }, { $set: { uploadDate: past } });
+  } else {
+    const p = path.join(s.config.dataDir, 'files', 'objects', temp.id.slice(0, 2), temp.id);
+    fs.utimesSync(p, past, past);
+  }
+  return temp.id;
+}
+
+async function objectExists(s: TestServer, id: string): Promise<boolean> {
+  if (s.config.files.storage === 'gridfs') {
+    return (await s.agora.db.conn.collection('filedata.files').countDocuments({ _id: new mongoose.mongo.ObjectId(id) })) > 0;
+  }
+  return fs.existsSync(path.join(s.config.dataDir, 'files', 'objects', id.slice(0, 2), id));
+}
+
+describe('the sweeper (FILES_CLEANUP_INTERVAL)', () => {
+  let s: TestServer;
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('deletes expired files on its interval, without any read', async () => {
+    s = await startFor('disk', { FILES_CLEANUP_INTERVAL: '1' });
+    const c = client(s);
+    await c.upload('soon.txt', 'x');
+    await c.upload('stays.txt', 'y');
+    await setExpiry(s, 'soon.txt', 1);
+    await eventually(async () => expect((await metadata(s)).map((d) => d.filename)).toEqual(['stays.txt']), 5000);
+  });
+
+  it('GridFS: a released object is removed once the grace period has passed', async () => {
+    const g = await startFor('gridfs');
+    try {
+      const c = client(g);
+      await c.upload('rel.txt', 'one', { 'files-delete-key': 'k' });
+      await c.upload('rel.txt', 'two', { 'files-delete-key': 'k' });
+      const released = g.agora.db.conn.collection('filedata.released');
+      expect(await released.countDocuments()).toBe(1);
+      const filesBefore = await g.agora.db.conn.collection('filedata.files').countDocuments();
+      await g.agora.services.files.maintenance.collect(false);
+      expect(await released.countDocuments()).toBe(1); // still within the grace period
+      await released.updateMany({}, { $set: { releasedAt: new Date(Date.now() - 2 * 60 * 60 * 1000) } });
+      await g.agora.services.files.maintenance.collect(false);
+      expect(await released.countDocuments()).toBe(0);
+      expect(await g.agora.db.conn.collection('filedata.files').countDocuments()).toBe(filesBefore - 1);
+      expect((await c.get('/selif/rel.txt')).text).toBe('two');
+    } finally {
+      await g.close();
+    }
+  });
+});

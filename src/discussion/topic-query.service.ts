@@ -93,14 +93,14 @@ export class TopicQueries {
 
     const roots = buildCommentTree(comments.map(asTreeInput), order);
     collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
-    const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toViewShallow) };
+    const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
 
     if (viewer && args.recordVisit !== false) {
       await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
     }
     return result;
 
-    function toViewShallow(node: TreeNode<TreeComment>, children: CommentView[]): CommentView {
+    function toView(node: TreeNode<TreeComment>, children: CommentView[]): CommentView {
       return commentView(node.comment.doc, {
         viewer,
         mark: marks.comment.get(node.comment.id),

@@ -80,12 +80,12 @@ export class DiscussionFactory {
     await this.d.votes.vote(voter.actor, 'comment', comment.id36);
   }
 
-  /** `count` fresh users vote on the post. */
+  private voterPool: TestUser[] = [];
+
+  /** `count` voters (a pool of users who never post, reused across posts) vote on the post. */
   async votes(kind: 'topic' | 'comment', post: { id36: string }, count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      const u = await this.user();
-      await this.d.votes.vote(u.actor, kind, post.id36);
-    }
+    while (this.voterPool.length < count) this.voterPool.push(await this.user(`voter${this.voterPool.length}pool`));
+    for (const u of this.voterPool.slice(0, count)) await this.d.votes.vote(u.actor, kind, post.id36);
   }
 
   async label(user: TestUser, comment: CommentView, label: CommentLabel, reason = 'because'): Promise<void> {

@@ -1,0 +1,161 @@
+/**
+ * Files benchmark: upload and download throughput for 1 MiB and 1 GiB files and the server's peak
+ * resident memory growth, for Agora and, in the same run, for a baseline Node server doing the same
+ * work as plainly as possible (bench/baseline-server.js). Ratios are computed within the run.
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { pipeline } = require('node:stream/promises');
+const { measure } = require('./lib/load');
+const { sampleRss } = require('./lib/memory');
+const { median, round } = require('./lib/stats');
+
+const MiB = 1024 * 1024;
+
+function startBaseline(dir) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => {
+      const m = /listening on (\S+)/.exec(d.toString());
+      if (!m) return reject(new Error(`baseline: ${d}`));
+      resolve({ url: m[1], pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+    });
+  });
+}
+
+/** One streamed PUT of `file`; resolves with seconds taken. */
+function putFile(url, file, headers = {}) {
+  const size = fs.statSync(file).size;
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.request(url, { method: 'PUT', headers: { 'content-length': size, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`PUT ${url} → ${res.statusCode} ${body}`));
+        resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, body });
+      });
+    });
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: MiB }).pipe(req);
+  });
+}
+
+/** One GET whose body is counted and dropped; resolves with seconds taken. */
+function getFile(url) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    http
+      .get(url, (res) => {
+        let bytes = 0;
+        res.on('data', (d) => (bytes += d.length));
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`GET ${url} → ${res.statusCode}`));
+          resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+function makeFile(file, bytes) {
+  if (fs.existsSync(file) && fs.statSync(file).size === bytes) return;
+  const fd = fs.openSync(file, 'w');
+  const block = crypto.randomBytes(MiB);
+  for (let written = 0; written < bytes; written += MiB) fs.writeSync(fd, block, 0, Math.min(MiB, bytes - written));
+  fs.closeSync(fd);
+}
+
+/**
+ * target: { name, pid, upload(i) → url, uploadHeaders, download(name) → url, uploadedName(body, i) }
+ */
+async function benchTarget(target, work, opts) {
+  const small = fs.readFileSync(work.small);
+  const result = { name: target.name };
+
+  // 1 MiB uploads: a fixed number of requests so both servers write the same bytes.
+  const up = sampleRss(target.pid);
+  result.upload1MiB = await measure({ url: target.upload('small.bin'), method: 'PUT', body: small, headers: target.uploadHeaders, connections: 8, amount: opts.smallUploads, duration: undefined }, opts.runs);
+  result.upload1MiB.rssGrowthMiB = round(up.stop().growth / MiB);
+
+  // 1 MiB downloads of one stored file.
+  const { body } = await putFile(target.upload('dl-small.bin'), work.small, target.uploadHeaders);
+  const smallUrl = target.download(target.uploadedName(body, 'dl-small.bin'));
+  const down = sampleRss(target.pid);
+  result.download1MiB = await measure({ url: smallUrl, connections: 8, duration: opts.seconds }, opts.runs);
+  result.download1MiB.rssGrowthMiB = round(down.stop().growth / MiB);
+
+  // 1 GiB: one streamed upload and one download at a time; peak RSS growth over all runs.
+  const bigUp = [];
+  const bigDown = [];
+  let bigName;
+  const bigRss = sampleRss(target.pid);
+  for (let i = 0; i < opts.runs; i++) {
+    const r = await putFile(target.upload(`big${i}.bin`), work.big, target.uploadHeaders);
+    bigUp.push(r.seconds);
+    bigName = target.uploadedName(r.body, `big${i}.bin`);
+  }
+  for (let i = 0; i < opts.runs; i++) bigDown.push((await getFile(target.download(bigName))).seconds);
+  const rss = bigRss.stop();
+  const bigBytes = fs.statSync(work.big).size;
+  result.upload1GiB = { MBps: round(bigBytes / 1e6 / median(bigUp)), seconds: round(median(bigUp), 2), runs: opts.runs };
+  result.download1GiB = { MBps: round(bigBytes / 1e6 / median(bigDown)), seconds: round(median(bigDown), 2), runs: opts.runs };
+  result.rssGrowth1GiBMiB = round(rss.growth / MiB);
+  return result;
+}
+
+async function runFilesBench({ agora, workDir, opts }) {
+  const work = { small: path.join(workDir, 'small.bin'), big: path.join(workDir, 'big.bin') };
+  makeFile(work.small, MiB);
+  makeFile(work.big, opts.bigBytes);
+
+  const baseline = await startBaseline(path.join(workDir, 'baseline-store'));
+  let base;
+  try {
+    base = await benchTarget(
+      {
+        name: 'baseline (plain Node stream + SHA-256)',
+        pid: baseline.pid,
+        upload: (name) => `${baseline.url}/${name}`,
+        uploadHeaders: {},
+        download: (name) => `${baseline.url}/${name}`,
+        uploadedName: (_body, name) => name,
+      },
+      work,
+      opts,
+    );
+  } finally {
+    await baseline.stop();
+  }
+
+  const ours = await benchTarget(
+    {
+      name: 'agora',
+      pid: agora.pid,
+      upload: (name) => `${agora.url}/upload/${name}`,
+      uploadHeaders: { accept: 'application/json', 'files-randomize': 'yes' },
+      download: (name) => `${agora.url}/selif/${name}`,
+      uploadedName: (body) => JSON.parse(body).filename,
+    },
+    work,
+    opts,
+  );
+
+  const ratio = (a, b) => round(a / b, 2);
+  return {
+    baseline: base,
+    agora: ours,
+    ratios: {
+      upload1MiB: ratio(ours.upload1MiB.requestsPerSecond, base.upload1MiB.requestsPerSecond),
+      download1MiB: ratio(ours.download1MiB.requestsPerSecond, base.download1MiB.requestsPerSecond),
+      upload1GiB: ratio(ours.upload1GiB.MBps, base.upload1GiB.MBps),
+      download1GiB: ratio(ours.download1GiB.MBps, base.download1GiB.MBps),
+    },
+  };
+}
+
+module.exports = { runFilesBench, putFile, getFile, makeFile };

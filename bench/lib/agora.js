@@ -1,0 +1,88 @@
+/**
+ * Starts the pieces a benchmark measures: the database (the same launcher as `npm start`) and the
+ * built server as a child process, so its resident memory can be sampled on its own.
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+
+function requireDist(rel) {
+  const file = path.join(DIST, rel);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (npm run bench does)`);
+  return require(file);
+}
+
+/** Launches (or connects to) the database; returns { uri, kind, description, stop }. */
+async function startDatabase(dataDir) {
+  const { loadConfig } = requireDist('config/index.js');
+  const { launchDatabase } = requireDist('db/launcher.js');
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
+  return launchDatabase({ dataDir, database: config.database, log: (m) => process.stderr.write(`[bench-db] ${m}\n`) });
+}
+
+/** Starts `node dist/main.js` against `mongoUri`; resolves { url, pid, stop, output }. */
+function startAgora({ mongoUri, dataDir, env = {} }) {
+  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      MONGODB_URI: mongoUri,
+      JWT_SECRET: 'bench-secret-0123456789-0123456789-0123456789',
+      FILES_CLEANUP_INTERVAL: '0',
+      LOGIN_RATE_LIMIT: '1000000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        child.stdout.resume();
+        child.stderr.on('data', (c) => process.stderr.write(`[agora] ${c}`));
+        resolve({
+          url: m[1].replace('localhost', '127.0.0.1'),
+          pid: child.pid,
+          output: () => out,
+          stop: () =>
+            new Promise((r) => {
+              if (child.exitCode !== null) return r();
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`agora exited (${code}) before listening:\n${out}`)));
+  });
+}
+
+function tempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Total of mongodb_commands_total over all command names, read from /metrics. */
+async function mongoCommands(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const m of text.matchAll(/^mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)/gm)) total += Number(m[1]);
+  return total;
+}
+
+module.exports = { ROOT, DIST, requireDist, startDatabase, startAgora, tempDir, mongoCommands };

@@ -46,9 +46,13 @@ export function toPageArgs(args: ConnectionArgs): PageArgs {
     const i = sizeIssue('last', last);
     if (i) issues.push(i);
   }
-  if (first !== undefined && last !== undefined) issues.push({ field: 'last', message: 'Give `first` or `last`, not both.' });
-  else if (last !== undefined && before === undefined) issues.push({ field: 'last', message: '`last` pages backwards from a cursor: give `before` too.' });
-  else if (first !== undefined && before !== undefined) issues.push({ field: 'first', message: '`first` pages forwards: use `last` with `before`.' });
+  // At most one issue per argument (as REST): a combination problem only where the size was fine.
+  const add = (i: Issue) => {
+    if (!issues.some((j) => j.field === i.field)) issues.push(i);
+  };
+  if (first !== undefined && last !== undefined) add({ field: 'last', message: 'Give `first` or `last`, not both.' });
+  else if (last !== undefined && before === undefined) add({ field: 'last', message: '`last` pages backwards from a cursor: give `before` too.' });
+  else if (first !== undefined && before !== undefined) add({ field: 'first', message: '`first` pages forwards: use `last` with `before`.' });
   if (after !== undefined && before !== undefined) issues.push({ field: 'before', message: "Can't specify both after and before.", exception: 'ValidationError' });
   if (issues.length > 0) throw new ValidationError(issues);
   const out: PageArgs = { limit: first ?? last ?? DEFAULT_PAGE_SIZE };

@@ -1,12 +1,16 @@
 /**
  * Metadata of stored files: one document per file, unique on `filename` (files-behaviour.md §13).
- * The only code that touches the `files` collection; returns plain objects.
+ * The filename is the document's `_id`: the primary key makes names unique and is the lookup that
+ * every read does, which stays fast even on servers without secondary-index support (FerretDB on
+ * SQLite scans for any other field). The only code that touches the `files` collection.
  */
-import { Model, Schema, Types } from 'mongoose';
+import mongoose, { Model, Schema } from 'mongoose';
 import type { Database } from '../db/connection';
 
 export interface FileRecord {
-  _id: Types.ObjectId;
+  /** The filename (primary key). */
+  _id: string;
+  /** The filename again, for readability of the collection. */
   filename: string;
   /** Internal id of the bytes in the byte store. */
   objectId: string;
@@ -25,6 +29,7 @@ export type FileContent = Omit<FileRecord, '_id' | 'filename'>;
 
 const schema = new Schema<FileRecord>(
   {
+    _id: { type: String, required: true },
     filename: { type: String, required: true },
     objectId: { type: String, required: true },
     size: { type: Number, required: true },
@@ -37,7 +42,6 @@ const schema = new Schema<FileRecord>(
   },
   { collection: 'files', versionKey: false },
 );
-schema.index({ filename: 1 }, { unique: true });
 schema.index({ expiry: 1 });
 schema.index({ objectId: 1 });
 
@@ -53,14 +57,19 @@ export class FileRepository {
     this.model = db.model<FileRecord>('FileRecord', schema);
   }
 
+  /** The driver's collection: hot paths skip mongoose's casting and hydration. */
+  private get coll(): mongoose.mongo.Collection<FileRecord> {
+    return this.model.collection as unknown as mongoose.mongo.Collection<FileRecord>;
+  }
+
   findByName(filename: string): Promise<FileRecord | null> {
-    return this.model.findOne({ filename }).lean<FileRecord>().exec();
+    return this.coll.findOne({ _id: filename });
   }
 
   /** Claims `filename`; returns false when the name is taken (unique index), never overwrites. */
   async insert(filename: string, content: FileContent): Promise<boolean> {
     try {
-      await this.model.collection.insertOne({ filename, ...content });
+      await this.coll.insertOne({ _id: filename, filename, ...content });
       return true;
     } catch (err) {
       if (isDuplicateKey(err)) return false;
@@ -72,14 +81,14 @@ export class FileRepository {
    * Switches the file to new content in one atomic update, only if it still holds the bytes the
    * caller saw (`expectedObjectId`). False when it changed or vanished meanwhile.
    */
-  async replaceContent(id: Types.ObjectId, expectedObjectId: string, content: FileContent): Promise<boolean> {
-    const res = await this.model.updateOne({ _id: id, objectId: expectedObjectId }, { $set: content }).exec();
+  async replaceContent(filename: string, expectedObjectId: string, content: FileContent): Promise<boolean> {
+    const res = await this.coll.updateOne({ _id: filename, objectId: expectedObjectId }, { $set: content });
     return res.matchedCount === 1;
   }
 
   /** Deletes the file only if it still holds `expectedObjectId` (a concurrent overwrite wins). */
-  async deleteIfUnchanged(id: Types.ObjectId, expectedObjectId: string): Promise<boolean> {
-    const res = await this.model.deleteOne({ _id: id, objectId: expectedObjectId }).exec();
+  async deleteIfUnchanged(filename: string, expectedObjectId: string): Promise<boolean> {
+    const res = await this.coll.deleteOne({ _id: filename, objectId: expectedObjectId });
     return res.deletedCount === 1;
   }
 

@@ -10,6 +10,7 @@ import { isExpired } from './expiry';
 import type { FileRecord, FileRepository } from './file.repository';
 import { isPossibleStoredName } from './filename';
 import { verifySecret } from './keys';
+import type { MetadataCache } from './metadata-cache';
 
 type Logger = { warn(obj: unknown, msg?: string): void };
 
@@ -28,6 +29,8 @@ export class FileService {
     private readonly repo: FileRepository,
     private readonly store: ByteStore,
     private readonly log: Logger,
+    /** Disk backend only (see MetadataCache). */
+    private readonly cache?: MetadataCache,
   ) {}
 
   /**
@@ -52,12 +55,23 @@ export class FileService {
   /** The file under `filename` unless unknown or expired (an expired one is deleted); no key checks. */
   async findLive(filename: string): Promise<StoredFile | null> {
     if (!isPossibleStoredName(filename)) return null;
-    const file = await this.repo.findByName(filename);
+    const file = await this.lookup(filename);
     if (!file) return null;
     if (isExpired(file.expiry, Date.now())) {
       await this.remove(file);
       return null;
     }
+    return file;
+  }
+
+  /** Metadata by name: a cached entry while its object exists, else the database. */
+  private async lookup(filename: string): Promise<StoredFile | null> {
+    if (!this.cache) return this.repo.findByName(filename);
+    const cached = this.cache.get(filename);
+    if (cached && (await this.store.exists(cached.objectId))) return cached;
+    const file = await this.repo.findByName(filename);
+    if (file) this.cache.set(filename, file);
+    else this.cache.delete(filename);
     return file;
   }
 
@@ -85,6 +99,7 @@ export class FileService {
         throw new UnauthenticatedError('Invalid delete key', 'INVALID_DELETE_KEY');
       }
       if (await this.repo.deleteIfUnchanged(file._id, file.objectId)) {
+        this.cache?.delete(filename);
         await this.store.release(file.objectId).catch((err) => this.log.warn({ err }, 'could not release deleted bytes'));
         return;
       }
@@ -96,6 +111,7 @@ export class FileService {
   /** Deletes `file` if it is still this version (a concurrent overwrite wins). */
   async remove(file: StoredFile): Promise<boolean> {
     if (!(await this.repo.deleteIfUnchanged(file._id, file.objectId))) return false;
+    this.cache?.delete(file.filename);
     await this.store.release(file.objectId).catch((err) => this.log.warn({ err }, 'could not release expired bytes'));
     return true;
   }

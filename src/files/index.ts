@@ -9,6 +9,7 @@ import { FileRepository } from './file.repository';
 import { FileService } from './file.service';
 import { parseAuthFile } from './keys';
 import { FileMaintenance } from './maintenance';
+import { MetadataCache } from './metadata-cache';
 import { UploadService } from './upload.service';
 
 export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.service';
@@ -40,12 +41,13 @@ export async function createFiles(ctx: ModuleContext): Promise<DomainModule<File
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db);
   const repo = new FileRepository(ctx.db);
-  const files = new FileService(repo, store, ctx.log);
+  const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
+  const files = new FileService(repo, store, ctx.log, cache);
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
   return {
     services: {
       settings,
-      uploads: new UploadService(repo, store, settings, ctx.log),
+      uploads: new UploadService(repo, store, settings, ctx.log, cache),
       files,
       apiKeys: new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes),
       maintenance,

@@ -11,6 +11,7 @@ import { computeExpiry } from './expiry';
 import type { FileContent, FileRepository } from './file.repository';
 import { computeName, isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare } from './filename';
 import { hashSecret, randomDeleteKey, verifySecret } from './keys';
+import type { MetadataCache } from './metadata-cache';
 import { Detected, detectMime } from './mime';
 import { streamInto } from './receive';
 
@@ -82,6 +83,8 @@ export class UploadService {
     private readonly store: ByteStore,
     private readonly config: FilesConfig,
     private readonly log: Logger,
+    /** Disk backend only: entries of names this service changes are dropped. */
+    private readonly cache?: MetadataCache,
   ) {}
 
   /**
@@ -130,6 +133,7 @@ export class UploadService {
         committedAt: new Date(),
       };
       const claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
+      this.cache?.delete(claimed.filename);
       await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
       return {
         filename: claimed.filename,

@@ -13,7 +13,7 @@ import type { Readable } from 'node:stream';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 
 /** Read size for downloads: large reads keep syscalls and stream overhead per byte low. */
-const READ_CHUNK = 1024 * 1024;
+const READ_CHUNK = 262144;
 const ID_RE = /^[0-9a-f]{32}$/;
 const TMP_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.part$/;
 
@@ -123,6 +123,10 @@ export class DiskStore implements ByteStore {
         resolve(fs.createReadStream('', { fd, start: range?.start, end: range?.end, highWaterMark: READ_CHUNK, autoClose: true }));
       });
     });
+  }
+
+  exists(id: string): Promise<boolean> {
+    return new Promise((resolve) => fs.access(this.objectPath(id), (err) => resolve(!err)));
   }
 
   /** Reads a whole small object (or range) into memory: cheaper than a stream for tiny files. */

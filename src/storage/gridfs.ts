@@ -6,8 +6,7 @@
  *   <bucket>.released  objects given up by an overwrite or delete; removed after the grace
  *                      period, so reads that started before the switch can finish
  */
-import { once } from 'node:events';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import mongoose from 'mongoose';
 import { HOST_TAG, processAlive } from './disk';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
@@ -17,6 +16,8 @@ type ObjectId = mongoose.mongo.ObjectId;
 const { GridFSBucket, ObjectId: OID } = mongoose.mongo;
 
 const CHUNK_SIZE = 255 * 1024;
+/** Chunks fetched per round trip when reading (8 × 255 KiB ≈ 2 MiB). */
+const READ_BATCH_CHUNKS = 8;
 /** How often an upload in flight refreshes its pending document. */
 const HEARTBEAT_MS = 60 * 1000;
 
@@ -116,20 +117,60 @@ export class GridFsStore implements ByteStore {
     await this.chunks.deleteMany({ files_id: oid });
   }
 
+  /**
+   * Reads the chunks of an object (or of a byte range) in order, a few per round trip, so memory
+   * per download stays at about READ_BATCH_CHUNKS chunks. (The driver's download stream lets its
+   * cursor take ever larger batches.)
+   */
   async openRead(id: string, range?: ByteRange): Promise<Readable> {
-    const stream = this.bucket.openDownloadStream(toOid(id), range ? { start: range.start, end: range.end + 1 } : {});
-    // Wait until GridFS found the file document, so a missing object fails before headers are sent.
-    const found = once(stream, 'file');
-    stream.read(0);
-    try {
-      await found;
-    } catch (err) {
-      stream.destroy();
-      const code = (err as { code?: unknown }).code;
-      if (code === 'ENOENT' || /FileNotFound|not found/i.test(String((err as Error).message))) throw new ObjectGoneError(id);
-      throw err;
-    }
-    return stream;
+    const oid = toOid(id);
+    const file = await this.files.findOne({ _id: oid }, { projection: { length: 1, chunkSize: 1 } });
+    if (!file) throw new ObjectGoneError(id);
+    const length = file.length as number;
+    const chunkSize = file.chunkSize as number;
+    const start = range?.start ?? 0;
+    const end = Math.min(range?.end ?? length - 1, length - 1);
+    if (end < start) return Readable.from([]);
+    const first = Math.floor(start / chunkSize);
+    const last = Math.floor(end / chunkSize);
+    const cursor = this.chunks.find(
+      { files_id: oid, n: { $gte: first, $lte: last } },
+      { sort: { n: 1 }, batchSize: READ_BATCH_CHUNKS, projection: { _id: 0, n: 1, data: 1 } },
+    );
+    let expected = first;
+    return new Readable({
+      read() {
+        cursor.next().then(
+          (doc) => {
+            if (!doc) {
+              if (expected <= last) this.destroy(new Error(`GridFS object ${id} is missing chunk ${expected}`));
+              else this.push(null);
+              return;
+            }
+            if (doc.n !== expected) return this.destroy(new Error(`GridFS object ${id} is missing chunk ${expected}`));
+            const bin = doc.data as mongoose.mongo.Binary;
+            const bytes = bin.buffer.subarray(0, bin.position);
+            let buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+            const offset = doc.n * chunkSize;
+            if (doc.n === last) buf = buf.subarray(0, end - offset + 1);
+            if (doc.n === first) buf = buf.subarray(start - offset);
+            expected++;
+            this.push(buf);
+          },
+          (err) => this.destroy(err),
+        );
+      },
+      destroy(err, cb) {
+        cursor.close().then(
+          () => cb(err),
+          () => cb(err),
+        );
+      },
+    });
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.files.countDocuments({ _id: toOid(id) }, { limit: 1 })) > 0;
   }
 
   async release(id: string): Promise<void> {

@@ -43,6 +43,8 @@ export interface ByteStore {
    * does not exist (any more).
    */
   openRead(id: string, range?: ByteRange): Promise<Readable>;
+  /** Whether a committed object exists (cheap on disk: one syscall). */
+  exists(id: string): Promise<boolean>;
   /**
    * Gives up an object that metadata no longer refers to. Readers that already opened it finish
    * (disk: unlinked, open handles keep reading; GridFS: removed by `collect` after the grace period).

@@ -168,3 +168,42 @@ describe('the sweeper (FILES_CLEANUP_INTERVAL)', () => {
     }
   });
 });
+
+describe('disk metadata cache', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startFor('disk');
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  const objectPath = (id: string) => path.join(s.config.dataDir, 'files', 'objects', id.slice(0, 2), id);
+  const doc = async (name: string) => (await metadata(s)).find((d) => d.filename === name)! as { objectId: string };
+
+  it('sees a delete made by another process (metadata gone, object unlinked)', async () => {
+    const c = client(s);
+    await c.upload('other-del.txt', 'cached');
+    expect((await c.get('/selif/other-del.txt')).text).toBe('cached'); // now cached
+    const { objectId } = await doc('other-del.txt');
+    await s.agora.db.conn.collection('files').deleteOne({ _id: 'other-del.txt' as never });
+    fs.unlinkSync(objectPath(objectId));
+    expect((await c.get('/selif/other-del.txt')).status).toBe(404);
+    expect((await c.get('/other-del.txt', { accept: 'application/json' })).status).toBe(404);
+  });
+
+  it('sees an overwrite made by another process (new object, metadata switched, old object unlinked)', async () => {
+    const c = client(s);
+    await c.upload('other-ow.txt', 'old version');
+    expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('11');
+    const { objectId } = await doc('other-ow.txt');
+    const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore }).store;
+    const temp = await store.create();
+    await temp.write(Buffer.from('new'));
+    await temp.commit();
+    await s.agora.db.conn.collection('files').updateOne({ _id: 'other-ow.txt' as never }, { $set: { objectId: temp.id, size: 3, sha256: sha(Buffer.from('new')) } });
+    fs.unlinkSync(objectPath(objectId));
+    expect((await c.get('/selif/other-ow.txt')).text).toBe('new');
+    expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('3');
+  });
+});

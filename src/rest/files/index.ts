@@ -3,10 +3,12 @@
  * themselves (streamed uploads), so the plugin replaces every body parser with one that reads
  * nothing, and answers every error and unknown method of its paths in the §3 format.
  */
+import type { Server } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { RestOptions } from '../options';
 import { FilesRouteContext, stashContentType } from './context';
 import { handleFilesError, sendError } from './errors';
+import { installExpectContinue } from './expect-continue';
 import { readRoutes } from './read.routes';
 import { uploadRoutes } from './upload.routes';
 
@@ -35,6 +37,7 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
     reply.header('content-security-policy', PAGE_CSP);
   });
   app.setErrorHandler(handleFilesError);
+  if (!app.initialConfig.http2) installExpectContinue(app.server as Server);
 
   const ctx: FilesRouteContext = { config, services };
   uploadRoutes(app, ctx);

@@ -6,6 +6,7 @@ import { prefersJson } from './accept';
 import { FilesRouteContext, mediaTypeOf, contentTypeOf, requireApiKey } from './context';
 import { JSON_TYPE, sendError, TEXT_TYPE } from './errors';
 import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
+import { continueReading } from './expect-continue';
 import { baseUrl, filesHeader, isServerPath, isTruthy, nonEmpty, passesOriginCheck } from './http';
 import { presentUpload } from './presenter';
 
@@ -43,6 +44,7 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
       reply.header('connection', 'close');
       return sendError(request, reply, 413, 'File too large');
     }
+    continueReading(request, reply);
     const received = await uploads.receive(request.raw);
     const result = await uploads.commit(received, headerOptions(request, request.params.name ?? ''));
     return respond(request, reply, result, 'PUT');
@@ -52,6 +54,7 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
     await requireApiKey(ctx, request);
     if (!passesOriginCheck(request.headers, baseUrl(request, ctx.config), linx)) throw badRequest();
     const media = mediaTypeOf(request);
+    if (media === 'multipart/form-data' || media === 'application/x-www-form-urlencoded') continueReading(request, reply);
     let form: FormUpload;
     let requestedName: string;
     if (media === 'multipart/form-data') {

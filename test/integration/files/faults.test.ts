@@ -119,6 +119,61 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
   });
 });
 
+/** Sends a request head, waits for the first status line, then (on 100) sends `body`. */
+function expectContinue(url: string, head: string, body: Buffer): Promise<string[]> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const statuses: string[] = [];
+    let buf = '';
+    const sock = net.connect(Number(u.port), u.hostname, () => sock.write(head));
+    sock.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      for (;;) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const status = buf.slice(0, buf.indexOf('\r\n'));
+        const headers = buf.slice(0, end).toLowerCase();
+        statuses.push(status);
+        const len = /content-length: (\d+)/.exec(headers);
+        buf = buf.slice(end + 4 + (status.includes(' 100 ') ? 0 : Number(len?.[1] ?? 0)));
+        if (status.includes(' 100 ')) sock.write(body);
+        else {
+          sock.destroy();
+          return resolve(statuses);
+        }
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
+describe('Expect: 100-continue (curl -T with files over 1 MiB)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startFor('disk', { FILES_MAX_SIZE: '1000' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('a body over the limit is refused with 413 instead of 100 Continue', async () => {
+    const head = 'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n';
+    expect(await expectContinue(s.url, head, Buffer.alloc(5000))).toEqual(['HTTP/1.1 413 Payload Too Large']);
+  });
+
+  it('an acceptable upload gets 100 Continue, then its answer', async () => {
+    const head = 'PUT /upload/ok.txt HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n';
+    expect(await expectContinue(s.url, head, Buffer.from('hello'))).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
+    expect((await client(s).get('/selif/ok.txt')).text).toBe('hello');
+  });
+
+  it('other routes keep Node\'s immediate 100 Continue', async () => {
+    const body = JSON.stringify({ query: '{ serverInfo { version } }' });
+    const head = `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    expect(await expectContinue(s.url, head, Buffer.from(body))).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
+  });
+});
+
 describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => {
   const dbName = `agora_test_kill_${crypto.randomBytes(5).toString('hex')}`;
   let dataDir: string;

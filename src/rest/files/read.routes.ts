@@ -35,8 +35,19 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
   const settings = ctx.services.files.settings;
   const linx = settings.acceptLinxHeaders;
 
+  /** The access key of a request, looked up once (the body can be read only once). */
+  const accessKeys = new WeakMap<object, Promise<{ key?: string; source?: Source }>>();
+  const accessKeyOf = (request: Req): Promise<{ key?: string; source?: Source }> => {
+    let found = accessKeys.get(request.raw);
+    if (!found) {
+      found = findAccessKey(request);
+      accessKeys.set(request.raw, found);
+    }
+    return found;
+  };
+
   /** §9: the first non-empty of cookie, header, url-encoded body field, query parameter. */
-  const accessKeyOf = async (request: Req): Promise<{ key?: string; source?: Source }> => {
+  const findAccessKey = async (request: Req): Promise<{ key?: string; source?: Source }> => {
     const cookies = parseCookies(request.headers.cookie);
     const cookie = cookies.has(COOKIE) || !linx ? cookies.get(COOKIE) : cookies.get('Linx-Access-Key');
     if (cookie) return { key: cookie, source: 'cookie' };

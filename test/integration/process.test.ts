@@ -63,6 +63,47 @@ describe('the server process on the embedded database', () => {
     expect(isAlive(again.pid)).toBe(false);
   });
 
+  it('finishes a request in flight on SIGTERM, refuses new ones, then exits', async () => {
+    const http = await import('node:http');
+    const server = await startServerProcess(baseEnv({ DATA_DIR: dataDir, DEMO_SEED: 'false', SHUTDOWN_TIMEOUT: '20' }));
+    // A slow upload: its body arrives over about a second, across the SIGTERM.
+    const body = Buffer.alloc(64 * 1024, 'a');
+    const chunks = 8;
+    let lateRequest = 'not tried';
+    const res = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${server.url}/upload/inflight.txt`, { method: 'PUT', headers: { 'content-length': body.length * chunks } }, (r) => {
+        let text = '';
+        r.on('data', (d) => (text += d));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      let sent = 0;
+      const tick = setInterval(() => {
+        req.write(body);
+        sent += 1;
+        if (sent === 2) {
+          server.child.kill('SIGTERM');
+          // A request that starts after the signal is refused cleanly (closed listener or 503).
+          setTimeout(() => {
+            fetch(`${server.url}/healthz`).then(
+              (r) => (lateRequest = `status ${r.status}`),
+              () => (lateRequest = 'refused'),
+            );
+          }, 150);
+        }
+        if (sent === chunks) {
+          clearInterval(tick);
+          req.end();
+        }
+      }, 120);
+    });
+    const done = await res;
+    expect(done.status).toBe(200);
+    expect(done.text).toBe(`${server.url}/inflight.txt\n`);
+    expect(await server.exited).toBe(0);
+    expect(['refused', 'status 503']).toContain(lateRequest);
+  });
+
   it('the command line launches the database for its own run when no server is running', () => {
     const env = baseEnv({ DATA_DIR: dataDir });
     const cli = spawnSync(process.execPath, [DIST_CLI, 'db:status'], { cwd: ROOT, env, encoding: 'utf8' });

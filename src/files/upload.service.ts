@@ -110,6 +110,7 @@ export class UploadService {
    */
   async commit(received: ReceivedUpload, options: UploadOptions): Promise<UploadResult> {
     if (!(received instanceof Received)) throw new Error('commit() needs an upload from receive()');
+    let claimed: { filename: string; overwritten: boolean } | undefined;
     try {
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
       const { name, bare, ext, random } = computeName(options.requestedName, options.randomize, received.detected.ext, reserved);
@@ -132,7 +133,7 @@ export class UploadService {
         accessKeyHash,
         committedAt: new Date(),
       };
-      const claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
+      claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
       this.cache?.delete(claimed.filename);
       await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
       return {
@@ -146,7 +147,8 @@ export class UploadService {
         overwritten: claimed.overwritten,
       };
     } catch (err) {
-      await received.discard();
+      // Once metadata refers to the bytes they are the file's: never remove them here.
+      if (!claimed) await received.discard();
       throw err;
     }
   }

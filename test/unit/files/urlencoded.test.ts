@@ -1,6 +1,6 @@
 /** The streaming application/x-www-form-urlencoded decoder behind POST pastes (§4.2 step 3). */
 import { Readable } from 'node:stream';
-import { FIELD_LIMIT, UrlEncodedDecoder } from '../../../src/rest/files/forms';
+import { FIELD_LIMIT, UrlEncodedDecoder } from '../../../src/rest/files/urlencoded';
 
 async function decode(chunks: (string | Buffer)[], maxContent = 1 << 20) {
   const fields = new Map<string, string>();

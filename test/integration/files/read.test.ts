@@ -361,3 +361,22 @@ describe('base URL without PUBLIC_URL (§2.3)', () => {
     expect(proxied.json()).toMatchObject({ url: 'https://files.example.org/c.txt', direct_url: 'https://files.example.org/selif/c.txt' });
   });
 });
+
+describe('FILES_ACCESS_COOKIE_EXPIRY (§9)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startFor('disk', { FILES_ACCESS_COOKIE_EXPIRY: '3600' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('adds Max-Age to the access-key cookies', async () => {
+    const c = client(s);
+    await c.upload('aged.txt', 'x', { 'files-access-key': 'k&1' });
+    const r = await c.get('/aged.txt?access_key=k%261');
+    expect(r.status).toBe(200);
+    expect(r.headers['set-cookie']).toEqual(['Files-Access-Key=k%261; Path=/aged.txt; Max-Age=3600; HttpOnly', 'Files-Access-Key=k%261; Path=/selif/aged.txt; Max-Age=3600; HttpOnly']);
+    expect((await c.get('/selif/aged.txt', { cookie: 'Files-Access-Key=k%261' })).text).toBe('x');
+  });
+});

@@ -25,7 +25,7 @@ query ServerInfo {
     query: `# The topic listing (REST GET /api/beta/topics), newest
 # activity first. For the next page, set "after" to
 # pageInfo.endCursor. Try order: NEW, VOTES or COMMENTS,
-# tag: "ask" or period: "2d".
+# tag: "ask", period: "2d" or group: "tech".
 
 query Topics($first: Int = 10, $after: String, $order: TopicOrder = ACTIVITY, $tag: String) {
   topics(first: $first, after: $after, order: $order, tag: $tag) {

@@ -97,10 +97,19 @@ describe('topics', () => {
     expect(period.topics.edges).toHaveLength(2);
   });
 
-  // Gap (reported): the topic service has no group filter yet; the resolver already passes `group`.
-  it.failing('filters by group', async () => {
-    const d = await ok(s, '{ topics(group: "~games.tabletop") { edges { node { id } } } }');
+  it('filters by group (with or without ~); a walk with first: 1 reaches exactly the group\'s topics', async () => {
+    const d = await ok(s, '{ topics(group: "~games.tabletop") { edges { node { id group { path } } } } }');
     expect(d.topics.edges.map((e: any) => e.node.id)).toEqual([link.id36]);
+    expect((await ok(s, '{ topics(group: "tech", order: NEW) { edges { node { id } } } }')).topics.edges.map((e: any) => e.node.id)).toEqual([text.id36]);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const p: any = await ok(s, 'query($a: String) { topics(group: "tech", order: NEW, first: 1, after: $a) { edges { node { id } } pageInfo { hasNextPage endCursor } } }', { a: after });
+      seen.push(...p.topics.edges.map((e: any) => e.node.id));
+      if (!p.topics.pageInfo.hasNextPage) break;
+      after = p.topics.pageInfo.endCursor;
+    }
+    expect(seen).toEqual([text.id36]);
   });
 
   it.each([

@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     context: async (request, reply) => {
       try {
         const actor = await services.discussion.auth.actorFor(request.headers.authorization);
-        return { actor, services, request, reply, loaders: new Map() };
+        return { actor, services, config, request, reply, loaders: new Map() };
       } catch (err) {
         const known = classifyError(err);
         if (known instanceof AppError) throw new GraphQLError(known.message, { extensions: domainExtensions(known) });

@@ -90,7 +90,7 @@ export interface CommentNode {
  */
 export function baseUrl(ctx: GraphQLContext): string {
   return memo(ctx, 'baseUrl', () => {
-    const configured = (ctx as GraphQLContext & { config?: { publicUrl?: string } }).config?.publicUrl;
+    const configured = ctx.config.publicUrl;
     if (configured) return configured;
     const rq = ctx.request;
     return `${rq.protocol}://${rq.host}`;

@@ -358,9 +358,7 @@ describe('a user\'s feeds (GET /user/{username}[/topics|/comments])', () => {
 });
 
 describe('PUBLIC_URL', () => {
-  // Gap (reported): the GraphQL context carries no config, so commentsUrl is derived from the
-  // request even when PUBLIC_URL is set; app.ts needs to put `config` into the context.
-  it.failing('commentsUrl starts with PUBLIC_URL on both front doors', async () => {
+  it('commentsUrl starts with PUBLIC_URL on both front doors', async () => {
     const p = await startTestServer({ PUBLIC_URL: 'https://example.org' });
     try {
       const u = await makeUser(p, 'paula');

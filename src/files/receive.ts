@@ -9,7 +9,7 @@ import type { TempObject } from '../storage';
 import { SNIFF_WINDOW } from './mime';
 
 /** Writes are gathered up to this many bytes before they reach the store. */
-const SINK_HIGH_WATER_MARK = 1024 * 1024;
+const SINK_HIGH_WATER_MARK = 256 * 1024;
 
 export interface StreamDigest {
   size: number;

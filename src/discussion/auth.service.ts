@@ -2,13 +2,13 @@
 import crypto from 'node:crypto';
 import type { Actor } from '../core/actor';
 import { ANONYMOUS } from '../core/actor';
-import { TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
+import { Issue, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
 import { bearerToken, signToken, verifyToken } from './auth/token';
 import { dummyHash, hashPassword, verifyPassword } from './auth/password';
 import type { DiscussionDeps } from './deps';
 import type { UserDoc } from './models';
 import type { AuthService } from './services';
-import { checkPassword } from './user.rules';
+import { checkPassword, MAX_PASSWORD } from './user.rules';
 import { userView } from './view-builders';
 import type { ChangePasswordInput, LoginInput, TokenResult } from './views';
 
@@ -106,11 +106,13 @@ export class AuthServiceImpl implements AuthService {
 
   async changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult> {
     const user = await this.loadSelf(actor);
-    const issues = checkPassword(input.newPassword, 'newPassword');
-    if (issues.length > 0) throw new ValidationError(issues);
-    if (typeof input.currentPassword !== 'string' || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
-      throw new UnauthenticatedError('The current password is not correct', 'WRONG_PASSWORD');
+    // A wrong current password is bad input, not a bad token: the caller stays logged in.
+    const issues: Issue[] = [];
+    if (typeof input.currentPassword !== 'string' || input.currentPassword.length > MAX_PASSWORD || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
+      issues.push({ field: 'currentPassword', message: 'The current password is not correct' });
     }
+    issues.push(...checkPassword(input.newPassword, 'newPassword'));
+    if (issues.length > 0) throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
     const updated = await this.d.users.update(user._id, { passwordHash: await hashPassword(input.newPassword) }, true);
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);

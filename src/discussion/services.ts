@@ -60,7 +60,11 @@ export interface AuthService {
   issueToken(actor: Actor): Promise<TokenResult>;
   /** Revokes every token of the caller (increments the token version). */
   logoutEverywhere(actor: Actor): Promise<void>;
-  /** Changes the caller's password (revoking every older token) and returns a new token. */
+  /**
+   * Changes the caller's password (revoking every older token) and returns a new token. A wrong
+   * current password is a ValidationError on `currentPassword` (reason WRONG_PASSWORD), listed with
+   * any problem of `newPassword`; the caller's token stays valid.
+   */
   changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult>;
 }
 
@@ -72,7 +76,7 @@ export interface UserService {
   /** The logged-in caller's account and settings. */
   me(actor: Actor): Promise<AccountView>;
   updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView>;
-  /** Marks the caller's account deleted after checking the password; its tokens stop working. */
+  /** Marks the caller's account deleted after checking the password (wrong: ValidationError on `password`); its tokens stop working. */
   deleteAccount(actor: Actor, password: string): Promise<void>;
   /** A user by username (case-insensitive); NotFoundError 'User not found'. */
   getByUsername(actor: Actor, username: string): Promise<UserView>;

@@ -78,7 +78,8 @@ export class UserServiceImpl implements UserService {
   async deleteAccount(actor: Actor, password: string): Promise<void> {
     const user = await this.self(actor);
     if (typeof password !== 'string' || !(await verifyPassword(password, user.passwordHash))) {
-      throw new UnauthenticatedError('The password is not correct', 'WRONG_PASSWORD');
+      // Bad input, not a bad token: the caller stays logged in.
+      throw new ValidationError([{ field: 'password', message: 'The password is not correct' }], 'WRONG_PASSWORD');
     }
     await this.d.users.update(user._id, { deleted: true }, true);
     this.d.viewers.forget(actor);

@@ -40,7 +40,11 @@ export class AuthResolver {
     return true;
   }
 
-  @Mutation(() => AuthPayload, { description: 'Changes the logged-in user\'s password; every older token stops working and a new one is returned.' })
+  @Mutation(() => AuthPayload, {
+    description:
+      'Changes the logged-in user\'s password; every older token stops working and a new one is returned. ' +
+      'A wrong current password is BAD_USER_INPUT on `currentPassword` (the token in use stays valid).',
+  })
   async changePassword(
     @Arg('currentPassword', () => String, { description: 'The password in use now.' }) currentPassword: string,
     @Arg('newPassword', () => String, { description: 'The new password (at least 8 characters).' }) newPassword: string,

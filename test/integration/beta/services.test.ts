@@ -71,8 +71,14 @@ describe('accounts (3.6)', () => {
 
   it('changes passwords only with the current one', async () => {
     const u = await f.user('changer');
-    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'brand new pw' }))).toBe('UNAUTHENTICATED:WRONG_PASSWORD');
+    // A wrong current password is bad input (400), not a bad token (401): the caller stays logged in.
+    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'brand new pw' }))).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
+    const both = await f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'short' }).catch((e) => e);
+    expect(both.issues.map((i: { field: string }) => i.field)).toEqual(['currentPassword', 'newPassword']);
     expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'short' }))).toBe('BAD_USER_INPUT');
+    expect(await code(f.d.users.me(u.actor))).toBe('ok');
+    expect(await code(f.d.users.deleteAccount(u.actor, 'wrong'))).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
+    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'brand new pw' }))).toBe('ok');
   });
 });
 

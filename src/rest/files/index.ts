@@ -44,9 +44,14 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
   readRoutes(app, ctx);
 
   const notFound = (request: FastifyRequest, reply: FastifyReply) => sendError(request, reply, 404, 'Not found');
+  // §2.4: every response of /{filename} varies with Accept (information or file, error format).
+  const vary = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('vary', 'Accept');
+  };
   for (const { url, allow } of PATHS) {
     const allowHeader = allow.join(', ');
-    app.route({ method: 'OPTIONS', url, handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send() });
-    app.route({ method: METHODS.filter((m) => !allow.includes(m)), url, exposeHeadRoute: false, handler: notFound });
+    const onRequest = url === '/:filename' ? vary : undefined;
+    app.route({ method: 'OPTIONS', url, onRequest, handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send() });
+    app.route({ method: METHODS.filter((m) => !allow.includes(m)), url, exposeHeadRoute: false, onRequest, handler: notFound });
   }
 };

@@ -44,11 +44,31 @@ export function parseETagList(header: string): string[] {
   return tags;
 }
 
-/** Seconds of a valid HTTP-date, undefined otherwise. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const M = MONTHS.join('|');
+/** IMF-fixdate, obsolete RFC 850 and asctime (RFC 9110 §5.6.7); day names are not checked. */
+const IMF_FIXDATE = new RegExp(`^[A-Za-z]{3}, (\\d{2}) (${M}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
+const RFC850_DATE = new RegExp(`^[A-Za-z]{6,9}, (\\d{2})-(${M})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
+const ASCTIME_DATE = new RegExp(`^[A-Za-z]{3} (${M}) ([ \\d]\\d) (\\d{2}):(\\d{2}):(\\d{2}) (\\d{4})$`);
+
+/**
+ * Seconds of a valid HTTP-date, undefined otherwise. Strict: Date.parse would also take `1`, `2024`
+ * or `May 5` as dates (and read asctime in local time), turning junk into a 412 or a 304.
+ */
 export function parseHttpDate(v: string | undefined): number | undefined {
   if (!v) return undefined;
-  const ms = Date.parse(v);
-  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
+  let m: RegExpExecArray | null;
+  let parts: [number, number, number, number, number, number];
+  if ((m = IMF_FIXDATE.exec(v))) parts = [Number(m[3]), MONTHS.indexOf(m[2]!), Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6])];
+  else if ((m = RFC850_DATE.exec(v))) {
+    // Two-digit years: 70–99 → 19xx, 00–69 → 20xx (dates before 1970 predate any file).
+    const yy = Number(m[3]);
+    parts = [yy >= 70 ? 1900 + yy : 2000 + yy, MONTHS.indexOf(m[2]!), Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6])];
+  } else if ((m = ASCTIME_DATE.exec(v))) parts = [Number(m[6]), MONTHS.indexOf(m[1]!), Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5])];
+  else return undefined;
+  const [year, month, day, hour, minute, second] = parts;
+  if (day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
+  return Math.floor(Date.UTC(year, month, day, hour, minute, second) / 1000);
 }
 
 export type ConditionalOutcome = 'proceed' | 'precondition-failed' | 'not-modified';

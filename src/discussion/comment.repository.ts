@@ -20,16 +20,19 @@ export class CommentRepository {
     return this.m.Comment.find({ _id: { $in: [...ids] } }).lean<CommentDoc[]>().exec();
   }
 
-  /** Every comment of a topic, deleted and removed ones included (the tree prunes them). */
-  forTopic(topicId: number): Promise<CommentDoc[]> {
-    return this.m.Comment.find({ topicId }, { markdown: 0 }).sort({ _id: 1 }).batchSize(WHOLE_TOPIC_BATCH).lean<CommentDoc[]>().exec();
+  /**
+   * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
+   * Markdown source only when asked (`markdown` is then absent from the documents).
+   */
+  forTopic(topicId: number, withMarkdown = false): Promise<CommentDoc[]> {
+    return this.m.Comment.find({ topicId }, withMarkdown ? {} : { markdown: 0 }).sort({ _id: 1 }).batchSize(WHOLE_TOPIC_BATCH).lean<CommentDoc[]>().exec();
   }
 
   byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {
     const and: Record<string, unknown>[] = [{ authorId: q.authorId }, { deleted: false }];
     if (!q.includeRemoved) and.push({ removed: false });
     if (Object.keys(q.condition).length > 0) and.push(q.condition);
-    return this.m.Comment.find({ $and: and }, { markdown: 0 }).sort(q.sort).limit(q.take).lean<CommentDoc[]>().exec();
+    return this.m.Comment.find({ $and: and }, q.withMarkdown ? {} : { markdown: 0 }).sort(q.sort).limit(q.take).lean<CommentDoc[]>().exec();
   }
 
   /** created_at of the topic's latest comment that counts as interesting activity, if any. */

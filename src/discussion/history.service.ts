@@ -64,7 +64,8 @@ export class HistoryServiceImpl implements HistoryService {
       pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
     }
     const sort = keysetSort('createdAt', direction);
-    const query = (kind: 'topic' | 'comment') => ({ authorId: target._id, includeRemoved, condition: mixedCondition(kind, direction, pos), sort, take: limit + 1 });
+    // includeRemoved: the viewer is the author or an admin, who also see the Markdown source.
+    const query = (kind: 'topic' | 'comment') => ({ authorId: target._id, includeRemoved, condition: mixedCondition(kind, direction, pos), sort, take: limit + 1, withMarkdown: includeRemoved });
     const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query('topic')), this.d.comments.byAuthor(query('comment'))]);
     const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
     rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
@@ -103,7 +104,7 @@ export class HistoryServiceImpl implements HistoryService {
       if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
     }
-    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1 });
+    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1, withMarkdown: includeRemoved });
     const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
     const marks = await this.marksFor(viewer, [], page.items);
     return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };

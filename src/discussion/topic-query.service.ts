@@ -82,8 +82,10 @@ export class TopicQueries {
     const topic = ref && ref.id !== null ? await this.d.topics.findById(ref.id) : null;
     if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
 
+    // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
+    const withMarkdown = viewer !== null && args.markdown !== false;
     const [comments, markList] = await Promise.all([
-      this.d.comments.forTopic(topic._id),
+      this.d.comments.forTopic(topic._id, withMarkdown),
       viewer ? this.d.marks.forTopicPage(viewer.userId, topic._id) : Promise.resolve([]),
     ]);
     const marks = indexMarks(markList);

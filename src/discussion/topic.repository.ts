@@ -22,6 +22,8 @@ export interface AuthorFeedQuery {
   condition: Record<string, unknown>;
   sort: Record<string, 1 | -1>;
   take: number;
+  /** Comments: also read the Markdown source (left out otherwise). */
+  withMarkdown?: boolean;
 }
 
 export class TopicRepository {

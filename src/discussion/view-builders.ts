@@ -21,6 +21,7 @@ export function topicView(t: TopicDoc, viewer: Viewer | null, mark: MarkDoc | un
     id: t._id,
     id36: toId36(t._id),
     title: t.title,
+    markdown: !isLink && mayModerate(viewer, t.authorId) ? t.markdown ?? '' : null,
     slug: slugify(t.title),
     textHtml: isLink || !t.html ? null : t.html,
     url: isLink ? t.link : null,
@@ -70,6 +71,8 @@ export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
     parentId: c.parentId ?? null,
     authorUsername: hidden ? null : c.authorUsername,
     renderedHtml: hidden ? null : c.html,
+    // Absent when the read left the text out (trees read for REST).
+    markdown: !c.deleted && mayModerate(viewer, c.authorId) ? c.markdown ?? null : null,
     createdAt: c.createdAt,
     editedAt: c.editedAt ?? null,
     votes: c.voteCount,

@@ -56,6 +56,12 @@ export interface TopicView {
   /** Base-36 form of `id` (lowercase). */
   id36: string;
   title: string;
+  /**
+   * The stored Markdown source of a text topic, for the viewer who may edit or moderate it: its
+   * author and admins. null for everyone else (anonymous included) and for link topics (whose
+   * text is not shown, like `textHtml`). Never part of REST output.
+   */
+  markdown: string | null;
   /** URL path segment derived from the title (4.2), already percent-encoded; may be ''. */
   slug: string;
   /** Rendered Markdown; null for link topics and for text topics without text. */
@@ -106,6 +112,12 @@ export interface CommentView {
   /** null when hidden (6.4). */
   authorUsername: string | null;
   renderedHtml: string | null;
+  /**
+   * The stored Markdown source, for the comment's author and admins only; null for everyone else,
+   * for deleted comments (their text is erased), and in a topic tree read with
+   * `TopicReadArgs.markdown: false`. Never part of REST output.
+   */
+  markdown: string | null;
   createdAt: Date;
   editedAt: Date | null;
   votes: number;
@@ -176,6 +188,11 @@ export interface TopicReadArgs {
   order?: string;
   /** Record the visit of a logged-in viewer after computing the response (default true). */
   recordVisit?: boolean;
+  /**
+   * Load the comments' Markdown source for the viewers allowed to see it (default true). A caller
+   * that never shows it (REST) passes false, so the tree reads no comment text but the HTML.
+   */
+  markdown?: boolean;
 }
 
 export interface RegisterInput {

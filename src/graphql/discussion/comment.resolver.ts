@@ -47,6 +47,7 @@ export class CommentResolver {
     const a = ctx.actor;
     if (a.kind !== 'user' || !(c.view.isMe === true || a.isAdmin)) return null;
     if (c.view.isDeleted) return null;
-    return (c.view as { markdown?: string | null }).markdown ?? null;
+    // The service already nulls it for everyone else and for deleted comments; this is a second guard.
+    return c.view.markdown;
   }
 }

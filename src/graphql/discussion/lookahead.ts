@@ -77,3 +77,29 @@ function argsOf(type: GraphQLObjectType, node: FieldNode, info: GraphQLResolveIn
     return {}; // graphql-js reports the bad argument itself when it reaches the field
   }
 }
+
+/**
+ * Whether a field called `name` is selected anywhere below the current field (any depth, through
+ * fragments, @skip/@include honoured). Conservative: type conditions are not checked, so a field of
+ * that name on another type also counts. Lets a resolver skip reading data nobody asked for.
+ */
+export function selectsFieldBelow(info: GraphQLResolveInfo, name: string): boolean {
+  const seenFragments = new Set<string>();
+  const stack: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+  while (stack.length > 0) {
+    for (const sel of stack.pop()!.selections) {
+      if (!included(sel, info)) continue;
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value === name) return true;
+        if (sel.selectionSet) stack.push(sel.selectionSet);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        stack.push(sel.selectionSet);
+      } else if (!seenFragments.has(sel.name.value)) {
+        seenFragments.add(sel.name.value);
+        const frag = info.fragments[sel.name.value];
+        if (frag) stack.push(frag.selectionSet);
+      }
+    }
+  }
+  return false;
+}

@@ -11,7 +11,7 @@ import { Topic } from './topic.type';
 
 /** A deleted comment as a placeholder shows it (behaviour spec 6.4): nothing of its author or text. */
 function deletedComment(c: CommentView): CommentView {
-  return { ...c, isDeleted: true, authorUsername: null, renderedHtml: null, exemplary: null, isOp: null };
+  return { ...c, isDeleted: true, authorUsername: null, renderedHtml: null, markdown: null, exemplary: null, isOp: null };
 }
 
 @Resolver()

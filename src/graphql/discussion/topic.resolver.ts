@@ -8,7 +8,7 @@ import { Comment } from './comment.type';
 import { TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
 import { memo, primeTopic } from './loaders';
-import { childFields, givenArgs } from './lookahead';
+import { childFields, givenArgs, selectsFieldBelow } from './lookahead';
 import { CommentTree, commentTree, discussion, TopicNode, topicNode } from './nodes';
 import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
 import { Topic } from './topic.type';
@@ -48,8 +48,8 @@ function onlyGroup(page: Page<TopicView>, group: string | undefined): Page<Topic
   return { items, pageInfo: { ...page.pageInfo, firstCursor: items[0]!.id36, lastCursor: items[items.length - 1]!.id36 } };
 }
 
-function treeKey(topicId: number, order: CommentOrder | undefined): string {
-  return `tree:${topicId}:${order ?? 'preferred'}`;
+function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boolean): string {
+  return `tree:${topicId}:${order ?? 'preferred'}:${markdown ? 'md' : 'html'}`;
 }
 
 /**
@@ -61,10 +61,16 @@ function requestedOrder(order: CommentOrder | null | undefined, given: boolean):
   return given && order != null ? order : undefined;
 }
 
-/** The topic's comment tree in `order`, read once per request (no visit recorded here). */
-function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined): Promise<CommentTree> {
-  return memo(ctx, treeKey(topic.view.id, order), async () => {
-    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { ...(order ? { order } : {}), recordVisit: false });
+/**
+ * The topic's comment tree in `order`, read once per request (no visit recorded here); with the
+ * comments' Markdown source only when the selection asks for `markdown` (a tree read with it also
+ * serves selections without it).
+ */
+function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<CommentTree> {
+  const richer = treeKey(topic.view.id, order, true);
+  const key = markdown || ctx.loaders.has(`memo:${richer}`) ? richer : treeKey(topic.view.id, order, false);
+  return memo(ctx, key, async () => {
+    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { ...(order ? { order } : {}), recordVisit: false, markdown: key === richer });
     return commentTree(topic, read.comments);
   });
 }
@@ -123,24 +129,27 @@ export class TopicResolver {
       return topicNode(ctx, t);
     }
     // One read per order asked, in sequence; only the last records the visit, so every tree sees the previous one.
+    // Markdown anywhere below covers every tree's selection (tree() then finds these reads).
+    const markdown = selectsFieldBelow(info, 'markdown');
     let node: TopicNode | undefined;
     for (const [i, order] of orders.entries()) {
-      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: i === orders.length - 1 }), TOPIC_ID));
+      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: i === orders.length - 1, markdown }), TOPIC_ID));
       if (!read) return null;
       if (!node) {
         primeTopic(ctx, read.topic);
         node = topicNode(ctx, read.topic);
       }
-      remember(ctx, treeKey(read.topic.id, order), Promise.resolve(commentTree(node, read.comments)));
+      remember(ctx, treeKey(read.topic.id, order, markdown), Promise.resolve(commentTree(node, read.comments)));
     }
     return node!;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The Markdown source of the text; only for its author and admins (null for everyone else).' })
   markdown(@Root() topic: TopicNode, @Ctx() ctx: GraphQLContext): string | null {
+    // The service already nulls it for everyone else; this is a second guard.
     const a = ctx.actor;
     if (a.kind !== 'user' || (a.userId !== topic.view.authorId && !a.isAdmin)) return null;
-    return (topic.view as { markdown?: string | null }).markdown ?? null;
+    return topic.view.markdown;
   }
 
   @FieldResolver(() => [Comment], {
@@ -153,7 +162,7 @@ export class TopicResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)))).roots;
+    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)), selectsFieldBelow(info, 'markdown'))).roots;
   }
 
   @FieldResolver(() => [Comment], {
@@ -167,6 +176,6 @@ export class TopicResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ) {
-    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)))).flat;
+    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)), selectsFieldBelow(info, 'markdown'))).flat;
   }
 }

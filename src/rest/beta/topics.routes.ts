@@ -32,7 +32,8 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), ['order'] as const);
     // HEAD answers like GET but records no visit.
-    const result = await topics.read(actor, topicId36, { order: q.order, recordVisit: req.method !== 'HEAD' });
+    // REST never shows Markdown source: the tree need not read it.
+    const result = await topics.read(actor, topicId36, { order: q.order, recordVisit: req.method !== 'HEAD', markdown: false });
     const base = baseUrl(req, config);
     // Serialized without recursion: reply chains may be thousands of levels deep.
     return reply.type(JSON_CONTENT_TYPE).send(stringifyDeep({ topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) }));

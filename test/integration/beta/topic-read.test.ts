@@ -344,3 +344,29 @@ describe('a 5,000-comment reply chain', () => {
     }
   }, 60_000);
 });
+
+describe('Markdown source never leaves through REST', () => {
+  it('no endpoint shows a `markdown` key, not even to the author or an admin', async () => {
+    const t = await f.topic(alice, { title: 'Source stays inside', markdown: 'SECRET *source* text' });
+    const c = await f.comment(alice, t, { markdown: 'SECRET comment *source*' });
+    const aliceToken = await alice.token();
+    const adminToken = await admin.token();
+    const paths = [`/topic/${t.id36}`, '/topics?order=new', '/user/alice', '/user/alice/topics', '/user/alice/comments'];
+    for (const token of [undefined, aliceToken, adminToken]) {
+      for (const path of paths) {
+        const r = await api.get(path, { token });
+        expect([path, r.status]).toEqual([path, 200]);
+        // The rendered HTML is shown; the source's asterisks never are.
+        expect([path, r.text.includes('"markdown"'), r.text.includes('*source*')]).toEqual([path, false, false]);
+      }
+    }
+    // The service does give it to the author (GraphQL), so the check above is not vacuous.
+    const read = await f.d.topics.read(alice.actor, t.id36, { recordVisit: false });
+    expect(read.topic.markdown).toBe('SECRET *source* text');
+    expect(read.comments.find((x) => x.id === c.id)?.markdown).toBe('SECRET comment *source*');
+    // …unless the caller says it will not show it (REST), and never to others.
+    expect((await f.d.topics.read(alice.actor, t.id36, { recordVisit: false, markdown: false })).comments.find((x) => x.id === c.id)?.markdown).toBeNull();
+    const asBob = await f.d.topics.read(bob.actor, t.id36, { recordVisit: false });
+    expect([asBob.topic.markdown, asBob.comments.find((x) => x.id === c.id)?.markdown]).toEqual([null, null]);
+  });
+});

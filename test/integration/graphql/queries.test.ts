@@ -213,11 +213,57 @@ describe('topic', () => {
     expect((await ok(s, q, {}, bob.token)).topic.markdown).toBeNull();
   });
 
-  // Gap (reported): the services' views carry no Markdown source yet; the resolvers already apply the author/admin rule.
-  it.failing('gives the author and admins the Markdown source', async () => {
+  it('gives the author and admins the Markdown source', async () => {
     const q = `{ topic(id: "${text.id36}") { markdown } }`;
     expect((await ok(s, q, {}, alice.token)).topic.markdown).toBe('Tell me *yours* please');
     expect((await ok(s, q, {}, admin.token)).topic.markdown).toBe('Tell me *yours* please');
+    // A link topic shows no text, so no source either (like textHtml).
+    expect((await ok(s, `{ topic(id: "${link.id36}") { markdown } }`, {}, bob.token)).topic.markdown).toBeNull();
+    // The same rule in the listing.
+    const listed = await ok(s, '{ topics(order: NEW) { edges { node { id markdown } } } }', {}, alice.token);
+    expect(listed.topics.edges.find((e: any) => e.node.id === text.id36).node.markdown).toBe('Tell me *yours* please');
+    const byBob = await ok(s, '{ topics(order: NEW) { edges { node { id markdown } } } }', {}, bob.token);
+    expect(byBob.topics.edges.every((e: any) => e.node.markdown === null)).toBe(true);
+  });
+
+  it('gives each comment\'s Markdown to its author and admins, in the tree, the flat list and the feeds', async () => {
+    const t = await makeTopic(s, alice, { title: 'Markdown in trees' });
+    const a1 = await makeComment(s, alice, t, 'Alice *writes*');
+    const b1 = await makeComment(s, bob, t, 'Bob **replies**', a1);
+    const gone = await makeComment(s, bob, t, 'Soon deleted', b1);
+    await makeComment(s, alice, t, 'Keeps the placeholder', gone);
+    await services(s).comments.delete(bob.actor, gone.id36);
+    const removed = await makeComment(s, bob, t, 'Removed text');
+    await services(s).comments.remove(SYSTEM, removed.id36);
+
+    const flat = `{ topic(id: "${t.id36}") { commentsFlat { id markdown } } }`;
+    const md = async (token?: string) => Object.fromEntries((await ok(s, flat, {}, token)).topic.commentsFlat.map((c: any) => [c.id, c.markdown]));
+    expect(Object.values(await md()).every((m) => m === null)).toBe(true);
+    expect(await md(bob.token)).toMatchObject({ [a1.id36]: null, [b1.id36]: 'Bob **replies**', [gone.id36]: null, [removed.id36]: 'Removed text' });
+    expect(await md(alice.token)).toMatchObject({ [a1.id36]: 'Alice *writes*', [b1.id36]: null, [gone.id36]: null, [removed.id36]: null });
+    expect(await md(admin.token)).toMatchObject({ [a1.id36]: 'Alice *writes*', [b1.id36]: 'Bob **replies**', [gone.id36]: null, [removed.id36]: 'Removed text' });
+
+    // Nested tree (through a fragment), and a tree asked twice with and without markdown.
+    const nested = await ok(s, `query { topic(id: "${t.id36}") { comments { id ...C children { id ...C } } plain: commentsFlat { id } } } fragment C on Comment { markdown }`, {}, bob.token);
+    expect(nested.topic.comments.find((c: any) => c.id === a1.id36).children[0]).toEqual({ id: b1.id36, markdown: 'Bob **replies**' });
+    // Trees reached from the listing (read lazily) too.
+    const lazy = await ok(s, `{ topics(order: NEW, first: 1) { edges { node { id commentsFlat { id markdown } } } } }`, {}, bob.token);
+    expect(lazy.topics.edges[0].node.id).toBe(t.id36);
+    expect(lazy.topics.edges[0].node.commentsFlat.find((c: any) => c.id === b1.id36).markdown).toBe('Bob **replies**');
+
+    // Feeds: the author's own history and an admin's view of it; others see null.
+    const feed = `{ user(username: "bob") { comments(first: 50) { edges { node { id markdown } } } } }`;
+    const feedMd = async (token?: string) => Object.fromEntries((await ok(s, feed, {}, token)).user.comments.edges.map((e: any) => [e.node.id, e.node.markdown]));
+    expect((await feedMd(bob.token))[b1.id36]).toBe('Bob **replies**');
+    expect((await feedMd(admin.token))[b1.id36]).toBe('Bob **replies**');
+    expect((await feedMd(alice.token))[b1.id36]).toBeNull();
+    expect((await feedMd())[b1.id36]).toBeNull();
+
+    // Mutations answer with the new source.
+    const edited = await ok(s, `mutation { editComment(id: "${b1.id36}", markdown: "Bob *edited*") { markdown } }`, {}, bob.token);
+    expect(edited.editComment.markdown).toBe('Bob *edited*');
+    const posted = await ok(s, `mutation { postComment(topicId: "${t.id36}", markdown: "Fresh") { markdown } }`, {}, bob.token);
+    expect(posted.postComment.markdown).toBe('Fresh');
   });
 });
 

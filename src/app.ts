@@ -3,7 +3,7 @@
  * Front doors are mounted here; they hold no business rules.
  */
 import crypto from 'node:crypto';
-import Fastify, { FastifyInstance, FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions, LogController } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { GraphQLError } from 'graphql';
 import type { Config } from './config';
@@ -17,6 +17,9 @@ import { domainExtensions } from './graphql/errors';
 import { graphqlMultipart } from './graphql/uploads';
 import { graphiqlRoutes } from './graphiql/routes';
 import { betaRoutes } from './rest/beta';
+import { sendBetaError } from './rest/beta/errors';
+import { sendError as sendFilesError } from './rest/files/errors';
+import { PAGE_CSP } from './rest/files';
 import { filesRoutes } from './rest/files';
 
 export interface AppDeps {
@@ -50,11 +53,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     genReqId: () => crypto.randomUUID(),
+    // Fastify refuses some URLs before routing (an undecodable %-escape, a path parameter over
+    // maxParamLength). Such a path names nothing any front door serves: answer its 404 in that
+    // front door's own format instead of Fastify's, which would echo the URL back.
+    frameworkErrors: (err, req, untypedReply) => {
+      const reply = untypedReply as unknown as FastifyReply;
+      const code = (err as { code?: string }).code;
+      if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') {
+        const status = (err as { statusCode?: number }).statusCode ?? 400;
+        return reply.status(status >= 400 && status < 500 ? status : 400).send({ error: status === 404 ? 'Not found' : 'Bad request' });
+      }
+      const url = req.raw.url ?? '/';
+      const pathOnly = url.split('?')[0] ?? '/';
+      if (pathOnly === '/api/beta' || pathOnly.startsWith('/api/beta/')) return sendBetaError(reply, 404, [{ message: 'Not found' }]);
+      if (/^\/(selif\/)?[^/]*$/.test(pathOnly)) {
+        reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP).header('vary', 'Accept');
+        return sendFilesError(req, reply, 404, 'File not found');
+      }
+      return reply.status(404).send({ error: 'Not found' });
+    },
     routerOptions: { maxParamLength: 1024 },
   });
 
   app.addHook('onRequest', async (_req, reply) => {
     reply.header('x-content-type-options', 'nosniff');
+  });
+  // A client that goes away before the response never reaches onResponse: count it as 499.
+  app.addHook('onRequestAbort', async (req) => {
+    metrics.httpRequests.inc({ route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: '499' });
   });
   app.addHook('onResponse', async (req, reply) => {
     const labels = { route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: String(reply.statusCode) };

@@ -136,3 +136,27 @@ describe('slow clients', () => {
     }
   });
 });
+
+describe('URLs Fastify refuses before routing', () => {
+  const long = 'a'.repeat(1100);
+  it.each([
+    ['/api/beta/topic/%ff', 404, 'application/json; charset=utf-8', '[{"message":"Not found"}]'],
+    [`/api/beta/user/${long}`, 404, 'application/json; charset=utf-8', '[{"message":"Not found"}]'],
+    ['/%ff', 404, 'text/plain; charset=utf-8', 'File not found\n'],
+    ['/selif/%ff', 404, 'text/plain; charset=utf-8', 'File not found\n'],
+    [`/${long}`, 404, 'text/plain; charset=utf-8', 'File not found\n'],
+    ['/graphiql/assets/%ff', 404, 'application/json; charset=utf-8', '{"error":"Not found"}'],
+  ])('%s answers in its front door\'s format without echoing the URL', async (path, status, type, body) => {
+    const res = await fetch(`${s.url}${path}`);
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toBe(type);
+    expect(await res.text()).toBe(body);
+  });
+
+  it('uses the files API\'s JSON error when JSON is preferred', async () => {
+    const res = await fetch(`${s.url}/%ff`, { headers: { accept: 'application/json' } });
+    expect(res.status).toBe(404);
+    expect(await res.text()).toBe('{"error":"File not found"}');
+    expect(res.headers.get('vary')).toBe('Accept');
+  });
+});

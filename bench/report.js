@@ -1,4 +1,7 @@
-/** Writes bench/results/latest.json and a Markdown table of the same figures. */
+/**
+ * Writes bench/results/latest.json and a Markdown table of the same figures. A run of one group
+ * keeps the other group's figures from the previous latest.json, marked with their date.
+ */
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -6,42 +9,73 @@ const path = require('node:path');
 const dir = path.join(__dirname, 'results');
 
 function filesTable(f) {
-  const row = (label, key, unit, pick) => `| ${label} | ${pick(f.agora[key])} | ${pick(f.baseline[key])} | ${f.ratios[key]}× |`;
+  const row = (label, key, pick) => `| ${label} | ${pick(f.agora[key])} | ${pick(f.baseline[key])} | ${f.ratios[key]}× |`;
   const rps = (m) => `${m.requestsPerSecond} req/s (p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms)`;
   const mbps = (m) => `${m.MBps} MB/s`;
   return [
-    '| Files | Agora | Baseline (plain Node) | Ratio |',
+    `Load client for 1 MiB files: ${f.client ?? 'autocannon'}.`,
+    '',
+    '| Files | Agora | Baseline (plain Node) | Agora ÷ baseline |',
     '|---|---|---|---|',
-    row('Upload 1 MiB', 'upload1MiB', '', rps),
-    row('Download 1 MiB', 'download1MiB', '', rps),
-    row('Upload 1 GiB', 'upload1GiB', '', mbps),
-    row('Download 1 GiB', 'download1GiB', '', mbps),
-    `| Peak RSS growth, 1 GiB up + down | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
+    row('Upload 1 MiB', 'upload1MiB', rps),
+    row('Download 1 MiB', 'download1MiB', rps),
+    row(`Upload ${f.bigLabel ?? '1 GiB'}`, 'upload1GiB', mbps),
+    row(`Download ${f.bigLabel ?? '1 GiB'}`, 'download1GiB', mbps),
+    `| Peak RSS growth, ${f.bigLabel ?? '1 GiB'} up + down | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
   ].join('\n');
 }
 
 function apiTable(a) {
-  const lines = ['| Scenario | req/s | p50 ms | p99 ms | DB commands / request |', '|---|---|---|---|---|'];
-  for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.commandsPerRequest} |`);
-  if (a.ratios) {
+  const lines = [
+    `Dataset: ${a.dataset.users} users, ${a.dataset.topics} topics, ${a.dataset.comments} comments (topic ${a.dataset.bigTopic.id36}: ${a.dataset.bigTopic.comments} comments, ${a.dataset.bigTopic.topLevel} top-level, depth ${a.dataset.bigTopic.maxDepth}), ${a.dataset.votes} votes, ${a.dataset.bookmarks} bookmarks, ${a.dataset.labels} labels. Logged in as ${a.viewer}.`,
+    '',
+    '| Scenario | req/s | p50 ms | p99 ms | DB commands / request | DB ms / request | server ms / request | load |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.mode} |`);
+  lines.push('', 'DB ms: time waiting for database replies (summed over the commands of a request); server ms: latency at one connection minus DB ms (n/a when a request\'s commands overlap).');
+  if (a.ratios && Object.keys(a.ratios).length > 0) {
     lines.push('', '| GraphQL ÷ REST throughput | ratio |', '|---|---|');
     for (const [k, v] of Object.entries(a.ratios)) lines.push(`| ${k} | ${v}× |`);
+  }
+  if (a.bounds && a.bounds.length > 0) {
+    lines.push('', '| Commands per request | sizes | REST | GraphQL | constant |', '|---|---|---|---|---|');
+    for (const b of a.bounds) lines.push(`| ${b.name} | ${b.sizes} | ${b.rest.join(' → ')} | ${b.graphql.join(' → ')} | ${b.constant ? 'yes' : 'NO'} |`);
   }
   return lines.join('\n');
 }
 
+function carryOver(results) {
+  let previous;
+  try {
+    previous = JSON.parse(fs.readFileSync(path.join(dir, 'latest.json'), 'utf8'));
+  } catch {
+    return;
+  }
+  for (const group of ['api', 'files']) {
+    if (!results[group] && previous[group]) {
+      results[group] = { ...previous[group], from: previous[group].from ?? { date: previous.date, database: previous.database, machine: previous.machine } };
+    }
+  }
+}
+
 function writeReport(results) {
   fs.mkdirSync(dir, { recursive: true });
+  carryOver(results);
   fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const m = results.machine;
+  const section = (title, group, table) => {
+    if (!group) return [];
+    const from = group.from ? ` (from an earlier run, ${group.from.date.slice(0, 16).replace('T', ' ')} UTC)` : '';
+    return [`## ${title}${from}`, '', table(group), ''];
+  };
   const md = [
-    `# Agora benchmark — ${results.date.slice(0, 10)}`,
+    `# Agora benchmark — ${results.date.slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${results.machine.cores} cores (${results.machine.cpu}), ${results.machine.memoryGiB} GiB, Node ${results.machine.node}. Database: ${results.database}. Each figure is the median of ${results.options.runs} runs.`,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}; load average ${m.loadAverageAtStart?.join(' ') ?? '?'} at start, ${m.loadAverageAtEnd?.join(' ') ?? '?'} at end. Database: ${results.database}. Each figure is the median of ${results.options.runs} runs.${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,
     '',
-    results.api ? apiTable(results.api) : '',
-    '',
-    results.files ? filesTable(results.files) : '',
-    '',
+    ...section('API', results.api, apiTable),
+    ...section('Files', results.files, filesTable),
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'latest.md'), md);
   process.stdout.write(`${md}\n`);

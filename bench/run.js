@@ -5,6 +5,8 @@
  *   npm run bench                 every group
  *   npm run bench -- files        one group (files | api)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
+ *   BENCH_CONNECTIONS=8           connections of the API load runs
+ *   MONGODB_URI=mongodb://…       run against that MongoDB (the dataset is seeded into agora_bench there)
  */
 'use strict';
 const fs = require('node:fs');
@@ -18,30 +20,45 @@ const groups = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const available = { api: fs.existsSync(path.join(__dirname, 'api.js')), files: true };
 const wanted = (g) => available[g] && (groups.length === 0 || groups.includes(g));
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const log = (m) => process.stderr.write(`[bench] ${m}\n`);
 
 async function main() {
+  const started = Date.now();
   const opts = {
     runs: env('BENCH_RUNS', 3),
     seconds: env('BENCH_SECONDS', 5),
+    connections: env('BENCH_CONNECTIONS', 8),
     bigBytes: env('BENCH_BIG_MB', 1024) * 1024 * 1024,
     smallUploads: env('BENCH_SMALL_UPLOADS', 400),
+    skipBounds: process.env.BENCH_SKIP_BOUNDS === '1',
   };
   const workDir = tempDir('agora-bench-');
-  const db = await startDatabase(path.join(workDir, 'data'));
+  const dataDir = path.join(workDir, 'data');
+  let manifest = null;
+  if (wanted('api')) {
+    // The dataset goes in before the database starts (FerretDB: a cached SQLite file copied in).
+    const { prepareDataDir } = require('./seed');
+    manifest = await prepareDataDir(dataDir, (m) => log(`seed: ${m}`));
+  }
+  const db = await startDatabase(dataDir);
   const results = {
     date: new Date().toISOString(),
-    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    database: db.description,
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    database: db.description.replace(/ \(SQLite in .*\)$/, ' (SQLite backend)').replace(/ \(data in .*\)$/, ''),
     options: opts,
   };
-  process.stderr.write(`[bench] ${results.machine.cores} cores (${results.machine.cpu}), database: ${db.description}\n`);
+  log(`${results.machine.cores} cores (${results.machine.cpu}), load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`);
   try {
     if (wanted('api')) {
+      if (!manifest || db.kind !== 'ferretdb') {
+        const { seedInPlace } = require('./seed');
+        manifest = await seedInPlace(db.uri, (m) => log(`seed: ${m}`));
+      }
       const { runApiBench } = require('./api');
-      results.api = await runApiBench({ db, workDir, opts });
+      results.api = await runApiBench({ db, workDir, opts, manifest });
     }
     if (wanted('files')) {
-      const agora = await startAgora({ mongoUri: `${db.uri}/agora_bench_files`, dataDir: path.join(workDir, 'agora-files') });
+      const agora = await startAgora({ mongoUri: `${db.uri}/agora_bench_files`, dataDir: path.join(workDir, 'agora-files'), env: { DEMO_SEED: 'false' } });
       try {
         results.files = await runFilesBench({ agora, workDir, opts });
       } finally {
@@ -52,6 +69,8 @@ async function main() {
     await db.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
+  results.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  results.minutes = Math.round((Date.now() - started) / 600) / 100;
   writeReport(results);
 }
 

@@ -30,6 +30,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Time spent waiting for MongoDB, from the same monitoring (started → succeeded/failed), so a
+   * request's latency can be split into database time and the server's own work.
+   */
+  readonly mongoCommandSeconds = new Counter({
+    name: 'mongodb_command_seconds_total',
+    help: 'Seconds from sending a MongoDB command to its reply, summed, by command name.',
+    labelNames: ['command'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }

@@ -5,6 +5,7 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -25,9 +26,12 @@ async function startDatabase(dataDir) {
   return launchDatabase({ dataDir, database: config.database, log: (m) => process.stderr.write(`[bench-db] ${m}\n`) });
 }
 
-/** Starts `node dist/main.js` against `mongoUri`; resolves { url, pid, stop, output }. */
-function startAgora({ mongoUri, dataDir, env = {} }) {
-  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+/**
+ * Starts `node dist/main.js` against `mongoUri`; resolves { url, pid, stop, output }. BENCH_NODE_ARGS
+ * passes flags to that Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server).
+ */
+function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) }) {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -77,12 +81,41 @@ function tempDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** GET on a fresh connection (long benchmark runs outlive idle keep-alive sockets). */
+function getText(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${url} → ${res.statusCode}`))));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 /** Total of mongodb_commands_total over all command names, read from /metrics. */
 async function mongoCommands(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await getText(`${url}/metrics`);
   let total = 0;
   for (const m of text.matchAll(/^mongodb_commands_total\{[^}]*\} (\d+(?:\.\d+)?)/gm)) total += Number(m[1]);
   return total;
 }
 
-module.exports = { ROOT, DIST, requireDist, startDatabase, startAgora, tempDir, mongoCommands };
+/**
+ * mongodb_commands_total and mongodb_command_seconds_total summed over command names: round trips
+ * and seconds spent waiting for the database (summed per command, so overlapping commands of one
+ * request both count).
+ */
+async function mongoStats(url) {
+  const text = await getText(`${url}/metrics`);
+  let commands = 0;
+  let seconds = 0;
+  for (const m of text.matchAll(/^mongodb_commands_total\{[^}]*\} (\S+)/gm)) commands += Number(m[1]);
+  for (const m of text.matchAll(/^mongodb_command_seconds_total\{[^}]*\} (\S+)/gm)) seconds += Number(m[1]);
+  return { commands, seconds };
+}
+
+module.exports = { ROOT, DIST, requireDist, startDatabase, startAgora, tempDir, mongoCommands, mongoStats };

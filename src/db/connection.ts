@@ -26,7 +26,11 @@ export class Database {
     await conn.asPromise();
     const metrics = options.metrics;
     if (metrics) {
-      conn.getClient().on('commandStarted', (e) => metrics.mongoCommands.inc({ command: e.commandName }));
+      const client = conn.getClient();
+      client.on('commandStarted', (e) => metrics.mongoCommands.inc({ command: e.commandName }));
+      const took = (e: { commandName: string; duration: number }) => metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
+      client.on('commandSucceeded', took);
+      client.on('commandFailed', took);
     }
     return new Database(conn);
   }

@@ -1,0 +1,213 @@
+/**
+ * API benchmark: the discussion endpoints of /api/beta and their GraphQL equivalents, with the same
+ * data volume, against a server started for the run on the seeded dataset (bench/seed.js).
+ *
+ * Per scenario: requests/s, p50/p99 latency (autocannon, median of the runs), database commands
+ * per request and database time per request (mongodb_commands_total / mongodb_command_seconds_total
+ * diffed over runs with a fixed number of requests, so nothing is in flight when counting), and the
+ * server's own time per request (latency at one connection minus database time). GraphQL ÷ REST
+ * throughput ratios are computed within the run. A bounds check repeats each request shape with
+ * another page size / tree size to show that commands per request do not grow with them.
+ *
+ * Scenarios adapt to how slow the database is: a probe request measures the latency; fast
+ * scenarios get timed runs with several connections, slow ones (seconds per request, e.g. FerretDB
+ * scanning a 100,000-document collection) get runs of a fixed number of requests on one connection.
+ */
+'use strict';
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { startAgora, mongoStats } = require('./lib/agora');
+const { median, round } = require('./lib/stats');
+
+const TOPIC = `id title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } contentMetadata createdAt editedAt
+  author { username } voteCount commentCount newCommentCount voted bookmarked ignored official tags lastVisitTime`;
+const COMMENT = `id topicId parentId author { username } renderedHtml createdAt editedAt votes isRemoved isDeleted exemplary collapsed
+  collapsedIndividual isOp isMe isNew voted bookmarked depth`;
+const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+
+const GQL = {
+  topics: `query Topics($first: Int) { topics(first: $first) { edges { cursor node { ${TOPIC} } } ${PAGE_INFO} } }`,
+  topic: `query Topic($id: ID!) { topic(id: $id) { ${TOPIC} commentsFlat { ${COMMENT} } } }`,
+  history: `query History($username: String!, $first: Int) { user(username: $username) { username history(first: $first) {
+    edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } ${PAGE_INFO} } } }`,
+};
+
+function once(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** One request on a fresh connection (an idle keep-alive socket may be closed by the server meanwhile). */
+function call(url, req) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const r = http.request(url + req.path, { method: req.method, headers: req.headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        if (res.statusCode !== 200) return reject(new Error(`${req.method} ${req.path} → ${res.statusCode} ${text.slice(0, 300)}`));
+        if (req.graphql) {
+          const body = JSON.parse(text);
+          if (body.errors) return reject(new Error(`GraphQL ${req.graphql}: ${JSON.stringify(body.errors).slice(0, 300)}`));
+        }
+        resolve({ ms, bytes: Buffer.byteLength(text), text });
+      });
+    });
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/**
+ * Measures one request shape. Returns the figures and keeps every run's raw numbers.
+ * opts: { runs, seconds, connections }
+ */
+async function measureScenario(agora, s, opts, log) {
+  const target = { url: agora.url + s.path, method: s.method, headers: s.headers, body: s.body };
+  // Probe: one request, which also warms up the code path (and checks the answer).
+  const probe = await call(agora.url, s);
+  const slow = probe.ms * 10 > opts.seconds * 1000;
+  const timeout = Math.max(10, Math.ceil((probe.ms / 1000) * 5));
+  const results = [];
+  const counted = [];
+  for (let i = 0; i < opts.runs; i++) {
+    if (slow) {
+      // One connection, a fixed number of requests (nothing in flight at the end): also counted.
+      const amount = Math.max(1, Math.min(5, Math.floor((opts.seconds * 1000) / probe.ms)));
+      const before = await mongoStats(agora.url);
+      const r = await once({ ...target, connections: 1, amount, timeout });
+      const after = await mongoStats(agora.url);
+      results.push(r);
+      counted.push({ requests: r.requests.total, commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, meanMs: r.latency.mean });
+    } else {
+      // A counted run (one connection, fixed amount) for commands, database and server time…
+      const amount = Math.max(3, Math.min(50, Math.floor((opts.seconds * 1000) / probe.ms / 4)));
+      const before = await mongoStats(agora.url);
+      const c = await once({ ...target, connections: 1, amount, timeout });
+      const after = await mongoStats(agora.url);
+      counted.push({ requests: c.requests.total, commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, meanMs: c.latency.mean });
+      // …then a timed load run with several connections for throughput and latency.
+      results.push(await once({ ...target, connections: opts.connections, duration: opts.seconds, timeout }));
+    }
+  }
+  const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+  if (bad > 0) throw new Error(`${s.name}: ${bad} failed requests (non-2xx, errors or timeouts)`);
+  const perRequest = (k) => median(counted.map((c) => c[k] / c.requests));
+  const dbMs = perRequest('dbSeconds') * 1000;
+  const serialMs = median(counted.map((c) => c.meanMs));
+  const out = {
+    name: s.name,
+    door: s.door,
+    shape: s.shape,
+    viewer: s.viewer,
+    request: `${s.method} ${s.path}${s.graphql ? ` ${s.graphql}` : ''}`,
+    responseBytes: probe.bytes,
+    mode: slow ? `${results[0].requests.total} request(s) per run, 1 connection` : `${opts.seconds} s per run, ${opts.connections} connections`,
+    requestsPerSecond: round(median(results.map((r) => (slow ? r.requests.total / (r.duration || 1) : r.requests.average))), slow ? 3 : 1),
+    p50Ms: round(median(results.map((r) => r.latency.p50)), 1),
+    p99Ms: round(median(results.map((r) => r.latency.p99)), 1),
+    commandsPerRequest: round(perRequest('commands'), 2),
+    dbMsPerRequest: round(dbMs, 1),
+    // Commands that overlap (Promise.all) count twice in DB time; then the split is not known.
+    serverMsPerRequest: dbMs > serialMs ? null : round(serialMs - dbMs, 1),
+    serialMs: round(serialMs, 1),
+    runs: opts.runs,
+  };
+  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms) [${out.mode}]`);
+  return out;
+}
+
+/** Commands for one request (one connection, nothing else in flight). */
+async function commandsOf(agora, s) {
+  const before = await mongoStats(agora.url);
+  await call(agora.url, s);
+  const after = await mongoStats(agora.url);
+  return after.commands - before.commands;
+}
+
+function rest(name, p, token, extra = {}) {
+  return { name, door: 'REST', method: 'GET', path: p, headers: token ? { authorization: `Bearer ${token}` } : {}, viewer: token ? 'logged in' : 'anonymous', ...extra };
+}
+
+function graphql(name, op, variables, token, extra = {}) {
+  const body = JSON.stringify({ query: GQL[op], variables });
+  const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return { name, door: 'GraphQL', method: 'POST', path: '/graphql', headers, body, graphql: `${op}(${JSON.stringify(variables)})`, viewer: token ? 'logged in' : 'anonymous', ...extra };
+}
+
+async function login(url, username, password) {
+  const res = await fetch(`${url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${await res.text()}`);
+  return (await res.json()).token;
+}
+
+/**
+ * db: the launched database (the dataset already in it, see run.js); manifest: from seed.js.
+ */
+async function runApiBench({ db, workDir, opts, manifest }) {
+  const log = (m) => process.stderr.write(`[bench-api] ${m}\n`);
+  const agora = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api'), env: { DEMO_SEED: 'false' } });
+  try {
+    const token = await login(agora.url, manifest.viewer, manifest.password);
+    const big = manifest.bigTopic36;
+    const u = manifest.heavyUser;
+    const scenarios = [
+      rest('REST topics, anonymous', '/api/beta/topics?limit=50', null, { shape: 'topics' }),
+      graphql('GraphQL topics, anonymous', 'topics', { first: 50 }, null, { shape: 'topics' }),
+      rest('REST topics, logged in', '/api/beta/topics?limit=50', token, { shape: 'topics' }),
+      graphql('GraphQL topics, logged in', 'topics', { first: 50 }, token, { shape: 'topics' }),
+      rest(`REST topic ${big} (5,000 comments), anonymous`, `/api/beta/topic/${big}`, null, { shape: 'topic' }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous`, 'topic', { id: big }, null, { shape: 'topic' }),
+      rest(`REST topic ${big} (5,000 comments), logged in`, `/api/beta/topic/${big}`, token, { shape: 'topic' }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), logged in`, 'topic', { id: big }, token, { shape: 'topic' }),
+      rest(`REST user ${u} history, anonymous`, `/api/beta/user/${u}`, null, { shape: 'history' }),
+      graphql(`GraphQL user ${u} history, anonymous`, 'history', { username: u, first: 50 }, null, { shape: 'history' }),
+    ];
+    const measured = [];
+    for (const s of scenarios) measured.push(await measureScenario(agora, s, opts, log));
+
+    // GraphQL ÷ REST throughput, pairwise within this run.
+    const ratios = {};
+    for (const g of measured.filter((m) => m.door === 'GraphQL')) {
+      const r = measured.find((m) => m.door === 'REST' && m.shape === g.shape && m.viewer === g.viewer);
+      if (r) ratios[`${g.shape}, ${g.viewer}`] = round(g.requestsPerSecond / r.requestsPerSecond, 2);
+    }
+
+    // Commands per request at another page size / tree size (the bounds of the REST and GraphQL
+    // issues): the small shape is counted here, the large one is the measured scenario.
+    const smallTopic = manifest.smallTopic36 ?? '1';
+    const find = (door, shape, viewer) => measured.find((m) => m.door === door && m.shape === shape && m.viewer === viewer);
+    const checks = [
+      ['topics page, anonymous', 'topics', 'anonymous', rest('', '/api/beta/topics?limit=5', null), graphql('', 'topics', { first: 5 }, null), 'limit 5 → 50'],
+      ['topics page, logged in', 'topics', 'logged in', rest('', '/api/beta/topics?limit=5', token), graphql('', 'topics', { first: 5 }, token), 'limit 5 → 50'],
+      ['topic tree, anonymous', 'topic', 'anonymous', rest('', `/api/beta/topic/${smallTopic}`, null), graphql('', 'topic', { id: smallTopic }, null), `topic ${smallTopic} (a few comments) → ${big} (5,000)`],
+      ['topic tree, logged in', 'topic', 'logged in', rest('', `/api/beta/topic/${smallTopic}`, token), graphql('', 'topic', { id: smallTopic }, token), `topic ${smallTopic} (a few comments) → ${big} (5,000)`],
+      ['user history, anonymous', 'history', 'anonymous', rest('', `/api/beta/user/${u}?limit=5`, null), graphql('', 'history', { username: u, first: 5 }, null), 'limit 5 → 50'],
+    ];
+    const bounds = [];
+    if (!opts.skipBounds) {
+      for (const [name, shape, viewer, rSmall, gSmall, sizes] of checks) {
+        const row = {
+          name,
+          sizes,
+          rest: [await commandsOf(agora, rSmall), find('REST', shape, viewer).commandsPerRequest],
+          graphql: [await commandsOf(agora, gSmall), find('GraphQL', shape, viewer).commandsPerRequest],
+        };
+        row.constant = row.rest[0] === row.rest[1] && row.graphql[0] === row.graphql[1];
+        bounds.push(row);
+        log(`bounds ${name} (${sizes}): REST ${row.rest.join(' → ')}, GraphQL ${row.graphql.join(' → ')} commands`);
+      }
+    }
+    return { dataset: manifest.summary, viewer: manifest.viewer, loadAverage: os.loadavg().map((x) => round(x, 2)), scenarios: measured, ratios, bounds };
+  } finally {
+    await agora.stop();
+  }
+}
+
+module.exports = { runApiBench, GQL };

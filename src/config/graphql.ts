@@ -4,16 +4,31 @@ export interface GraphQLConfig {
   introspection: boolean;
   /** Accept JSON arrays of operations in one request. */
   batching: boolean;
+  /** Most operations in one batched request. */
+  maxBatch: number;
   maxDepth: number;
   /** Upper bound of the estimated cost of one operation (connection sizes multiply). */
   maxCost: number;
+  /** Most lexical tokens in one document (the parser stops beyond it). */
+  maxTokens: number;
+  /** Most selections (fields, fragment spreads, inline fragments) in a document and in one operation with its fragments expanded. */
+  maxSelections: number;
+  /** Most aliased fields in one document. */
+  maxAliases: number;
+  /** Most directives in one document. */
+  maxDirectives: number;
 }
 
 export function readGraphQLConfig(r: EnvReader): GraphQLConfig {
   return {
     introspection: r.bool('GRAPHQL_INTROSPECTION', true),
     batching: r.bool('GRAPHQL_BATCHING', false),
+    maxBatch: r.int('GRAPHQL_MAX_BATCH', 10, 1, 1000),
     maxDepth: r.int('GRAPHQL_MAX_DEPTH', 15, 2, 1000),
     maxCost: r.int('GRAPHQL_MAX_COST', 20_000, 10, 100_000_000),
+    maxTokens: r.int('GRAPHQL_MAX_TOKENS', 10_000, 100, 1_000_000),
+    maxSelections: r.int('GRAPHQL_MAX_SELECTIONS', 2_000, 10, 1_000_000),
+    maxAliases: r.int('GRAPHQL_MAX_ALIASES', 100, 0, 1_000_000),
+    maxDirectives: r.int('GRAPHQL_MAX_DIRECTIVES', 50, 0, 1_000_000),
   };
 }

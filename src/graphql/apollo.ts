@@ -6,28 +6,48 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
 import { httpStatusPlugin, makeFormatError } from './errors';
-import { depthLimitRule, operationCost } from './limits';
+import { depthLimitRule, documentLimitsRule, operationCost, variablesCoerce } from './limits';
 import { buildGraphQLSchema } from './schema';
 
-function costLimitPlugin(maxCost: number): ApolloServerPlugin<GraphQLContext> {
+function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPlugin<GraphQLContext> {
+  const tooExpensive = (message: string, extra: Record<string, unknown> = {}) =>
+    new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra } });
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
+          const operationName = request.operationName ?? undefined;
           let cost: number;
           try {
-            cost = operationCost(schema, document, request.operationName ?? undefined, request.variables);
+            // Validation already bounded the selections (fragments expanded); the margin keeps the
+            // estimator's own node limit out of the way of anything that passed it.
+            cost = operationCost(schema, document, operationName, request.variables, 2 * maxSelections + 10);
           } catch (err) {
+            if (!(err instanceof GraphQLError)) throw err;
             // Variables that do not coerce: graphql-js refuses them before anything runs (HTTP 400,
-            // BAD_USER_INPUT), so there is no cost to bound; anything else is a real failure.
-            if (err instanceof GraphQLError) return;
-            throw err;
+            // BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator
+            // (its node limit) refuses the operation: it must never skip the cost limit.
+            if (!variablesCoerce(schema, document, operationName, request.variables)) return;
+            throw tooExpensive(`Query is too expensive: it has too many nodes to estimate within the limit of ${maxCost}`);
           }
-          if (cost > maxCost) {
-            throw new GraphQLError(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, {
-              extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, cost, maxCost },
-            });
-          }
+          if (cost > maxCost) throw tooExpensive(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, { cost });
+        },
+      };
+    },
+  };
+}
+
+/** Refuses a batch of more than `maxBatch` operations (each one is parsed, validated and run). */
+function batchLimitPlugin(maxBatch: number): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const body = contextValue.request.body;
+      if (!Array.isArray(body) || body.length <= maxBatch) return;
+      return {
+        async didResolveOperation() {
+          throw new GraphQLError(`Too many operations in one batch: ${body.length} exceeds the limit of ${maxBatch}`, {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
         },
       };
     },
@@ -40,14 +60,24 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
     introspection: config.introspection,
     allowBatchedHttpRequests: config.batching,
     csrfPrevention: true,
-    validationRules: [depthLimitRule(config.maxDepth)],
+    // The size limits come first among the custom rules: they stop validation of a refused document.
+    validationRules: [documentLimitsRule(config), depthLimitRule(config.maxDepth)],
+    // The parser stops at this many tokens: a document's size is bounded before anything walks it.
+    parseOptions: { maxTokens: config.maxTokens },
     formatError: makeFormatError(app.log),
     includeStacktraceInErrorResponses: false,
     // The process entry owns signal handling; Apollo would otherwise re-raise SIGINT/SIGTERM itself.
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(config.maxCost), httpStatusPlugin<GraphQLContext>()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), batchLimitPlugin(config.maxBatch), costLimitPlugin(config.maxCost, config.maxSelections), httpStatusPlugin<GraphQLContext>()],
   });
   await apollo.start();
+  // A batch over the limit is refused before any of its operations is parsed (JSON bodies; the
+  // plugin above covers multipart batches, whose operations are read later by the route).
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== '/graphql' || !Array.isArray(request.body) || request.body.length <= config.maxBatch) return;
+    const message = `Too many operations in one batch: ${request.body.length} exceeds the limit of ${config.maxBatch}`;
+    return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  });
   // Fastify's close drains HTTP connections itself (Apollo's drain plugin would call close() from
   // inside close and deadlock); Apollo only needs stopping afterwards.
   app.addHook('onClose', async () => {

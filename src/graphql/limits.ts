@@ -1,30 +1,193 @@
 /**
- * Validation rules that refuse expensive operations before they run: a depth limit (fragments
- * followed, cycles ignored since graphql-js rejects them anyway) and the cost estimate of
- * graphql-query-complexity, where connection sizes multiply the cost of their children.
+ * Validation rules that refuse expensive operations before they run:
+ *
+ * - documentLimitsRule: size limits checked first, in one linear pass, before graphql-js's own
+ *   rules see the document (several of them are quadratic in the number of fields — 20,000 copies of
+ *   `__typename` took graphql-js 11 s to validate): selections with fragments expanded (a fan of
+ *   fragments that each spread the next twice is exponential otherwise), aliases, directives, and
+ *   nested introspection lists.
+ * - depthLimitRule: the deepest selection, fragments followed (memoized; cycles count 0, graphql-js
+ *   rejects them anyway).
+ * - operationCost: the cost estimate of graphql-query-complexity, where connection sizes multiply
+ *   the cost of their children.
  */
-import { GraphQLError, GraphQLSchema, Kind, ValidationContext, ASTVisitor, SelectionSetNode, FragmentDefinitionNode, DocumentNode } from 'graphql';
+import {
+  ASTVisitor,
+  DefinitionNode,
+  DocumentNode,
+  FragmentDefinitionNode,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  GraphQLSchema,
+  Kind,
+  SelectionSetNode,
+  ValidationContext,
+} from 'graphql';
 import { fieldExtensionsEstimator, simpleEstimator, getComplexity } from 'graphql-query-complexity';
+
+export interface DocumentLimits {
+  maxSelections: number;
+  maxAliases: number;
+  maxDirectives: number;
+}
+
+/**
+ * Introspection lists (types, fields, args, …) nested deeper than this are refused: GraphiQL's own
+ * introspection query nests three (`types { fields { args } }`); each further level multiplies the
+ * answer by the size of the schema.
+ */
+export const MAX_INTROSPECTION_LISTS = 3;
+const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues', 'args', 'directives']);
+
+function refusal(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
+}
+
+function fragmentsOf(doc: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of doc.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(def.name.value)) fragments.set(def.name.value, def);
+  return fragments;
+}
+
+/** Selections, aliases and directives of the document as written (every definition, used or not). */
+function countWritten(doc: DocumentNode): { selections: number; aliases: number; directives: number } {
+  let selections = 0;
+  let aliases = 0;
+  let directives = 0;
+  const sets: SelectionSetNode[] = [];
+  const defs: readonly DefinitionNode[] = doc.definitions;
+  for (const def of defs) {
+    if (def.kind !== Kind.OPERATION_DEFINITION && def.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    directives += def.directives?.length ?? 0;
+    if (def.kind === Kind.OPERATION_DEFINITION) for (const v of def.variableDefinitions ?? []) directives += v.directives?.length ?? 0;
+    sets.push(def.selectionSet);
+  }
+  // An explicit stack: documents may nest thousands of levels.
+  while (sets.length > 0) {
+    const set = sets.pop()!;
+    for (const sel of set.selections) {
+      selections++;
+      directives += sel.directives?.length ?? 0;
+      if (sel.kind === Kind.FIELD && sel.alias) aliases++;
+      if (sel.kind !== Kind.FRAGMENT_SPREAD && sel.selectionSet) sets.push(sel.selectionSet);
+    }
+  }
+  return { selections, aliases, directives };
+}
+
+/**
+ * For each operation, its selections with every fragment spread expanded, and the deepest nesting
+ * of introspection lists; fragments are measured once (memoized), a cycle counts nothing.
+ */
+function measureOperations(doc: DocumentNode, stopAbove: number): { selections: number; introspectionLists: number } {
+  const fragments = fragmentsOf(doc);
+  const memo = new Map<string, { selections: number; lists: number } | null>();
+
+  const measureSet = (set: SelectionSetNode | undefined, inIntrospection: boolean): { selections: number; lists: number } => {
+    let selections = 0;
+    let lists = 0;
+    if (!set) return { selections, lists };
+    for (const sel of set.selections) {
+      selections++;
+      if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const f = measureFragment(sel.name.value);
+        selections += f.selections;
+        lists = Math.max(lists, f.lists);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const inner = measureSet(sel.selectionSet, inIntrospection || (sel.typeCondition?.name.value.startsWith('__') ?? false));
+        selections += inner.selections;
+        lists = Math.max(lists, inner.lists);
+      } else {
+        const name = sel.name.value;
+        const enters = inIntrospection || name === '__schema' || name === '__type';
+        const inner = measureSet(sel.selectionSet, enters);
+        selections += inner.selections;
+        lists = Math.max(lists, inner.lists + (inIntrospection && INTROSPECTION_LISTS.has(name) ? 1 : 0));
+      }
+      // Far beyond the limit already: the exact figure does not matter.
+      if (selections > stopAbove) break;
+    }
+    return { selections, lists };
+  };
+
+  const measureFragment = (name: string): { selections: number; lists: number } => {
+    const known = memo.get(name);
+    if (known === null) return { selections: 0, lists: 0 }; // a cycle
+    if (known) return known;
+    const def = fragments.get(name);
+    if (!def) return { selections: 0, lists: 0 };
+    memo.set(name, null);
+    const m = measureSet(def.selectionSet, def.typeCondition.name.value.startsWith('__'));
+    memo.set(name, m);
+    return m;
+  };
+
+  let selections = 0;
+  let introspectionLists = 0;
+  for (const def of doc.definitions) {
+    if (def.kind !== Kind.OPERATION_DEFINITION) continue;
+    const m = measureSet(def.selectionSet, false);
+    selections = Math.max(selections, m.selections);
+    introspectionLists = Math.max(introspectionLists, m.lists);
+  }
+  return { selections, introspectionLists };
+}
+
+/**
+ * Refuses documents over the size limits. It acts on entering the document, before graphql-js's
+ * rules visit any selection set, and then hands the visit an empty document (a visitor edit), so
+ * no other validation rule spends time on a refused document.
+ */
+export function documentLimitsRule(limits: DocumentLimits) {
+  return (context: ValidationContext): ASTVisitor => ({
+    Document(node) {
+      const problems: string[] = [];
+      const written = countWritten(node);
+      const expanded = measureOperations(node, limits.maxSelections);
+      const selections = Math.max(written.selections, expanded.selections);
+      if (selections > limits.maxSelections) {
+        problems.push(`Query has too many selections: ${selections > limits.maxSelections * 2 ? `more than ${limits.maxSelections * 2}` : selections} (fragments expanded) exceeds the limit of ${limits.maxSelections}`);
+      }
+      if (written.aliases > limits.maxAliases) problems.push(`Query has too many aliases: ${written.aliases} exceeds the limit of ${limits.maxAliases}`);
+      if (written.directives > limits.maxDirectives) problems.push(`Query has too many directives: ${written.directives} exceeds the limit of ${limits.maxDirectives}`);
+      if (expanded.introspectionLists > MAX_INTROSPECTION_LISTS) {
+        problems.push(`Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the limit of ${MAX_INTROSPECTION_LISTS}`);
+      }
+      if (problems.length === 0) return undefined;
+      for (const p of problems) context.reportError(refusal(p));
+      const empty: DocumentNode = { kind: Kind.DOCUMENT, definitions: [] };
+      return empty;
+    },
+  });
+}
 
 export function depthLimitRule(maxDepth: number) {
   return (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) {
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    }
-    const depthOf = (set: SelectionSetNode | undefined, seen: Set<string>): number => {
+    const fragments = fragmentsOf(context.getDocument());
+    /** Depth of each fragment's selection set, measured once; null while being measured (a cycle). */
+    const memo = new Map<string, number | null>();
+    const depthOf = (set: SelectionSetNode | undefined): number => {
       if (!set) return 0;
       let max = 0;
       for (const sel of set.selections) {
         let d = 0;
         if (sel.kind === Kind.FIELD) {
-          d = sel.name.value.startsWith('__') && !sel.selectionSet ? 0 : 1 + depthOf(sel.selectionSet, seen);
+          d = sel.name.value.startsWith('__') && !sel.selectionSet ? 0 : 1 + depthOf(sel.selectionSet);
         } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-          d = depthOf(sel.selectionSet, seen);
+          d = depthOf(sel.selectionSet);
         } else {
           const name = sel.name.value;
-          const frag = fragments.get(name);
-          if (frag && !seen.has(name)) d = depthOf(frag.selectionSet, new Set(seen).add(name));
+          const known = memo.get(name);
+          if (known !== undefined) d = known ?? 0;
+          else {
+            const frag = fragments.get(name);
+            if (frag) {
+              memo.set(name, null);
+              d = depthOf(frag.selectionSet);
+              memo.set(name, d);
+            }
+          }
         }
         if (d > max) max = d;
         if (max > maxDepth) return max; // enough to refuse; stop walking huge documents
@@ -33,10 +196,10 @@ export function depthLimitRule(maxDepth: number) {
     };
     return {
       OperationDefinition(node) {
-        const depth = depthOf(node.selectionSet, new Set());
+        const depth = depthOf(node.selectionSet);
         if (depth > maxDepth) {
           context.reportError(
-            new GraphQLError(`Query is too deep: depth ${depth > maxDepth ? `> ${maxDepth}` : depth} exceeds the limit of ${maxDepth}`, {
+            new GraphQLError(`Query is too deep: depth > ${maxDepth} exceeds the limit of ${maxDepth}`, {
               nodes: [node],
               extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
             }),
@@ -47,13 +210,26 @@ export function depthLimitRule(maxDepth: number) {
   };
 }
 
-/** The estimated cost of one operation; connection fields declare their cost via `complexity`. */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined): number {
+/**
+ * The estimated cost of one operation; connection fields declare their cost via `complexity`.
+ * `maxNodes` bounds the selections the estimator walks (it expands fragments without memo); over it,
+ * getComplexity throws.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, maxNodes?: number): number {
   return getComplexity({
     schema,
     query: document,
     operationName,
     variables: variables ?? {},
     estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+    ...(maxNodes !== undefined ? { maxQueryNodes: maxNodes } : {}),
   });
+}
+
+/** Whether the operation's variables coerce (when they do not, graphql-js refuses the request itself). */
+export function variablesCoerce(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return false;
+  const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+  return !errors || errors.length === 0;
 }

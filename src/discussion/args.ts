@@ -9,6 +9,7 @@ import { id36ToNumber, isId36, MixedCursor, parseMixedCursor } from './rules/id3
 import { parsePeriod, Period } from './rules/period';
 import { reprList, reprString } from './rules/python-repr';
 import { parseTagFilter } from './rules/tags';
+import { normalizeGroupPath } from './rules/group-path';
 
 export const DEFAULT_LIMIT = 50;
 const PATTERN_MESSAGE = 'String does not match expected pattern.';
@@ -76,6 +77,19 @@ export function checkTag(raw: string | undefined, issues: Issue[]): string | und
   if (r.ok) return r.key;
   const message = r.error === 'chars' ? 'Only letters, numbers, and spaces allowed.' : 'Invalid path';
   issues.push({ exception: 'ValidationError', message, field: 'tag' });
+  return undefined;
+}
+
+/** A group path (`~Games.Tabletop` → `games.tabletop`), or undefined (absent or invalid). */
+export function checkGroup(raw: string | undefined, issues: Issue[]): string | undefined {
+  if (raw === undefined) return undefined;
+  const path = typeof raw === 'string' ? normalizeGroupPath(raw) : null;
+  if (path !== null) return path;
+  issues.push({
+    exception: 'ValidationError',
+    message: 'Invalid group path: lowercase letters, numbers and single underscores, with dots between levels (e.g. games.tabletop)',
+    field: 'group',
+  });
   return undefined;
 }
 

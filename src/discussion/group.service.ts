@@ -3,19 +3,13 @@ import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import type { Caller, GroupService } from './services';
 import { groupView } from './view-builders';
+import { normalizeGroupPath } from './rules/group-path';
 import { requireAdmin } from './viewer';
 import type { CreateGroupInput, GroupView } from './views';
 
-const LABEL = '[a-z0-9]+(?:_[a-z0-9]+)*';
-const GROUP_PATH = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
-const MAX_PATH = 64;
-const MAX_DESCRIPTION = 1000;
+export { normalizeGroupPath };
 
-/** Normalizes a group path as written (`~Tech` → `tech`); null when it is not a valid path. */
-export function normalizeGroupPath(raw: string): string | null {
-  const path = raw.trim().replace(/^~/, '').toLowerCase();
-  return path.length <= MAX_PATH && GROUP_PATH.test(path) ? path : null;
-}
+const MAX_DESCRIPTION = 1000;
 
 export class GroupServiceImpl implements GroupService {
   constructor(private readonly d: DiscussionDeps) {}

@@ -193,6 +193,8 @@ export const TOPIC_SORT_FIELDS = {
 for (const field of Object.values(TOPIC_SORT_FIELDS)) {
   topicSchema.index({ listed: 1, [field]: -1, _id: -1 });
   topicSchema.index({ tagKeys: 1, listed: 1, [field]: -1, _id: -1 });
+  // The `group` filter (GraphQL): one path, or a group and its subgroups ($in).
+  topicSchema.index({ groupPath: 1, listed: 1, [field]: -1, _id: -1 });
 }
 topicSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
 

@@ -2,7 +2,7 @@
 import type { Actor } from '../core/actor';
 import { ForbiddenError, Issue, NotFoundError, ValidationError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
-import { normalizeGroupPath } from './group.service';
+import { normalizeGroupPath } from './rules/group-path';
 import type { TopicDoc } from './models';
 import { loadTopic, topicNotFound } from './post-access';
 import { renderMarkdown } from './rules/markdown';

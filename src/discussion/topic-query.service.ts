@@ -1,7 +1,7 @@
 /** Reading topics: the listing (5), one topic with its comment tree (6), lookups for loaders. */
 import type { Actor } from '../core/actor';
 import { Issue, ValidationError } from '../core/errors';
-import { checkId36, checkLimit, checkNotBoth, checkOrder, checkPeriod, checkTag } from './args';
+import { checkGroup, checkId36, checkLimit, checkNotBoth, checkOrder, checkPeriod, checkTag } from './args';
 import type { DiscussionDeps } from './deps';
 import { EMPTY_PAGE_INFO, pageFromRows } from './keyset';
 import { TOPIC_SORT_FIELDS, TopicDoc } from './models';
@@ -29,9 +29,10 @@ export class TopicQueries {
   constructor(private readonly d: DiscussionDeps) {}
 
   /**
-   * The topic listing: every group, deleted/removed never, the viewer's ignored topics excluded;
-   * keyset pages over the chosen order. At most four database commands: the viewer (already
-   * loaded with the token), the cursor's topic, the page, the viewer's marks on the page.
+   * The topic listing: every group (or, with `group`, one group and its subgroups), deleted/removed
+   * never, the viewer's ignored topics excluded; keyset pages over the chosen order. At most four
+   * database commands: the viewer (already loaded with the token), the cursor's topic, the page,
+   * the viewer's marks on the page; `group` adds one (the group's paths, read alongside the cursor).
    */
   async list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>> {
     const issues: Issue[] = [];
@@ -40,6 +41,7 @@ export class TopicQueries {
     const after = checkId36('after', args.after, issues);
     const period = checkPeriod(args.period, issues);
     const tagKey = checkTag(args.tag, issues);
+    const group = checkGroup(args.group, issues);
     const order = checkOrder(args.order, TOPIC_ORDERS, 'activity', issues);
     checkNotBoth(args.before, args.after, issues);
     if (issues.length > 0) throw new ValidationError(issues);
@@ -48,17 +50,19 @@ export class TopicQueries {
     const sortField = TOPIC_SORT_FIELDS[order];
     const cursor = after ?? before;
     const direction = after ? 'after' : before ? 'before' : 'first';
-    let anchor: { value: number | Date; id: number } | undefined;
-    if (cursor) {
-      const anchorTopic = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
-      if (!anchorTopic) return { items: [], pageInfo: EMPTY_PAGE_INFO };
-      anchor = { value: anchorTopic[sortField as keyof TopicDoc] as number | Date, id: anchorTopic._id };
-    }
+    const [anchorTopic, groupPaths] = await Promise.all([
+      cursor && cursor.id !== null ? this.d.topics.findById(cursor.id) : null,
+      group !== undefined ? this.d.groups.pathsUnder(group) : undefined,
+    ]);
+    if (cursor && !anchorTopic) return { items: [], pageInfo: EMPTY_PAGE_INFO };
+    if (groupPaths !== undefined && groupPaths.length === 0) return { items: [], pageInfo: EMPTY_PAGE_INFO };
+    const anchor = anchorTopic ? { value: anchorTopic[sortField as keyof TopicDoc] as number | Date, id: anchorTopic._id } : undefined;
     const rows = await this.d.topics.list({
       sortField,
       direction,
       anchor,
       tagKey,
+      groupPaths,
       createdAfter: periodStart(period, this.d.clock.now()) ?? undefined,
       excludeIds: viewer ? [...viewer.ignoredTopicIds] : undefined,
       take: limit + 1,

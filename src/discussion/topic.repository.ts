@@ -8,6 +8,8 @@ export interface TopicListQuery {
   anchor?: Anchor;
   /** Match key of the `tag=` filter. */
   tagKey?: string;
+  /** Only topics in these groups (a group and its subgroups); must not be empty. */
+  groupPaths?: readonly string[];
   /** Exclusive lower bound on createdAt. */
   createdAfter?: Date;
   excludeIds?: readonly number[];
@@ -45,6 +47,7 @@ export class TopicRepository {
   list(q: TopicListQuery): Promise<TopicDoc[]> {
     const and: Record<string, unknown>[] = [];
     if (q.tagKey !== undefined) and.push({ tagKeys: q.tagKey });
+    if (q.groupPaths !== undefined) and.push({ groupPath: q.groupPaths.length === 1 ? q.groupPaths[0] : { $in: [...q.groupPaths] } });
     and.push({ listed: true });
     if (q.createdAfter) and.push({ createdAt: { $gt: q.createdAfter } });
     if (q.excludeIds && q.excludeIds.length > 0) and.push({ _id: { $nin: [...q.excludeIds] } });

@@ -181,6 +181,12 @@ export interface TopicListArgs extends PageArgs {
   period?: string;
   /** A label path, spaces allowed (5.3). */
   tag?: string;
+  /**
+   * A group path, with or without `~`, any case: only topics of that group and of its subgroups
+   * (`games` also lists `games.tabletop`, as a tag lists its sub-tags). An unknown group gives an
+   * empty page; an invalid path is a ValidationError on `group`. Not a REST parameter (5.1).
+   */
+  group?: string;
   order?: string;
 }
 

@@ -1,7 +1,7 @@
 /** Query.topics, Query.topic and the Topic fields that need more than the mapped node. */
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Page, TopicListArgs, TopicView } from '../../discussion/views';
+import type { TopicListArgs } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
 import { orNull, remember, TOPIC_ID, withFields } from './call';
 import { Comment } from './comment.type';
@@ -31,21 +31,13 @@ export class TopicsArgs extends ConnectionArgs {
   @Field(() => String, { nullable: true, description: 'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).' })
   tag?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Only topics of this group (path, with or without `~`).' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Only topics of this group and of its subgroups (path, with or without `~`): `games` also lists `games.tabletop`. ' +
+      'An unknown group gives an empty page; an invalid path is BAD_USER_INPUT on `group`. (REST has no such parameter.)',
+  })
   group?: string | null;
-}
-
-/**
- * Interim for the `group` argument: the topic service does not filter by group yet (reported), so
- * the page it returns is filtered here. Pages may then hold fewer items than asked; the cursors of
- * an emptied page stay those of the unfiltered one, so a walk with `after`/`before` still reaches
- * every topic of the group. A no-op once the service filters (then every item matches).
- */
-function onlyGroup(page: Page<TopicView>, group: string | undefined): Page<TopicView> {
-  if (group === undefined || page.items.every((t) => t.groupPath === group)) return page;
-  const items = page.items.filter((t) => t.groupPath === group);
-  if (items.length === 0) return { items, pageInfo: page.pageInfo };
-  return { items, pageInfo: { ...page.pageInfo, firstCursor: items[0]!.id36, lastCursor: items[items.length - 1]!.id36 } };
 }
 
 function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boolean): string {
@@ -86,17 +78,13 @@ export class TopicResolver {
     complexity: connectionComplexity,
   })
   async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
-    const group = args.group != null ? args.group.trim().replace(/^~/, '').toLowerCase() : undefined;
-    const page = onlyGroup(
-      await discussion(ctx).topics.list(ctx.actor, {
-        ...toPageArgs(args),
-        order: args.order ?? TopicOrder.ACTIVITY,
-        period: args.period ?? 'all',
-        ...(args.tag != null ? { tag: args.tag } : {}),
-        ...(group !== undefined ? { group } : {}),
-      } as TopicListArgs),
-      group,
-    );
+    const page = await discussion(ctx).topics.list(ctx.actor, {
+      ...toPageArgs(args),
+      order: args.order ?? TopicOrder.ACTIVITY,
+      period: args.period ?? 'all',
+      ...(args.tag != null ? { tag: args.tag } : {}),
+      ...(args.group != null ? { group: args.group } : {}),
+    } as TopicListArgs);
     return toConnection(page, (t) => t.id36, (t) => {
       primeTopic(ctx, t);
       return topicNode(ctx, t);

@@ -9,6 +9,7 @@ import type { CommandStartedEvent } from 'mongodb';
 import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';
+import { ANONYMOUS } from '../../../src/core/actor';
 
 let s: TestServer;
 let api: BetaClient;
@@ -27,14 +28,32 @@ function equalityFields(filter: Record<string, unknown>): Set<string> {
   return out;
 }
 
+/** Top-level fields (through $and) compared only with $gt/$gte/$lt/$lte: a range an index can scan. */
+function rangeFields(filter: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, v] of Object.entries(filter)) {
+    if (k === '$and') for (const part of v as Record<string, unknown>[]) for (const f of rangeFields(part)) out.add(f);
+    else if (!k.startsWith('$') && v !== null && typeof v === 'object' && !(v instanceof Date) && !Array.isArray(v)) {
+      const ops = Object.keys(v as object);
+      if (ops.length > 0 && ops.every((op) => ['$gt', '$gte', '$lt', '$lte'].includes(op))) out.add(k);
+    }
+  }
+  return out;
+}
+
 function supported(indexes: IndexKey[], filter: Record<string, unknown>, sort?: Record<string, number>): boolean {
   const eq = equalityFields(filter);
+  const ranges = rangeFields(filter);
   if (eq.has('_id') && !sort) return true;
   const sortKeys = Object.entries(sort ?? {}).filter(([k]) => !eq.has(k));
   return indexes.some((key) => {
     let i = 0;
     while (i < key.length && eq.has(key[i]![0])) i++;
-    if (i === 0 && !(sortKeys.length > 0 && key[0]![0] === sortKeys[0]![0])) return false;
+    // After the equality prefix, the index continues with the sort, or (unsorted, or sorted on
+    // that same field) with the field of a range condition.
+    const next = key[i]?.[0];
+    const rangeNext = next !== undefined && ranges.has(next) && (sortKeys.length === 0 || sortKeys[0]![0] === next);
+    if (i === 0 && !rangeNext && !(sortKeys.length > 0 && key[0]![0] === sortKeys[0]![0])) return false;
     if (sortKeys.length === 0) return true;
     const rest = key.slice(i, i + sortKeys.length);
     if (rest.length < sortKeys.length) return false;
@@ -42,6 +61,12 @@ function supported(indexes: IndexKey[], filter: Record<string, unknown>, sort?: 
     const reversed = rest.every(([k, d], j) => k === sortKeys[j]![0] && d === -sortKeys[j]![1]);
     return same || reversed;
   });
+}
+
+/** The driver sends sorts as a Map (key order matters); empty means none. */
+function plainSort(sort: unknown): Record<string, number> | undefined {
+  const entries = sort instanceof Map ? [...sort.entries()] : sort && typeof sort === 'object' ? Object.entries(sort) : [];
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 beforeAll(async () => {
@@ -56,13 +81,14 @@ beforeAll(async () => {
   await f.label(alice, c, 'noise');
   await f.voteTopic(bob, t);
   await f.d.ignores.ignore(bob.actor, (await f.topic(alice)).id36);
+  await f.topic(alice, { group: 'test.sub' });
   const token = await bob.token();
 
   const listener = (e: CommandStartedEvent) => {
     const cmd = e.command as Record<string, unknown>;
     const collection = String(cmd[e.commandName]);
-    if (e.commandName === 'find') seen.push({ command: 'find', collection, filter: (cmd.filter ?? {}) as Record<string, unknown>, sort: cmd.sort as Record<string, number> | undefined });
-    else if (e.commandName === 'findAndModify') seen.push({ command: 'findAndModify', collection, filter: (cmd.query ?? {}) as Record<string, unknown>, sort: cmd.sort as Record<string, number> | undefined });
+    if (e.commandName === 'find') seen.push({ command: 'find', collection, filter: (cmd.filter ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
+    else if (e.commandName === 'findAndModify') seen.push({ command: 'findAndModify', collection, filter: (cmd.query ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
     else if (e.commandName === 'update' || e.commandName === 'delete') {
       for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[]) seen.push({ command: e.commandName, collection, filter: u.q });
     }
@@ -75,6 +101,11 @@ beforeAll(async () => {
         await api.get(`/topics?order=${order}&limit=1`, { token: auth });
         await api.get(`/topics?order=${order}&tag=a&period=4h&after=${t.id36}`, { token: auth });
         await api.get(`/topics?order=${order}&before=${t.id36}`, { token: auth });
+        // The group filter (GraphQL's topics(group:), no REST parameter): one path, and a group with its subgroups.
+        const actor = auth ? bob.actor : ANONYMOUS;
+        await f.d.topics.list(actor, { order, group: 'test.sub', limit: 1 });
+        await f.d.topics.list(actor, { order, group: 'test', tag: 'a', period: '4h', after: t.id36 });
+        await f.d.topics.list(actor, { order, group: '~test', before: t.id36 });
       }
       await api.get(`/topic/${t.id36}`, { token: auth });
       for (const q of ['', `?after=t-${t.id36}`, `?before=c-${c.id36}`]) await api.get(`/user/alice${q}`, { token: auth });
@@ -93,7 +124,10 @@ afterAll(async () => {
 
 it('captured the queries of every endpoint', () => {
   const collections = new Set(seen.map((q) => q.collection));
-  for (const name of ['users', 'topics', 'comments', 'marks', 'login_attempts']) expect(collections).toContain(name);
+  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'login_attempts']) expect(collections).toContain(name);
+  expect(seen.some((q) => q.collection === 'topics' && JSON.stringify(q.filter).includes('"groupPath":{"$in"'))).toBe(true);
+  // Sorts arrive as Maps from the driver; they must be read, or the check below would ignore them.
+  expect(seen.some((q) => q.collection === 'topics' && q.sort?.lastInterestingActivityAt === -1)).toBe(true);
 });
 
 it('serves every filter and sort from an index', async () => {

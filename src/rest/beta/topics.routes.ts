@@ -1,10 +1,9 @@
 /** GET /topics (behaviour spec 5) and GET /topic/{topic_id36} (6). */
 import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
-import { presentCommentTree, presentPagination, presentTopic } from './presenters';
+import { presentCommentTreeJson, presentPagination, presentTopic } from './presenters';
 import { baseUrl, pick, queryOf, requireSegment } from './request';
 import { JSON_CONTENT_TYPE } from './errors';
-import { stringifyDeep } from './json';
 
 const LIST_PARAMS = ['limit', 'before', 'after', 'period', 'tag', 'order'] as const;
 
@@ -36,6 +35,6 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
     const result = await topics.read(actor, topicId36, { order: q.order, recordVisit: req.method !== 'HEAD', markdown: false });
     const base = baseUrl(req, config);
     // Serialized without recursion: reply chains may be thousands of levels deep.
-    return reply.type(JSON_CONTENT_TYPE).send(stringifyDeep({ topic: presentTopic(result.topic, base), comments: presentCommentTree(result.comments) }));
+    return reply.type(JSON_CONTENT_TYPE).send(`{"topic":${JSON.stringify(presentTopic(result.topic, base))},"comments":${presentCommentTreeJson(result.comments)}}`);
   });
 }

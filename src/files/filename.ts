@@ -63,9 +63,22 @@ export function splitRequestedName(requested: string): NameParts {
     bare = bare.slice(0, -4);
   }
   return {
-    bare: bare.replace(/[^a-z0-9-]/g, '').replace(/^-+|-+$/g, ''),
-    ext: ext.replace(/[^a-z0-9.-]/g, '').replace(/^[.-]+|[.-]+$/g, ''),
+    bare: trimChars(bare.replace(/[^a-z0-9-]/g, ''), '-'),
+    ext: trimChars(ext.replace(/[^a-z0-9.-]/g, ''), '.-'),
   };
+}
+
+/**
+ * `s` without leading and trailing characters from `chars`. A loop, not `/^-+|-+$/`: that regex
+ * backtracks quadratically on a long run of `-` inside a name (64 KiB of them stalled the process
+ * for seconds).
+ */
+function trimChars(s: string, chars: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && chars.includes(s[start]!)) start++;
+  while (end > start && chars.includes(s[end - 1]!)) end--;
+  return s.slice(start, end);
 }
 
 /** `length` characters drawn uniformly from `alphabet` (at most 256 symbols) with a CSPRNG. */
@@ -128,8 +141,10 @@ export function computeName(
   const random = randomize || parts.bare === '';
   const ext = parts.ext || detectedExt;
   if (!random) return { name: joinName(parts.bare, ext), bare: parts.bare, ext, random };
-  for (;;) {
+  // Bounded: a `reserved` that refuses every name must not hang the process.
+  for (let attempt = 0; attempt < 1000; attempt++) {
     const name = joinName(randomBare(), ext);
     if (!reserved(name)) return { name, bare: '', ext, random };
   }
+  throw new Error(`no random name with extension ${JSON.stringify(ext.slice(0, 40))} is free of reserved names`);
 }

@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
+import { MAX_FILENAME_LENGTH } from '../../files/filename';
 
 type HeaderName = 'randomize' | 'delete-key' | 'expiry' | 'access-key' | 'api-key';
 
@@ -114,6 +115,10 @@ export function basicPassword(authorization: string | undefined): string | undef
 
 /** The server's own routes whose path is `/<name>` (outside this API), for reserved names (§4.5). */
 export function isServerPath(request: FastifyRequest, name: string): boolean {
+  // No route of the server is that long, and the router gives up on a parameter over its
+  // maxParamLength: it then reports `/:filename` matched without params, which read as "a server
+  // path" and made a random name be redrawn forever.
+  if (name.length > MAX_FILENAME_LENGTH) return false;
   const route = request.server.findRoute({ method: 'GET', url: `/${name}` });
   // Our own `/:filename` matches every name; any other match is a route of the server.
   return route !== null && route.params.filename === undefined;

@@ -90,6 +90,24 @@ describe('filename algorithm (§4.5)', () => {
     );
   });
 
+  it('runs in linear time on long runs of separators (no regex backtracking): 64 KiB in well under a second', () => {
+    const run = fc.constantFrom('-', '.', '.-', '-.', ' -', '_-', 'a-', '.tar');
+    fc.assert(
+      fc.property(run, fc.constantFrom('a', '', '.', 'b.c'), fc.constantFrom('a', '', '.gz', 'x'), (sep, pre, post) => {
+        const name = `${pre}${sep.repeat(Math.floor(65536 / sep.length))}${post}`;
+        const started = Date.now();
+        splitRequestedName(name);
+        computeName(name, false, 'txt');
+        expect(Date.now() - started).toBeLessThan(500);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a `reserved` rule that refuses every random name fails instead of looping forever', () => {
+    expect(() => computeName('', true, 'txt', () => true)).toThrow(/reserved/);
+  });
+
   it('a random name is never a reserved one', () => {
     const reservedExt = fc.constantFrom('ico', 'html', 'txt', 'xml', 'php', 'htm');
     fc.assert(fc.property(reservedExt, (ext) => expect(isReservedName(computeName('', true, ext).name)).toBe(false)), { numRuns: 200 });

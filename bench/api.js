@@ -20,6 +20,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { startAgora, mongoStats } = require('./lib/agora');
 const { median, round } = require('./lib/stats');
+const { cpuSeconds } = require('./lib/memory');
 
 const TOPIC = `id title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } contentMetadata createdAt editedAt
   author { username } voteCount commentCount newCommentCount voted bookmarked ignored official tags lastVisitTime`;
@@ -70,33 +71,44 @@ function call(url, req) {
  */
 async function measureScenario(agora, s, opts, log) {
   const target = { url: agora.url + s.path, method: s.method, headers: s.headers, body: s.body };
-  // Probe: one request, which also warms up the code path (and checks the answer).
-  const probe = await call(agora.url, s);
-  const slow = probe.ms * 10 > opts.seconds * 1000;
-  const timeout = Math.max(10, Math.ceil((probe.ms / 1000) * 5));
-  const results = [];
-  const counted = [];
-  for (let i = 0; i < opts.runs; i++) {
-    if (slow) {
-      // One connection, a fixed number of requests (nothing in flight at the end): also counted.
-      const amount = Math.max(1, Math.min(5, Math.floor((opts.seconds * 1000) / probe.ms)));
-      const before = await mongoStats(agora.url);
-      const r = await once({ ...target, connections: 1, amount, timeout });
-      const after = await mongoStats(agora.url);
-      results.push(r);
-      counted.push({ requests: r.requests.total, commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, meanMs: r.latency.mean });
-    } else {
+  /** Runs `fn` (which makes `requests` requests on one connection) with commands, DB time and CPU counted. */
+  const counting = async (fn) => {
+    const before = await mongoStats(agora.url);
+    const cpu0 = cpuSeconds(agora.pid);
+    const r = await fn();
+    const cpu = cpuSeconds(agora.pid) - cpu0;
+    const after = await mongoStats(agora.url);
+    return { r, counts: { commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, cpuSeconds: cpu } };
+  };
+  // Probe: one request (checks the answer, warms the code path, tells how slow the scenario is).
+  const probe = await counting(() => call(agora.url, s));
+  const slow = probe.r.ms * 10 > opts.seconds * 1000;
+  const timeout = Math.max(10, Math.ceil((probe.r.ms / 1000) * 5));
+  const runs = []; // { requestsPerSecond, p50, p99, bad }
+  const counted = []; // { requests, commands, dbSeconds, cpuSeconds, meanMs }
+  if (slow) {
+    // Seconds per request: runs of a fixed number of requests on one connection (nothing in
+    // flight at the end, so each run is counted too); the probe is the first run.
+    const amount = Math.max(1, Math.min(5, Math.floor((opts.seconds * 1000) / probe.r.ms)));
+    runs.push({ requestsPerSecond: 1000 / probe.r.ms, p50: probe.r.ms, p99: probe.r.ms, bad: 0 });
+    counted.push({ requests: 1, meanMs: probe.r.ms, ...probe.counts });
+    for (let i = 1; i < opts.runs; i++) {
+      const { r, counts } = await counting(() => once({ ...target, connections: 1, amount, timeout }));
+      runs.push({ requestsPerSecond: r.requests.total / (r.duration || 1), p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts });
+      counted.push({ requests: r.requests.total, meanMs: r.latency.mean, ...counts });
+    }
+  } else {
+    for (let i = 0; i < opts.runs; i++) {
       // A counted run (one connection, fixed amount) for commands, database and server time…
-      const amount = Math.max(3, Math.min(50, Math.floor((opts.seconds * 1000) / probe.ms / 4)));
-      const before = await mongoStats(agora.url);
-      const c = await once({ ...target, connections: 1, amount, timeout });
-      const after = await mongoStats(agora.url);
-      counted.push({ requests: c.requests.total, commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, meanMs: c.latency.mean });
+      const amount = Math.max(3, Math.min(50, Math.floor((opts.seconds * 1000) / probe.r.ms / 4)));
+      const { r: c, counts } = await counting(() => once({ ...target, connections: 1, amount, timeout }));
+      counted.push({ requests: c.requests.total, meanMs: c.latency.mean, ...counts });
       // …then a timed load run with several connections for throughput and latency.
-      results.push(await once({ ...target, connections: opts.connections, duration: opts.seconds, timeout }));
+      const r = await once({ ...target, connections: opts.connections, duration: opts.seconds, timeout });
+      runs.push({ requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts + c.non2xx + c.errors + c.timeouts });
     }
   }
-  const bad = results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+  const bad = runs.reduce((n, r) => n + r.bad, 0);
   if (bad > 0) throw new Error(`${s.name}: ${bad} failed requests (non-2xx, errors or timeouts)`);
   const perRequest = (k) => median(counted.map((c) => c[k] / c.requests));
   const dbMs = perRequest('dbSeconds') * 1000;
@@ -107,19 +119,22 @@ async function measureScenario(agora, s, opts, log) {
     shape: s.shape,
     viewer: s.viewer,
     request: `${s.method} ${s.path}${s.graphql ? ` ${s.graphql}` : ''}`,
-    responseBytes: probe.bytes,
-    mode: slow ? `${results[0].requests.total} request(s) per run, 1 connection` : `${opts.seconds} s per run, ${opts.connections} connections`,
-    requestsPerSecond: round(median(results.map((r) => (slow ? r.requests.total / (r.duration || 1) : r.requests.average))), slow ? 3 : 1),
-    p50Ms: round(median(results.map((r) => r.latency.p50)), 1),
-    p99Ms: round(median(results.map((r) => r.latency.p99)), 1),
+    responseBytes: probe.r.bytes,
+    mode: slow ? `${counted[counted.length - 1].requests} request(s) per run, 1 connection` : `${opts.seconds} s per run, ${opts.connections} connections`,
+    requestsPerSecond: round(median(runs.map((r) => r.requestsPerSecond)), slow ? 3 : 1),
+    p50Ms: round(median(runs.map((r) => r.p50)), 1),
+    p99Ms: round(median(runs.map((r) => r.p99)), 1),
     commandsPerRequest: round(perRequest('commands'), 2),
     dbMsPerRequest: round(dbMs, 1),
     // Commands that overlap (Promise.all) count twice in DB time; then the split is not known.
     serverMsPerRequest: dbMs > serialMs ? null : round(serialMs - dbMs, 1),
     serialMs: round(serialMs, 1),
+    // CPU the server process spent per request (JavaScript, BSON decoding, GC, syscalls): what the
+    // app costs whatever the database, and not inflated by other processes waiting for the CPU.
+    serverCpuMsPerRequest: round(perRequest('cpuSeconds') * 1000, 1),
     runs: opts.runs,
   };
-  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms) [${out.mode}]`);
+  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}]`);
   return out;
 }
 

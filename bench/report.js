@@ -29,11 +29,14 @@ function apiTable(a) {
   const lines = [
     `Dataset: ${a.dataset.users} users, ${a.dataset.topics} topics, ${a.dataset.comments} comments (topic ${a.dataset.bigTopic.id36}: ${a.dataset.bigTopic.comments} comments, ${a.dataset.bigTopic.topLevel} top-level, depth ${a.dataset.bigTopic.maxDepth}), ${a.dataset.votes} votes, ${a.dataset.bookmarks} bookmarks, ${a.dataset.labels} labels. Logged in as ${a.viewer}.`,
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | DB commands / request | DB ms / request | server ms / request | load |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Scenario | req/s | p50 ms | p99 ms | DB commands / request | DB ms / request | server ms / request | server CPU ms / request | load |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.mode} |`);
-  lines.push('', 'DB ms: time waiting for database replies (summed over the commands of a request); server ms: latency at one connection minus DB ms (n/a when a request\'s commands overlap).');
+  for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`);
+  lines.push(
+    '',
+    "DB ms: time waiting for database replies (summed over the commands of a request). Server ms: latency at one connection minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server process per request (JavaScript, BSON decoding, GC), from /proc.",
+  );
   if (a.ratios && Object.keys(a.ratios).length > 0) {
     lines.push('', '| GraphQL ÷ REST throughput | ratio |', '|---|---|');
     for (const [k, v] of Object.entries(a.ratios)) lines.push(`| ${k} | ${v}× |`);

@@ -36,6 +36,8 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // As deployed: graphql-js and other libraries skip their development-mode checks.
+      NODE_ENV: 'production',
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

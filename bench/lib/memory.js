@@ -28,4 +28,15 @@ function sampleRss(pid, intervalMs = 20) {
   };
 }
 
-module.exports = { rssBytes, sampleRss };
+/** CPU seconds (user + system) a process used so far (Linux /proc), or NaN elsewhere. */
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+module.exports = { rssBytes, sampleRss, cpuSeconds };

@@ -51,6 +51,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One debug line per request from onResponse instead of Fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Requests Node cannot parse (headers over 16 KiB: 431, malformed: 400, too slow: 408). Fastify's
+    // default sends a body even to HEAD and none of the usual headers.
+    clientErrorHandler: (err, socket) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
+      const [status, reason] =
+        code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+      const raw = (err as unknown as { rawPacket?: Buffer }).rawPacket;
+      const body = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ' ? '' : JSON.stringify({ error: reason });
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
     forceCloseConnections: 'idle',
     genReqId: () => crypto.randomUUID(),
     // Fastify refuses some URLs before routing (an undecodable %-escape, a path parameter over
@@ -58,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // front door's own format instead of Fastify's, which would echo the URL back.
     frameworkErrors: (err, req, untypedReply) => {
       const reply = untypedReply as unknown as FastifyReply;
+      // Sent before any onRequest hook runs: set the headers every response carries here too.
+      reply.header('x-content-type-options', 'nosniff');
       const code = (err as { code?: string }).code;
       if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') {
         const status = (err as { statusCode?: number }).statusCode ?? 400;
@@ -70,6 +88,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP).header('vary', 'Accept');
         return sendFilesError(req, reply, 404, 'File not found');
       }
+      if (/^\/upload\/[^/]*$/.test(pathOnly)) {
+        // PUT /upload/{name} with a name the router refuses: the upload's own answers (§3).
+        reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP);
+        if (req.method !== 'PUT') return sendFilesError(req, reply, 404, 'Not found');
+        return sendFilesError(req, reply, 400, code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request');
+      }
       return reply.status(404).send({ error: 'Not found' });
     },
     routerOptions: { maxParamLength: 1024 },
@@ -78,6 +102,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (_req, reply) => {
     reply.header('x-content-type-options', 'nosniff');
   });
+  // An `Expect` other than 100-continue: Node would answer a bare 417 (no body, none of the
+  // headers above). Ignore the expectation instead, as RFC 9110 allows: the request is answered
+  // by its front door as usual.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   // A client that goes away before the response never reaches onResponse: count it as 499.
   app.addHook('onRequestAbort', async (req) => {
     metrics.httpRequests.inc({ route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: '499' });
@@ -98,7 +126,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ error: 'Internal server error' });
   });
-  app.setNotFoundHandler((_req, reply) => reply.status(404).send({ error: 'Not found' }));
+  app.setNotFoundHandler((req, reply) => {
+    // A method no route of the files API declares (TRACE, PROPFIND, …) on one of its paths: that
+    // API's `Not found` (§1), in its format.
+    const pathOnly = (req.raw.url ?? '/').split('?')[0]!;
+    if (/^\/((selif|upload)\/)?[^/]*$/.test(pathOnly)) {
+      reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP);
+      return sendFilesError(req, reply, 404, 'Not found');
+    }
+    return reply.status(404).send({ error: 'Not found' });
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -130,12 +167,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
+    // Refusals before Apollo sees the request (unparsable JSON, a body too large, an unsupported
+    // content type) in GraphQL's error format, like every other answer of this route.
+    errorHandler: (err, request, reply) => {
+      const known = classifyError(err);
+      const statusCode = (err as { statusCode?: number }).statusCode;
+      const status = known ? known.status : statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
+      if (!known && status === 500) request.log.error({ err }, 'unexpected error in /graphql');
+      const extensions = known ? domainExtensions(known) : { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' };
+      const message = known ? known.message : status === 500 ? 'Internal server error' : (err as Error).message;
+      return reply.status(status).type('application/json; charset=utf-8').send({ errors: [{ message, extensions }] });
+    },
     preHandler: uploads.preHandler,
     onSend: uploads.onSend,
     handler: async (request, reply) => {
       if (request.method === 'GET' && wantsHtml(request.headers.accept)) {
         const q = request.url.indexOf('?');
         return reply.redirect(q >= 0 ? `/graphiql${request.url.slice(q)}` : '/graphiql', 302);
+      }
+      // Apollo's integration parses the request URL against the Host header: a malformed Host
+      // would throw inside it (a 500).
+      if (!URL.canParse(request.url, `${request.protocol}://${request.hostname}/`)) {
+        return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message: 'Invalid Host header', extensions: { code: 'BAD_REQUEST' } }] });
       }
       return (handler as unknown as (this: FastifyInstance, rq: typeof request, rp: typeof reply) => unknown).call(app, request, reply);
     },

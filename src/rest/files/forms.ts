@@ -54,6 +54,10 @@ class FormRun {
   }
 
   receive(source: Readable): void {
+    // fail() may destroy the source with an error before the upload service attached its own
+    // listener (it first creates the temporary object): without one, that 'error' event is
+    // unhandled and ends the process. The service still sees the error through finished().
+    source.on('error', () => {});
     this.fileSource = source;
     this.receiving = this.uploads.receive(source).then(
       (r) => {

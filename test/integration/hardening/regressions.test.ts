@@ -70,3 +70,28 @@ describe('names made of long separator runs', () => {
     await healthy();
   });
 });
+
+describe('a form that fails while its file starts', () => {
+  // The paste's `content` was handed to the upload service, then a later field broke the form in
+  // the same chunk: the content stream was destroyed with an error before anyone listened for it,
+  // an unhandled 'error' event that ends the process.
+  it.each([
+    ['a field over 64 KiB', `content=abc&x=${'y'.repeat(70 * 1024)}`],
+    ['too many fields', `content=abc${'&f=1'.repeat(1100)}`],
+  ])('%s after `content` → 400 Bad request, and the process lives on', async (_name, body) => {
+    const r = await request(s.url, 'POST', '/upload', { headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-requested-with': 'test' }, body });
+    expect(r.status).toBe(400);
+    expect(r.text).toBe('Bad request\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await healthy();
+  });
+
+  it('a multipart `file` field without a filename followed by a broken part → 400, and the process lives on', async () => {
+    const b = 'XyZ';
+    const body = `--${b}\r\nContent-Disposition: form-data; name="file"\r\n\r\nhello\r\n--${b}\r\nContent-Disposition: form-data; name="x"\r\n\r\n${'y'.repeat(70 * 1024)}\r\n--${b}--\r\n`;
+    const r = await request(s.url, 'POST', '/upload', { headers: { 'content-type': `multipart/form-data; boundary=${b}`, 'x-requested-with': 'test' }, body });
+    expect(r.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await healthy();
+  });
+});

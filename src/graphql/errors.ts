@@ -66,14 +66,15 @@ export function makeFormatError(log: Logger) {
 }
 
 /**
- * Errors that concern the whole request also set the HTTP status of the response: UNAUTHENTICATED
- * → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with
- * `Retry-After`). Other errors of the execution (NOT_FOUND, CONFLICT, BAD_USER_INPUT from a
- * resolver) keep 200 so clients still get the partial data; their `extensions.http.status` says
+ * Errors that concern the whole request also set the HTTP status of the response:
+ * SERVICE_UNAVAILABLE (the database is away) → 503, UNAUTHENTICATED → 401 (with
+ * `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`).
+ * Other errors of the execution (NOT_FOUND, CONFLICT, BAD_USER_INPUT from a resolver) keep 200 so clients still get the partial data; their `extensions.http.status` says
  * what REST would answer.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
-  const RANK: Record<string, number> = { UNAUTHENTICATED: 3, FORBIDDEN: 2, TOO_MANY_REQUESTS: 1 };
+  // The database being away decides first: nothing else can be answered meaningfully then.
+  const RANK: Record<string, number> = { SERVICE_UNAVAILABLE: 4, UNAUTHENTICATED: 3, FORBIDDEN: 2, TOO_MANY_REQUESTS: 1 };
   return {
     async requestDidStart() {
       return {

@@ -11,6 +11,7 @@ import { launchDatabase, LaunchedDatabase } from '../../src/db/launcher';
 import { isAlive, waitForPort } from '../../src/db/server-process';
 import { createAgora, Agora, withDatabaseName } from '../../src/server';
 import { TEST_JWT_SECRET } from '../helpers/server';
+import { SYSTEM } from '../../src/discussion';
 
 jest.setTimeout(120_000);
 
@@ -35,12 +36,57 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+interface Probe {
+  name: string;
+  path: string;
+  init?: RequestInit;
+  /** The front door's error format for a 503. */
+  expect503(type: string | null, body: string): void;
+}
+
+const beta503 = (type: string | null, body: string) => {
+  expect(type).toBe('application/json; charset=utf-8');
+  expect(JSON.parse(body)).toEqual([{ message: expect.any(String) }]);
+};
+const files503 = (json: boolean) => (type: string | null, body: string) => {
+  expect(type).toBe(json ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8');
+  expect(body).toBe(json ? '{"error":"Service unavailable"}' : 'Service unavailable\n');
+};
+const graphql503 = (type: string | null, body: string) => {
+  expect(type).toMatch(/^application\/json/);
+  const parsed = JSON.parse(body) as { errors: { extensions: { code: string } }[] };
+  expect(parsed.errors.map((e) => e.extensions.code)).toContain('SERVICE_UNAVAILABLE');
+};
+
+/** Requests that need the database, one or more per front door. */
+function probes(token: string, file: string): Probe[] {
+  const json = { 'content-type': 'application/json' };
+  return [
+    { name: 'REST listing', path: '/api/beta/topics', expect503: beta503 },
+    { name: 'REST topic', path: '/api/beta/topic/1', expect503: beta503 },
+    { name: 'REST user', path: '/api/beta/user/alice', expect503: beta503 },
+    { name: 'REST login', path: '/api/beta/login', init: { method: 'POST', headers: json, body: '{"username":"alice","password":"x"}' }, expect503: beta503 },
+    { name: 'REST whoami', path: '/api/beta/whoami', init: { headers: { authorization: `Bearer ${token}` } }, expect503: beta503 },
+    { name: 'GraphQL query', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"{ topics { edges { node { id } } } }"}' }, expect503: graphql503 },
+    { name: 'GraphQL viewer', path: '/graphql', init: { method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: '{"query":"{ viewer { username } }"}' }, expect503: graphql503 },
+    { name: 'GraphQL login', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"mutation { login(username: \\"alice\\", password: \\"x\\") { token } }"}' }, expect503: graphql503 },
+    { name: 'file info', path: `/${file}`, init: { headers: { accept: 'application/json' } }, expect503: files503(true) },
+    { name: 'raw file', path: `/selif/${file}`, expect503: files503(false) },
+    { name: 'upload', path: '/upload/new.txt', init: { method: 'PUT', body: 'hello' }, expect503: files503(false) },
+    { name: 'delete', path: `/${file}`, init: { method: 'DELETE', headers: { 'files-delete-key': 'k', accept: 'application/json' } }, expect503: files503(true) },
+  ];
+}
+
 async function readyStatus(): Promise<number> {
   return (await fetch(`${url}/readyz`)).status;
 }
 
-it('answers 503 on /readyz within seconds of a database outage and recovers when it returns', async () => {
+it('answers 503 on /readyz and on every request that needs the database (each in its front door\'s format) within seconds of an outage, and recovers when it returns', async () => {
   expect(await readyStatus()).toBe(200);
+  const alice = await agora.services.discussion.users.create(SYSTEM, { username: 'alice', password: 'correct horse battery' });
+  const { token } = await agora.services.discussion.auth.issueToken({ kind: 'user', userId: alice.id, username: alice.username, isAdmin: false });
+  const up = await fetch(`${url}/upload/kept.txt`, { method: 'PUT', headers: { accept: 'application/json' }, body: 'kept' });
+  const file = ((await up.json()) as { filename: string }).filename;
   const pid = db.pid!;
   // The exact command line, to start the same server on the same port and files afterwards.
   const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -54,6 +100,20 @@ it('answers 503 on /readyz within seconds of a database outage and recovers when
   expect(await res.json()).toEqual({ status: 'unavailable', reason: expect.any(String) });
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
 
+  // Requests that need the database answer 503 in their front door's format, quickly.
+  const during = await Promise.all(
+    probes(token, file).map(async (p) => {
+      const started = Date.now();
+      const r = await fetch(`${url}${p.path}`, p.init);
+      return { p, status: r.status, ms: Date.now() - started, type: r.headers.get('content-type'), body: await r.text() };
+    }),
+  );
+  for (const { p, status, ms, type, body } of during) {
+    expect([p.name, status]).toEqual([p.name, 503]);
+    expect(ms).toBeLessThan(8000);
+    p.expect503(type, body);
+  }
+
   const child = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore', detached: true });
   child.unref();
   (db as { pid?: number }).pid = child.pid;
@@ -66,4 +126,11 @@ it('answers 503 on /readyz within seconds of a database outage and recovers when
   let status = 0;
   while (Date.now() < deadline && (status = await readyStatus()) !== 200) await new Promise((r) => setTimeout(r, 250));
   expect(status).toBe(200);
+
+  // Everything works again, with no restart.
+  for (const p of probes(token, file)) {
+    if (p.name === 'REST login' || p.name === 'GraphQL login' || p.name === 'delete') continue;
+    const r = await fetch(`${url}${p.path}`, p.init);
+    expect([p.name, r.status]).toEqual([p.name, p.name === 'REST topic' ? 404 : 200]);
+  }
 });

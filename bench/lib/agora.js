@@ -51,6 +51,7 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let stopping = false;
   return new Promise((resolve, reject) => {
     const onData = (d) => {
       out += d.toString();
@@ -60,12 +61,16 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH
         child.stderr.off('data', onData);
         child.stdout.resume();
         child.stderr.on('data', (c) => process.stderr.write(`[agora] ${c}`));
+        child.once('exit', (code, signal) => {
+          if (!stopping) process.stderr.write(`[agora] the server exited unexpectedly (code ${code}, signal ${signal})\n${out.slice(-2000)}\n`);
+        });
         resolve({
           url: m[1].replace('localhost', '127.0.0.1'),
           pid: child.pid,
           output: () => out,
           stop: () =>
             new Promise((r) => {
+              stopping = true;
               if (child.exitCode !== null) return r();
               child.once('exit', () => r());
               child.kill('SIGTERM');

@@ -1,4 +1,5 @@
 /** Comments: a topic's whole tree in one read, a user's feed, and atomic state transitions. */
+import type { CounterRepository } from './counter.repository';
 import type { CommentDoc, DiscussionModels } from './models';
 import type { AuthorFeedQuery } from './topic.repository';
 
@@ -6,10 +7,15 @@ import type { AuthorFeedQuery } from './topic.repository';
 const WHOLE_TOPIC_BATCH = 1_000_000;
 
 export class CommentRepository {
-  constructor(private readonly m: DiscussionModels) {}
+  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
 
-  async insert(doc: CommentDoc): Promise<void> {
-    await this.m.Comment.create(doc);
+  /** Inserts a new comment under a fresh id (CounterRepository.insertWithNewId). */
+  insertNew(doc: Omit<CommentDoc, '_id'>): Promise<CommentDoc> {
+    return this.counters.insertWithNewId('comment', async (_id) => {
+      const comment: CommentDoc = { ...doc, _id };
+      await this.m.Comment.create(comment);
+      return comment;
+    });
   }
 
   findById(id: number): Promise<CommentDoc | null> {
@@ -33,6 +39,11 @@ export class CommentRepository {
     if (!q.includeRemoved) and.push({ removed: false });
     if (Object.keys(q.condition).length > 0) and.push(q.condition);
     return this.m.Comment.find({ $and: and }, q.withMarkdown ? {} : { markdown: 0 }).sort(q.sort).limit(q.take).lean<CommentDoc[]>().exec();
+  }
+
+  /** How many of the topic's comments are neither deleted nor removed (the source of truth of its comment count). */
+  countListed(topicId: number): Promise<number> {
+    return this.m.Comment.countDocuments({ topicId, deleted: false, removed: false }).exec();
   }
 
   /** created_at of the topic's latest comment that counts as interesting activity, if any. */

@@ -5,6 +5,7 @@
  */
 import type { Actor } from '../core/actor';
 import { ForbiddenError, Issue, ValidationError } from '../core/errors';
+import { settleTopicCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
@@ -43,8 +44,7 @@ export class CommentServiceImpl implements CommentService {
       parentId = parent._id;
     }
     const now = this.d.clock.now();
-    const doc: CommentDoc = {
-      _id: await this.d.counters.next('comment'),
+    const doc = await this.d.comments.insertNew({
       topicId: topic._id,
       parentId,
       authorId: viewer.userId,
@@ -59,9 +59,9 @@ export class CommentServiceImpl implements CommentService {
       removed: false,
       labelWeights: { ...NO_LABELS },
       interesting: true,
-    };
-    await this.d.comments.insert(doc);
+    });
     await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
+    await settleTopicCounts(this.d, topic._id);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 
@@ -114,6 +114,7 @@ export class CommentServiceImpl implements CommentService {
     const now = this.d.clock.now();
     const delta = (t.nowCounted ? 1 : 0) - (t.wasCounted ? 1 : 0);
     await this.d.topics.update(before.topicId, { inc: delta !== 0 ? { commentCount: delta } : undefined, max: { lastActivityAt: now } });
+    await settleTopicCounts(this.d, before.topicId);
     await recomputeInterestingActivity(this.d, before.topicId);
   }
 

@@ -2,6 +2,7 @@
 import type { DiscussionConfig } from '../config';
 import type { CommentRepository } from './comment.repository';
 import type { CounterRepository } from './counter.repository';
+import type { CountSettler } from './counts';
 import type { GroupRepository } from './group.repository';
 import type { LabelRepository } from './label.repository';
 import type { LoginAttemptRepository } from './login-attempt.repository';
@@ -24,4 +25,6 @@ export interface DiscussionDeps {
   marks: MarkRepository;
   labels: LabelRepository;
   attempts: LoginAttemptRepository;
+  /** Coalesces concurrent settlings of one post's counts (counts.ts). */
+  settler: CountSettler;
 }

@@ -7,6 +7,7 @@ import { SettableClock } from './clock';
 import { CommentRepository } from './comment.repository';
 import { CommentServiceImpl } from './comment.service';
 import { CounterRepository } from './counter.repository';
+import { CountSettler } from './counts';
 import type { DiscussionDeps } from './deps';
 import { GroupRepository } from './group.repository';
 import { GroupServiceImpl } from './group.service';
@@ -37,20 +38,23 @@ const ATTEMPT_SWEEP_MS = 10 * 60 * 1000;
 
 export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
-  const users = new UserRepository(m);
+  // Every insert under a new id goes through the counters (insertWithNewId).
+  const counters = new CounterRepository(m);
+  const users = new UserRepository(m, counters);
   const d: DiscussionDeps = {
     config: ctx.config.discussion,
     jwtSecret: ctx.jwtSecret,
     clock: new SettableClock(),
     viewers: new ViewerDirectory(users),
-    counters: new CounterRepository(m),
+    counters,
     users,
     groups: new GroupRepository(m),
-    topics: new TopicRepository(m),
-    comments: new CommentRepository(m),
+    topics: new TopicRepository(m, counters),
+    comments: new CommentRepository(m, counters),
     marks: new MarkRepository(m),
     labels: new LabelRepository(m),
     attempts: new LoginAttemptRepository(m),
+    settler: new CountSettler(),
   };
   const auth = new AuthServiceImpl(d);
   // Computed now, so the first login of an unknown user takes no longer than any other.

@@ -1,6 +1,7 @@
 /** Comment labels: one document per (comment, user, label) under a unique index. */
 import type { DiscussionModels, LabelDoc } from './models';
 import { isDuplicateKey } from './mongo-errors';
+import { LabelWeights, NO_LABELS } from './rules/labels';
 
 export class LabelRepository {
   constructor(private readonly m: DiscussionModels) {}
@@ -14,6 +15,14 @@ export class LabelRepository {
       if (isDuplicateKey(err)) return false;
       throw err;
     }
+  }
+
+  /** The comment's label weight sums now (the source of truth of its labelWeights). */
+  async weightSums(commentId: number): Promise<LabelWeights> {
+    const docs = await this.m.Label.find({ commentId }, { label: 1, weight: 1, _id: 0 }).batchSize(100_000).lean<Pick<LabelDoc, 'label' | 'weight'>[]>().exec();
+    const sums: LabelWeights = { ...NO_LABELS };
+    for (const l of docs) if (l.label in sums) sums[l.label as keyof LabelWeights] += l.weight;
+    return sums;
   }
 
   /** The removed label's weight, or null when there was none. */

@@ -5,6 +5,7 @@
 import type { Actor } from '../core/actor';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors';
 import type { CommentServiceImpl } from './comment.service';
+import { settleCommentCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import { loadComment, refreshInteresting } from './post-access';
 import type { LabelService, PostRef } from './services';
@@ -41,9 +42,10 @@ export class LabelServiceImpl implements LabelService {
       createdAt: this.d.clock.now(),
     });
     if (!inserted) throw new ConflictError('You already put that label on this comment', 'ALREADY_LABELLED');
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
-    if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
-    return this.comments.view(await refreshInteresting(this.d, updated), viewer);
+    await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
+    const settled = await settleCommentCounts(this.d, comment._id);
+    if (!settled) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
+    return this.comments.view(await refreshInteresting(this.d, settled), viewer);
   }
 
   async unlabel(actor: Actor, ref: PostRef, label: CommentLabel): Promise<CommentView> {
@@ -52,8 +54,9 @@ export class LabelServiceImpl implements LabelService {
     const comment = await loadComment(this.d, viewer, ref);
     const weight = await this.d.labels.remove(comment._id, viewer.userId, label);
     if (weight === null) return this.comments.view(comment, viewer);
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
-    if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
-    return this.comments.view(await refreshInteresting(this.d, updated), viewer);
+    await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
+    const settled = await settleCommentCounts(this.d, comment._id);
+    if (!settled) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
+    return this.comments.view(await refreshInteresting(this.d, settled), viewer);
   }
 }

@@ -1,7 +1,9 @@
 /**
- * Votes, bookmarks and visits: one document per (user, post) under a unique index. Each change
- * is a single conditional update that reports whether it changed anything, so the post's
- * counters move exactly once per real change.
+ * Votes, bookmarks and visits: one document per (user, post) under a unique index, so a user
+ * votes at most once per post on every database. Each change is a single conditional update that
+ * reports whether it changed anything; on MongoDB that makes the post's `$inc` move once per real
+ * change. (FerretDB does not apply conditional updates atomically, so a report can be repeated
+ * under concurrency: the post's count is then recounted from these documents — counts.ts.)
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
@@ -23,6 +25,11 @@ export class MarkRepository {
     if (commentIds.length > 0) or.push({ kind: 'comment', postId: { $in: [...commentIds] } });
     if (or.length === 0) return [];
     return this.m.Mark.find({ userId, $or: or }).batchSize(MANY).lean<MarkDoc[]>().exec();
+  }
+
+  /** How many users vote for the post now (the source of truth of its vote count). */
+  countVotes(kind: MarkKind, postId: number): Promise<number> {
+    return this.m.Mark.countDocuments({ kind, postId, voted: true }).exec();
   }
 
   find(userId: number, kind: MarkKind, postId: number): Promise<MarkDoc | null> {

@@ -80,8 +80,7 @@ export class TopicCommands {
 
     const now = this.d.clock.now();
     const html = renderMarkdown(markdown);
-    const doc: TopicDoc = {
-      _id: await this.d.counters.next('topic'),
+    const doc = await this.d.topics.insertNew({
       groupPath: groupPath!,
       authorId: viewer.userId,
       authorUsername: viewer.username,
@@ -103,8 +102,7 @@ export class TopicCommands {
       deleted: false,
       removed: false,
       listed: true,
-    };
-    await this.d.topics.insert(doc);
+    });
     return topicView(doc, viewer, undefined);
   }
 

@@ -1,4 +1,5 @@
 /** Topics: the listing and feed queries (each served by an index of models.ts) and atomic updates. */
+import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, TopicDoc } from './models';
 import { Anchor, Direction, keysetFilter, keysetSort } from './keyset';
 
@@ -29,10 +30,15 @@ export interface AuthorFeedQuery {
 }
 
 export class TopicRepository {
-  constructor(private readonly m: DiscussionModels) {}
+  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
 
-  async insert(doc: TopicDoc): Promise<void> {
-    await this.m.Topic.create(doc);
+  /** Inserts a new topic under a fresh id (CounterRepository.insertWithNewId). */
+  insertNew(doc: Omit<TopicDoc, '_id'>): Promise<TopicDoc> {
+    return this.counters.insertWithNewId('topic', async (_id) => {
+      const topic: TopicDoc = { ...doc, _id };
+      await this.m.Topic.create(topic);
+      return topic;
+    });
   }
 
   findById(id: number): Promise<TopicDoc | null> {

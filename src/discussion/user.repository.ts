@@ -1,17 +1,22 @@
 /** Users: lookups by id and by lowercased username, and single-document atomic updates. */
+import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, UserDoc } from './models';
 import { isDuplicateKey } from './mongo-errors';
 
 export class UserRepository {
-  constructor(private readonly m: DiscussionModels) {}
+  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
 
-  /** Inserts a user; false when the username is already taken (unique index on usernameLower). */
-  async insert(doc: UserDoc): Promise<boolean> {
+  /** Inserts a new user under a fresh id; null when the username is taken (unique index on usernameLower). */
+  async insertNew(doc: Omit<UserDoc, '_id'>): Promise<UserDoc | null> {
     try {
-      await this.m.User.create(doc);
-      return true;
+      return await this.counters.insertWithNewId('user', async (_id) => {
+        const user: UserDoc = { ...doc, _id };
+        await this.m.User.create(user);
+        return user;
+      });
     } catch (err) {
-      if (isDuplicateKey(err)) return false;
+      // insertWithNewId settles collisions on _id itself; any other duplicate is the username index.
+      if (isDuplicateKey(err)) return null;
       throw err;
     }
   }

@@ -30,8 +30,7 @@ export class UserServiceImpl implements UserService {
     const issues = [...checkUsername(input.username), ...checkPassword(input.password)];
     if (issues.length > 0) throw new ValidationError(issues);
     if (await this.d.users.findByUsername(input.username)) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
-    const doc: UserDoc = {
-      _id: await this.d.counters.next('user'),
+    const user = await this.d.users.insertNew({
       username: input.username,
       usernameLower: input.username.toLowerCase(),
       passwordHash: await hashPassword(input.password),
@@ -42,9 +41,10 @@ export class UserServiceImpl implements UserService {
       settings: { historyVisibility: 'everyone', collapseOldComments: true, defaultCommentOrder: 'relevance' },
       ignoredTopicIds: [],
       createdAt: this.d.clock.now(),
-    };
-    if (!(await this.d.users.insert(doc))) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
-    return doc;
+    });
+    // The lookup above answers the common case early; the unique index decides races.
+    if (!user) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
+    return user;
   }
 
   async me(actor: Actor): Promise<AccountView> {

@@ -10,6 +10,7 @@ import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { ANONYMOUS } from '../../../src/core/actor';
+import { SYSTEM } from '../../../src/discussion';
 
 let s: TestServer;
 let api: BetaClient;
@@ -89,7 +90,11 @@ beforeAll(async () => {
     const collection = String(cmd[e.commandName]);
     if (e.commandName === 'find') seen.push({ command: 'find', collection, filter: (cmd.filter ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
     else if (e.commandName === 'findAndModify') seen.push({ command: 'findAndModify', collection, filter: (cmd.query ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
-    else if (e.commandName === 'update' || e.commandName === 'delete') {
+    else if (e.commandName === 'aggregate') {
+      // countDocuments: [{ $match }, { $group }]
+      const match = (cmd.pipeline as Record<string, unknown>[] | undefined)?.[0]?.$match;
+      if (match) seen.push({ command: 'aggregate', collection, filter: match as Record<string, unknown> });
+    } else if (e.commandName === 'update' || e.commandName === 'delete') {
       for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[]) seen.push({ command: e.commandName, collection, filter: u.q });
     }
   };
@@ -114,6 +119,12 @@ beforeAll(async () => {
     }
     await api.post('/login', { username: 'bob', password: 'wrong password' });
     await f.d.votes.vote(alice.actor, 'comment', c.id36);
+    // Writes that recount (counts.ts): a topic vote, a comment, a label, a removal.
+    const other = await f.topic(bob);
+    await f.voteTopic(alice, other);
+    const c2 = await f.comment(alice, other);
+    await f.label(bob, c2, 'joke');
+    await f.d.comments.remove(SYSTEM, c2.id36);
   } finally {
     client.off('commandStarted', listener);
   }
@@ -124,7 +135,8 @@ afterAll(async () => {
 
 it('captured the queries of every endpoint', () => {
   const collections = new Set(seen.map((q) => q.collection));
-  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'login_attempts']) expect(collections).toContain(name);
+  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'labels', 'login_attempts', 'discussion_counters']) expect(collections).toContain(name);
+  expect(seen.filter((q) => q.command === 'aggregate').map((q) => q.collection).sort()).toEqual(expect.arrayContaining(['comments', 'marks']));
   expect(seen.some((q) => q.collection === 'topics' && JSON.stringify(q.filter).includes('"groupPath":{"$in"'))).toBe(true);
   // Sorts arrive as Maps from the driver; they must be read, or the check below would ignore them.
   expect(seen.some((q) => q.collection === 'topics' && q.sort?.lastInterestingActivityAt === -1)).toBe(true);

@@ -1,0 +1,238 @@
+/**
+ * Concurrent writes against the real test database (FerretDB 1.24 on SQLite by default, or
+ * mongod). FerretDB runs every update — `$inc`, `findAndModify`, conditional updates — as "read
+ * the document, compute, write the whole document back" without a transaction, so concurrent
+ * updates of one document can lose each other (see the characterization below). The domain must
+ * stay correct anyway: ids are allocated with `$inc` but the `_id` unique index has the last word
+ * (retry with a fresh id), and derived counts are recounted from their source and settled.
+ */
+import type { CommandStartedEvent } from 'mongodb';
+import { ANONYMOUS } from '../../../src/core/actor';
+import { SYSTEM } from '../../../src/discussion';
+import type { CommentView, TopicView } from '../../../src/discussion';
+import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
+import { createAgora, withDatabaseName } from '../../../src/server';
+
+jest.setTimeout(120_000);
+
+let s: TestServer;
+let f: DiscussionFactory;
+let alice: TestUser;
+let bob: TestUser;
+let crowd: TestUser[];
+const kind = process.env.AGORA_TEST_DATABASE_KIND ?? 'external';
+
+/** Settles every promise; the rejections' `code:reason`. */
+async function outcomes<T>(ps: Promise<T>[]): Promise<{ ok: T[]; failed: string[] }> {
+  const r = await Promise.allSettled(ps);
+  return {
+    ok: r.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : [])),
+    failed: r.flatMap((x) => (x.status === 'rejected' ? [`${x.reason?.code ?? x.reason?.name}:${x.reason?.reason ?? x.reason?.message}`] : [])),
+  };
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+  f = new DiscussionFactory(s);
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  crowd = [];
+  for (let i = 0; i < 50; i++) crowd.push(await f.user(`crowd${i}`));
+  await f.group('test');
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('what the database guarantees (characterization, reported not asserted on FerretDB)', () => {
+  it('50 parallel `$inc` updates of one document', async () => {
+    const col = s.agora.db.conn.collection('scratch_inc');
+    await col.insertOne({ _id: 'x' as never, n: 0, m: 0 });
+    await Promise.all(Array.from({ length: 50 }, () => col.updateOne({ _id: 'x' as never }, { $inc: { n: 1 } })));
+    await Promise.all(Array.from({ length: 50 }, () => col.findOneAndUpdate({ _id: 'x' as never }, { $inc: { m: 1 } }, { returnDocument: 'after' })));
+    const doc = await col.findOne({ _id: 'x' as never });
+    console.info(`${kind}: 50 parallel updateOne $inc → ${doc?.n}; 50 parallel findOneAndUpdate $inc → ${doc?.m}`);
+    if (kind !== 'ferretdb') expect([doc?.n, doc?.m]).toEqual([50, 50]);
+    await col.drop();
+  });
+});
+
+describe('ids: concurrent creations all succeed with distinct ids', () => {
+  it('20 parallel topic posts', async () => {
+    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.topics.post(crowd[i]!.actor, { group: 'test', title: `Parallel topic ${i}`, markdown: 'x' })));
+    expect(r.failed).toEqual([]);
+    expect(new Set(r.ok.map((t) => t.id)).size).toBe(20);
+    // Each id names the topic that was posted under it.
+    for (const t of r.ok) expect((await f.d.topics.get(ANONYMOUS, t.id36)).title).toBe(t.title);
+  });
+
+  it('20 parallel comment posts on one topic (and the topic counts all of them)', async () => {
+    const topic = await f.topic(alice);
+    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, markdown: `Parallel comment ${i}` })));
+    expect(r.failed).toEqual([]);
+    expect(new Set(r.ok.map((c) => c.id)).size).toBe(20);
+    const read = await f.d.topics.read(ANONYMOUS, topic.id36);
+    expect(read.comments.map((c) => c.id).sort((a, b) => a - b)).toEqual(r.ok.map((c) => c.id).sort((a, b) => a - b));
+    expect(read.topic.commentCount).toBe(20);
+  });
+
+  it('20 parallel replies to one comment', async () => {
+    const topic = await f.topic(alice);
+    const parent = await f.comment(alice, topic);
+    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, parentId: parent.id36, markdown: `Reply ${i}` })));
+    expect(r.failed).toEqual([]);
+    expect(new Set(r.ok.map((c) => c.id)).size).toBe(20);
+    expect((await f.d.topics.get(ANONYMOUS, topic.id36)).commentCount).toBe(21);
+  });
+
+  it('10 parallel user creations (admin/CLI) and 10 parallel registrations', async () => {
+    const created = await outcomes(Array.from({ length: 10 }, (_, i) => f.d.users.create(SYSTEM, { username: `made${i}`, password: 'long enough' })));
+    expect(created.failed).toEqual([]);
+    const registered = await outcomes(Array.from({ length: 10 }, (_, i) => f.d.users.register(ANONYMOUS, { username: `reg${i}`, password: 'long enough' })));
+    expect(registered.failed).toEqual([]);
+    const ids = [...created.ok.map((u) => u.id), ...registered.ok.map((r) => r.user.id)];
+    expect(new Set(ids).size).toBe(20);
+    // Every account is whole: it logs in and is found under its own name.
+    for (const u of created.ok) expect((await f.d.users.getByUsername(ANONYMOUS, u.username)).id).toBe(u.id);
+  });
+
+  it('two parallel registrations of the same username: exactly one success and one Conflict', async () => {
+    for (let round = 0; round < 5; round++) {
+      const r = await outcomes([
+        f.d.users.register(ANONYMOUS, { username: `same${round}`, password: 'long enough' }),
+        f.d.users.register(ANONYMOUS, { username: `SAME${round}`, password: 'other enough' }),
+      ]);
+      expect(r.ok).toHaveLength(1);
+      expect(r.failed).toEqual(['CONFLICT:USERNAME_TAKEN']);
+    }
+  });
+
+  it('a counter that fell behind (or was reset) catches up instead of failing', async () => {
+    const before = await f.topic(alice);
+    await s.agora.db.conn.collection('discussion_counters').updateOne({ _id: 'topic' as never }, { $set: { seq: 1 } });
+    const after = await f.topic(alice);
+    expect(after.id).toBeGreaterThan(before.id);
+    const next = await f.topic(alice);
+    expect(next.id).toBe(after.id + 1);
+  });
+
+  it('allocates with one $inc when nothing collides (the fast path)', async () => {
+    const commands: string[] = [];
+    const listener = (e: CommandStartedEvent) => commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
+    const client = s.agora.db.conn.getClient();
+    client.on('commandStarted', listener);
+    try {
+      await f.d.topics.post(alice.actor, { group: 'test', title: 'Alone', markdown: 'x' });
+    } finally {
+      client.off('commandStarted', listener);
+    }
+    expect(commands.filter((c) => c.endsWith('discussion_counters'))).toEqual(['findAndModify discussion_counters']);
+    expect(commands.filter((c) => c.startsWith('insert'))).toEqual(['insert topics']);
+  });
+});
+
+describe('derived counts stay exact under concurrency', () => {
+  it('50 parallel votes by different users on one topic give vote_count 50; 50 parallel unvotes give 0', async () => {
+    const topic = await f.topic(alice);
+    const r = await outcomes(crowd.map((u) => f.d.votes.vote(u.actor, 'topic', topic.id36)));
+    expect(r.failed).toEqual([]);
+    expect((await f.d.topics.get(ANONYMOUS, topic.id36)).voteCount).toBe(50);
+    expect(Math.max(...r.ok.map((x) => x.voteCount))).toBe(50);
+    const down = await outcomes(crowd.map((u) => f.d.votes.unvote(u.actor, 'topic', topic.id36)));
+    expect(down.failed).toEqual([]);
+    expect((await f.d.topics.get(ANONYMOUS, topic.id36)).voteCount).toBe(0);
+  });
+
+  it('one user putting the same label twice at once: one success, one Conflict', async () => {
+    const topic = await f.topic(alice);
+    const comment = await f.comment(alice, topic);
+    const r = await outcomes([f.d.labels.label(bob.actor, comment.id36, 'joke'), f.d.labels.label(bob.actor, comment.id36, 'joke')]);
+    expect(r.ok).toHaveLength(1);
+    expect(r.failed).toEqual(['CONFLICT:ALREADY_LABELLED']);
+    expect((await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never }))?.labelWeights.joke).toBe(1);
+  });
+
+  it('one user voting twice at once counts once', async () => {
+    const topic = await f.topic(alice);
+    await outcomes(Array.from({ length: 5 }, () => f.d.votes.vote(bob.actor, 'topic', topic.id36)));
+    expect((await f.d.topics.get(ANONYMOUS, topic.id36)).voteCount).toBe(1);
+  });
+
+  it('votes and comments at once on one topic keep both counts', async () => {
+    const topic = await f.topic(alice);
+    const r = await outcomes<unknown>([
+      ...crowd.slice(0, 25).map((u) => f.d.votes.vote(u.actor, 'topic', topic.id36)),
+      ...crowd.slice(25).map((u, i) => f.d.comments.post(u.actor, { topicId: topic.id36, markdown: `c${i}` })),
+    ]);
+    expect(r.failed).toEqual([]);
+    const t = await f.d.topics.get(ANONYMOUS, topic.id36);
+    expect([t.voteCount, t.commentCount]).toEqual([25, 25]);
+  });
+
+  it('parallel deletes and removals of comments keep comment_count', async () => {
+    const topic = await f.topic(alice);
+    const comments: CommentView[] = [];
+    for (let i = 0; i < 20; i++) comments.push(await f.comment(crowd[i]!, topic));
+    const r = await outcomes<unknown>([
+      ...comments.slice(0, 10).map((c, i) => f.d.comments.delete(crowd[i]!.actor, c.id36)),
+      // The same removal twice at once must count once.
+      ...comments.slice(10, 15).flatMap((c) => [f.d.comments.remove(SYSTEM, c.id36), f.d.comments.remove(SYSTEM, c.id36)]),
+    ]);
+    expect(r.failed).toEqual([]);
+    expect((await f.d.topics.get(ANONYMOUS, topic.id36)).commentCount).toBe(5);
+  });
+
+  it('50 parallel votes on one comment, and 20 parallel labels', async () => {
+    const topic = await f.topic(alice);
+    const comment = await f.comment(alice, topic);
+    const votes = await outcomes(crowd.map((u) => f.d.votes.vote(u.actor, 'comment', comment.id36)));
+    expect(votes.failed).toEqual([]);
+    const labels = await outcomes(crowd.slice(0, 20).map((u, i) => f.d.labels.label(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary', 'good')));
+    expect(labels.failed).toEqual([]);
+    const doc = await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never });
+    expect(doc?.voteCount).toBe(50);
+    expect(doc?.labelWeights).toMatchObject({ exemplary: 10, joke: 10, noise: 0 });
+    const unlabel = await outcomes(crowd.slice(0, 20).map((u, i) => f.d.labels.unlabel(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary')));
+    expect(unlabel.failed).toEqual([]);
+    const after = await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never });
+    expect(after?.labelWeights).toMatchObject({ exemplary: 0, joke: 0 });
+    expect((await f.d.comments.get(ANONYMOUS, comment.id36)).votes).toBe(50);
+  });
+
+  it('two app instances on one database (no shared process state) keep counts and ids exact', async () => {
+    const other = await createAgora(s.config, {
+      mongoUri: withDatabaseName(process.env.MONGODB_URI!, s.agora.db.conn.name),
+      databaseKind: kind,
+      jwtSecret: TEST_JWT_SECRET,
+      processMetrics: false,
+    });
+    try {
+      const ds = [f.d, other.services.discussion];
+      const topic = await f.topic(alice);
+      const r = await outcomes<unknown>([
+        ...crowd.slice(0, 30).map((u, i) => ds[i % 2]!.votes.vote(u.actor, 'topic', topic.id36)),
+        ...crowd.slice(30).map((u, i) => ds[i % 2]!.comments.post(u.actor, { topicId: topic.id36, markdown: `from instance ${i % 2}` })),
+        ...crowd.slice(30).map((u, i) => ds[i % 2]!.topics.post(u.actor, { group: 'test', title: `Instance ${i % 2}`, markdown: 'x' })),
+      ]);
+      expect(r.failed).toEqual([]);
+      const t = await f.d.topics.get(ANONYMOUS, topic.id36);
+      expect([t.voteCount, t.commentCount]).toEqual([30, 20]);
+      const posts = r.ok.filter((x): x is { id: number; topicId?: number } => typeof x === 'object' && x !== null && 'id36' in x);
+      const ids = posts.map((x) => (x.topicId === undefined ? `t${x.id}` : `c${x.id}`));
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a count corrupted by a lost update heals on the next change', async () => {
+    const topic: TopicView = await f.topic(alice);
+    await f.voteTopic(bob, topic);
+    await s.agora.db.conn.collection('topics').updateOne({ _id: topic.id as never }, { $set: { voteCount: 7, commentCount: 3 } });
+    await f.voteTopic(crowd[0]!, topic);
+    const t = await f.d.topics.get(ANONYMOUS, topic.id36);
+    expect([t.voteCount, t.commentCount]).toEqual([2, 0]);
+  });
+});

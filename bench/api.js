@@ -75,8 +75,11 @@ async function measureScenario(agora, s, opts, log) {
   const counting = async (fn) => {
     const before = await mongoStats(agora.url);
     const cpu0 = cpuSeconds(agora.pid);
+    const t0 = process.hrtime.bigint();
     const r = await fn();
-    const cpu = cpuSeconds(agora.pid) - cpu0;
+    // Minus what the idle process spends meanwhile (driver heartbeats, timers): slow requests
+    // would otherwise be charged for seconds of background work.
+    const cpu = Math.max(0, cpuSeconds(agora.pid) - cpu0 - (opts.idleCpuPerSecond ?? 0) * (Number(process.hrtime.bigint() - t0) / 1e9));
     const after = await mongoStats(agora.url);
     return { r, counts: { commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, cpuSeconds: cpu } };
   };
@@ -129,8 +132,8 @@ async function measureScenario(agora, s, opts, log) {
     // Commands that overlap (Promise.all) count twice in DB time; then the split is not known.
     serverMsPerRequest: dbMs > serialMs ? null : round(serialMs - dbMs, 1),
     serialMs: round(serialMs, 1),
-    // CPU the server process spent per request (JavaScript, BSON decoding, GC, syscalls): what the
-    // app costs whatever the database, and not inflated by other processes waiting for the CPU.
+    // CPU the server process spent per request (JavaScript, BSON decoding, GC, syscalls; its idle
+    // rate subtracted): what the app costs whatever the database, not inflated by other processes.
     serverCpuMsPerRequest: round(perRequest('cpuSeconds') * 1000, 1),
     runs: opts.runs,
   };
@@ -165,11 +168,17 @@ async function login(url, username, password) {
 /**
  * db: the launched database (the dataset already in it, see run.js); manifest: from seed.js.
  */
-async function runApiBench({ db, workDir, opts, manifest }) {
+async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
+  let opts = runOpts;
   const log = (m) => process.stderr.write(`[bench-api] ${m}\n`);
   const agora = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api'), env: { DEMO_SEED: 'false' } });
   try {
     const token = await login(agora.url, manifest.viewer, manifest.password);
+    // The server's CPU use while idle, subtracted from the CPU measured around requests.
+    const idle0 = cpuSeconds(agora.pid);
+    await new Promise((r) => setTimeout(r, 5000));
+    opts = { ...opts, idleCpuPerSecond: Math.max(0, (cpuSeconds(agora.pid) - idle0) / 5) };
+    log(`idle server CPU: ${round(opts.idleCpuPerSecond * 1000, 1)} ms/s`);
     const big = manifest.bigTopic36;
     const u = manifest.heavyUser;
     const scenarios = [

@@ -4,7 +4,7 @@
  * work as plainly as possible (bench/baseline-server.js). Ratios are computed within the run.
  */
 'use strict';
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -71,6 +71,19 @@ function makeFile(file, bytes) {
 }
 
 /**
+ * Writes back what earlier phases left dirty in the page cache (`sync`), so each phase starts on an
+ * idle disk: the baseline does not fsync, and gigabytes of its writes would otherwise be flushed
+ * while the next target's uploads wait for their own fsync.
+ */
+function settleDisk() {
+  try {
+    execFileSync('sync', { stdio: 'ignore', timeout: 120_000 });
+  } catch {
+    /* no `sync` here: measure anyway */
+  }
+}
+
+/**
  * target: { name, pid, upload(i) → url, uploadHeaders, download(name) → url, uploadedName(body, i) }
  */
 async function benchTarget(target, work, opts) {
@@ -78,6 +91,7 @@ async function benchTarget(target, work, opts) {
   const result = { name: target.name };
 
   // 1 MiB uploads: a fixed number of requests so both servers write the same bytes.
+  settleDisk();
   const up = sampleRss(target.pid);
   result.upload1MiB = await lean.measure({ url: target.upload('small.bin'), method: 'PUT', body: small, headers: target.uploadHeaders, connections: 8, amount: opts.smallUploads }, opts.runs);
   result.upload1MiB.rssGrowthMiB = round(up.stop().growth / MiB);
@@ -93,12 +107,14 @@ async function benchTarget(target, work, opts) {
   const bigUp = [];
   const bigDown = [];
   let bigName;
+  settleDisk();
   const bigRss = sampleRss(target.pid);
   for (let i = 0; i < opts.runs; i++) {
     const r = await putFile(target.upload(`big${i}.bin`), work.big, target.uploadHeaders);
     bigUp.push(r.seconds);
     bigName = target.uploadedName(r.body, `big${i}.bin`);
   }
+  settleDisk();
   for (let i = 0; i < opts.runs; i++) {
     // The lean client (one connection, one request): Node's http client parsing a 1 GiB body is slower than the servers.
     const r = await lean.run({ url: target.download(bigName), connections: 1, amount: 1, timeout: 600 });
@@ -135,6 +151,8 @@ async function runFilesBench({ agora, workDir, opts }) {
     );
   } finally {
     await baseline.stop();
+    // Its files are not needed any more: deleting them also drops their unwritten pages.
+    fs.rmSync(path.join(workDir, 'baseline-store'), { recursive: true, force: true });
   }
 
   const ours = await benchTarget(

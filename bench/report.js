@@ -35,7 +35,7 @@ function apiTable(a) {
   for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`);
   lines.push(
     '',
-    "DB ms: time waiting for database replies (summed over the commands of a request). Server ms: latency at one connection minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server process per request (JavaScript, BSON decoding, GC), from /proc.",
+    "DB ms: time waiting for database replies (summed over the commands of a request). Server ms: latency at one connection minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server process per request (JavaScript, BSON decoding, GC), from /proc, its idle rate subtracted.",
   );
   if (a.ratios && Object.keys(a.ratios).length > 0) {
     lines.push('', '| GraphQL ÷ REST throughput | ratio |', '|---|---|');

@@ -57,3 +57,16 @@ export function parseArgs(argv: string[], flags: string[] = []): ParsedArgs {
   }
   return { positional, options };
 }
+
+/** Exactly `count` positional arguments, else a usage error naming `what` is missing or the extra one. */
+export function positionals(args: ParsedArgs, count: number, what: string): string[] {
+  if (args.positional.length < count) throw new UsageError(`missing ${what}`);
+  if (args.positional.length > count) throw new UsageError(`unexpected argument: ${args.positional[count]}`);
+  return args.positional;
+}
+
+/** Refuses any `--option` not in `known`. */
+export function rejectUnknownOptions(args: ParsedArgs, known: string[]): void {
+  const unknown = Object.keys(args.options).filter((o) => !known.includes(o));
+  if (unknown.length > 0) throw new UsageError(`unknown option: --${unknown[0]}`);
+}

@@ -1,19 +1,7 @@
 /** Discussion admin commands: accounts and groups, run as the system (every admin check passes). */
 import { SYSTEM } from '../../discussion';
-import type { Command, ParsedArgs } from '../command';
-import { UsageError } from '../command';
-
-/** Exactly `count` positional arguments, or a usage error. */
-function positionals(args: ParsedArgs, count: number, what: string): string[] {
-  if (args.positional.length < count) throw new UsageError(`missing ${what}`);
-  if (args.positional.length > count) throw new UsageError(`unexpected argument: ${args.positional[count]}`);
-  return args.positional;
-}
-
-function rejectUnknownOptions(args: ParsedArgs, known: string[]): void {
-  const unknown = Object.keys(args.options).filter((o) => !known.includes(o));
-  if (unknown.length > 0) throw new UsageError(`unknown option: --${unknown[0]}`);
-}
+import type { Command } from '../command';
+import { positionals, rejectUnknownOptions } from '../command';
 
 export const discussionCommands: Command[] = [
   {

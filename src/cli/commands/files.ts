@@ -1,5 +1,5 @@
 /** File-sharing admin commands: API keys (files-behaviour.md §10) and the expiry sweep (§11). */
-import { Command, UsageError } from '../command';
+import { Command, positionals, rejectUnknownOptions } from '../command';
 
 export const filesCommands: Command[] = [
   {
@@ -8,7 +8,8 @@ export const filesCommands: Command[] = [
     summary: 'Issue an API key for uploads and deletes; the key is printed once, alone on the last line.',
     needsDatabase: true,
     async run(args, agora, io) {
-      if (args.positional.length > 0) throw new UsageError(`unexpected argument: ${args.positional[0]}`);
+      positionals(args, 0, '');
+      rejectUnknownOptions(args, ['name']);
       const created = await agora!.services.files.apiKeys.create(args.options.name ?? '');
       io.out(`Created API key ${created.id}${created.name ? ` (${created.name})` : ''}. It is shown only now; only its hash is stored:`);
       io.out(created.key);
@@ -20,7 +21,9 @@ export const filesCommands: Command[] = [
     usage: 'apikey:list',
     summary: 'List API keys: id, label and creation time (never the key).',
     needsDatabase: true,
-    async run(_args, agora, io) {
+    async run(args, agora, io) {
+      positionals(args, 0, '');
+      rejectUnknownOptions(args, []);
       const keys = await agora!.services.files.apiKeys.list();
       if (keys.length === 0) {
         io.out('No API keys.');
@@ -37,8 +40,8 @@ export const filesCommands: Command[] = [
     summary: 'Revoke an API key by id (effective on the next request).',
     needsDatabase: true,
     async run(args, agora, io) {
-      const [id, extra] = args.positional;
-      if (!id || extra !== undefined) throw new UsageError('give exactly one API key id (see apikey:list)');
+      const [id] = positionals(args, 1, '<id> (see apikey:list)');
+      rejectUnknownOptions(args, []);
       if (!(await agora!.services.files.apiKeys.revoke(id))) {
         io.err(`error: no API key with id ${id}`);
         return 1;
@@ -52,7 +55,9 @@ export const filesCommands: Command[] = [
     usage: 'files:cleanup',
     summary: 'Delete every expired file now (bytes and metadata) and print how many.',
     needsDatabase: true,
-    async run(_args, agora, io) {
+    async run(args, agora, io) {
+      positionals(args, 0, '');
+      rejectUnknownOptions(args, []);
       const { maintenance } = agora!.services.files;
       const deleted = await maintenance.sweepExpired();
       await maintenance.collect(false);

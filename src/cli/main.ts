@@ -51,16 +51,30 @@ export async function runCli(argv: string[], env: Env, io: CliIO): Promise<numbe
   if (!command.needsDatabase) return runCommand();
 
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const database = await launchDatabase({ dataDir: config.dataDir, database: config.database, log: (m) => io.err(m) });
+  let database;
+  try {
+    database = await launchDatabase({ dataDir: config.dataDir, database: config.database, log: (m) => io.err(m) });
+  } catch (err) {
+    // No database could be started: the launcher's message lists every option it tried.
+    io.err(`error: ${(err as Error).message}`);
+    return 1;
+  }
   let agora;
   try {
-    agora = await createAgora(config, {
-      mongoUri: withDatabaseName(database.uri, 'agora'),
-      databaseKind: database.kind,
-      jwtSecret: resolveJwtSecret(config),
-      logger: { level: 'warn' },
-      processMetrics: false,
-    });
+    try {
+      agora = await createAgora(config, {
+        mongoUri: withDatabaseName(database.uri, 'agora'),
+        databaseKind: database.kind,
+        jwtSecret: resolveJwtSecret(config),
+        logger: { level: 'warn' },
+        processMetrics: false,
+      });
+    } catch (err) {
+      if (!/ServerSelection|MongoNetwork/.test((err as Error).name)) throw err;
+      // The database did not answer: say so plainly instead of a driver stack trace.
+      io.err(`error: cannot reach the database (${database.description}): ${(err as Error).message.split('\n')[0]}`);
+      return 1;
+    }
     return await runCommand(agora);
   } finally {
     await agora?.close().catch(() => {});

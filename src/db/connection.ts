@@ -23,7 +23,13 @@ export class Database {
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
       maxPoolSize: 50,
     });
-    await conn.asPromise();
+    try {
+      await conn.asPromise();
+    } catch (err) {
+      // Otherwise the driver keeps monitoring the unreachable server and holds the process open.
+      await conn.close().catch(() => {});
+      throw err;
+    }
     const metrics = options.metrics;
     if (metrics) {
       const client = conn.getClient();

@@ -59,7 +59,7 @@ export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatab
   fs.mkdirSync(dbDir, { recursive: true });
   const recordFile = path.join(dbDir, 'server.json');
 
-  const release = await acquireLock(path.join(dbDir, 'launch.lock'));
+  const release = await acquireLock(path.join(dbDir, 'launch.lock'), (pid) => log(`waiting for process ${pid}, which is launching the database in ${dbDir} …`));
   try {
     const existing = readRecord(recordFile);
     if (existing && isAlive(existing.pid)) {
@@ -162,6 +162,8 @@ async function startProcess(kind: 'mongod' | 'ferretdb', bin: string, dbDir: str
   return { kind, uri: `mongodb://127.0.0.1:${port}`, description: label, pid, stop: () => stopPid(pid) };
 }
 
+const MEMORY_SERVER_TIMEOUT_MS = 300_000;
+
 async function startMemoryServer(dbDir: string, log: Log): Promise<Started> {
   let mod: { MongoMemoryServer: { create(o: unknown): Promise<{ getUri(): string; stop(): Promise<boolean>; instanceInfo?: { instance?: { mongodProcess?: { pid?: number } } } }> } };
   try {
@@ -172,7 +174,14 @@ async function startMemoryServer(dbDir: string, log: Log): Promise<Started> {
   const dir = path.join(dbDir, 'memory-server');
   fs.mkdirSync(dir, { recursive: true });
   log('Trying mongodb-memory-server: it downloads a MongoDB binary on first use (needs the internet)…');
-  const server = await mod.MongoMemoryServer.create({ instance: { dbPath: dir, storageEngine: 'wiredTiger', ip: '127.0.0.1' } });
+  // Without the internet its download can wait forever on a silently dropped connection: bound it,
+  // so a start (or a CLI command) fails with the list of options instead of hanging.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no MongoDB binary within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s (download unreachable?)`)), MEMORY_SERVER_TIMEOUT_MS);
+    timer.unref();
+  });
+  const server = await Promise.race([mod.MongoMemoryServer.create({ instance: { dbPath: dir, storageEngine: 'wiredTiger', ip: '127.0.0.1' } }), timeout]).finally(() => clearTimeout(timer));
   const uri = server.getUri().replace(/\/[^/]*$/, '');
   return { kind: 'memory-server', uri, description: `mongodb-memory-server (data in ${dir})`, pid: server.instanceInfo?.instance?.mongodProcess?.pid ?? process.pid, stop: async () => void (await server.stop()) };
 }
@@ -186,7 +195,8 @@ function readRecord(file: string): ServerRecord | undefined {
 }
 
 /** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
-async function acquireLock(file: string): Promise<() => void> {
+async function acquireLock(file: string, onWait: (holder: number | string) => void): Promise<() => void> {
+  let told = false;
   const deadline = Date.now() + 15 * 60_000; // a first FerretDB build can hold it for minutes
   for (;;) {
     try {
@@ -194,14 +204,30 @@ async function acquireLock(file: string): Promise<() => void> {
       return () => fs.rmSync(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(file, 'utf8'));
-      if (!Number.isInteger(holder) || holder <= 0 || !isAlive(holder)) {
+      const { holder, ageMs } = readLock(file);
+      // An empty lock may be one another process created a moment ago and has not yet written its
+      // pid into: taking it over then would let two launches run. Only an old empty lock is stale.
+      const stale = holder === undefined ? ageMs > 10_000 : !isAlive(holder);
+      if (stale) {
         fs.rmSync(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`another process (pid ${holder}) holds ${file}`);
+      if (Date.now() > deadline) throw new Error(`another process (pid ${holder ?? 'unknown'}) holds ${file}`);
+      if (!told) onWait(holder ?? 'unknown');
+      told = true;
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+}
+
+function readLock(file: string): { holder: number | undefined; ageMs: number } {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    const pid = Number(text);
+    const ageMs = Date.now() - fs.statSync(file).mtimeMs;
+    return { holder: text.trim() !== '' && Number.isInteger(pid) && pid > 0 ? pid : undefined, ageMs };
+  } catch {
+    return { holder: undefined, ageMs: Infinity }; // gone meanwhile: try again at once
   }
 }
 

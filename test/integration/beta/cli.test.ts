@@ -89,3 +89,34 @@ describe('group:create', () => {
     expect((await cli(['group:create', 'x', '--description'])).code).toBe(2);
   });
 });
+
+describe('failures around the database and arguments', () => {
+  it('a database that accepts connections but never answers: exit 1 with one clear line, no stack trace', async () => {
+    const net = await import('node:net');
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = net.createServer((s) => {
+      sockets.add(s);
+      s.on('data', () => {});
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const port = (silent.address() as import('node:net').AddressInfo).port;
+    try {
+      const started = Date.now();
+      const r = await cli(['db:status'], { env: { MONGODB_URI: `mongodb://127.0.0.1:${port}/agora` } });
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/^error: cannot reach the database \(MongoDB at mongodb:\/\/127\.0\.0\.1:\d+\/agora \(MONGODB_URI\)\): /);
+      expect(r.err).not.toMatch(/\n\s+at /);
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('file commands refuse extra arguments and unknown options with the usage line (exit 2)', async () => {
+    expect(await cli(['apikey:list', 'extra'])).toMatchObject({ code: 2, err: 'unexpected argument: extra\nUsage: apikey:list' });
+    expect(await cli(['apikey:create', '--label=x'])).toMatchObject({ code: 2, err: 'unknown option: --label\nUsage: apikey:create [--name <label>]' });
+    expect(await cli(['apikey:revoke'])).toMatchObject({ code: 2, err: 'missing <id> (see apikey:list)\nUsage: apikey:revoke <id>' });
+    expect((await cli(['files:cleanup', 'now'])).code).toBe(2);
+  });
+});

@@ -420,6 +420,7 @@ function rules() {
     normalizeTags: requireDist('discussion/rules/tags.js').normalizeTags,
     tagMatchKeys: requireDist('discussion/rules/tags.js').tagMatchKeys,
     isInteresting: requireDist('discussion/rules/labels.js').isInteresting,
+    newTopicDocument: requireDist('discussion/topic-document.js').newTopicDocument,
   };
 }
 
@@ -490,31 +491,10 @@ function simulate(plan, hashes) {
       case 'topic': {
         const p = plan.topics[e.topic];
         const u = users.get(e.user);
-        const html = R.renderMarkdown(p.markdown);
         const tags = R.normalizeTags(p.tags).tags;
         const doc = {
           _id: ++counters.topic,
-          groupPath: p.group,
-          authorId: u._id,
-          authorUsername: u.username,
-          title: p.title,
-          markdown: p.markdown,
-          html,
-          link: p.link,
-          wordCount: R.countWords(html),
-          tags,
-          tagKeys: R.tagMatchKeys(tags),
-          createdAt: now,
-          editedAt: null,
-          voteCount: 0,
-          commentCount: 0,
-          lastActivityAt: now,
-          lastInterestingActivityAt: now,
-          official: false,
-          locked: false,
-          deleted: false,
-          removed: false,
-          listed: true,
+          ...R.newTopicDocument({ groupPath: p.group, author: { id: u._id, username: u.username }, title: p.title, markdown: p.markdown, link: p.link, tags }, now),
         };
         Object.defineProperty(doc, 'comments', { value: [], enumerable: false });
         topicByKey.set(e.topic, doc);

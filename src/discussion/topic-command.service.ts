@@ -9,6 +9,7 @@ import { renderMarkdown } from './rules/markdown';
 import { normalizeTags, tagMatchKeys } from './rules/tags';
 import { countWords } from './rules/text';
 import type { Caller, PostRef } from './services';
+import { newTopicDocument } from './topic-document';
 import { EDIT_GRACE_MS, topicView } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
 import type { EditTopicInput, PostTopicInput, TopicView } from './views';
@@ -79,30 +80,9 @@ export class TopicCommands {
     if (!(await this.d.groups.findByPath(groupPath!))) throw new NotFoundError('Group not found', 'GROUP_NOT_FOUND');
 
     const now = this.d.clock.now();
-    const html = renderMarkdown(markdown);
-    const doc = await this.d.topics.insertNew({
-      groupPath: groupPath!,
-      authorId: viewer.userId,
-      authorUsername: viewer.username,
-      title,
-      markdown,
-      html,
-      link,
-      wordCount: countWords(html),
-      tags,
-      tagKeys: tagMatchKeys(tags),
-      createdAt: now,
-      editedAt: null,
-      voteCount: 0,
-      commentCount: 0,
-      lastActivityAt: now,
-      lastInterestingActivityAt: now,
-      official: false,
-      locked: false,
-      deleted: false,
-      removed: false,
-      listed: true,
-    });
+    const doc = await this.d.topics.insertNew(
+      newTopicDocument({ groupPath: groupPath!, author: { id: viewer.userId, username: viewer.username }, title, markdown, link, tags }, now),
+    );
     return topicView(doc, viewer, undefined);
   }
 

@@ -9,6 +9,7 @@ import { Metrics } from './metrics';
 import { buildApp } from './app';
 import { createDiscussion } from './discussion';
 import { createFiles } from './files';
+import { createRateLimits } from './rate-limit';
 import { seedDemoIfEmpty } from './demo/seed';
 import type { DomainModule } from './module';
 import type { Services } from './services';
@@ -59,9 +60,11 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
   const ctx = { config, db, metrics, jwtSecret: opts.jwtSecret, databaseKind: opts.databaseKind, log };
   const modules: DomainModule<unknown>[] = [];
   try {
-    const discussion = await createDiscussion(ctx);
-    const files = await createFiles(ctx);
-    modules.push(discussion, files);
+    // Counters shared by the login, registration and upload limits (one collection, every instance).
+    const rateLimits = createRateLimits(ctx);
+    const discussion = await createDiscussion(ctx, rateLimits.services);
+    const files = await createFiles(ctx, rateLimits.services);
+    modules.push(rateLimits, discussion, files);
     await db.syncIndexes();
     const services: Services = { runtime: { databaseKind: opts.databaseKind }, discussion: discussion.services, files: files.services };
     const app = await buildApp({ config, db, metrics, services, logger: opts.logger });

@@ -8,6 +8,9 @@ export interface DiscussionConfig {
   jwtLifetimeSeconds: number;
   /** Anyone may register through GraphQL; off → only the CLI creates accounts. */
   registrationOpen: boolean;
+  /** Registrations allowed per client address within the window; 0 = no limit. */
+  registrationRateLimit: number;
+  registrationRateWindowSeconds: number;
 }
 
 export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
@@ -16,5 +19,7 @@ export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
     loginRateWindowSeconds: r.int('LOGIN_RATE_WINDOW', 3600, 1, 86_400 * 30),
     jwtLifetimeSeconds: r.int('JWT_LIFETIME', 30 * 86_400, 60, 86_400 * 3650),
     registrationOpen: r.bool('REGISTRATION_OPEN', true),
+    registrationRateLimit: r.int('REGISTRATION_RATE_LIMIT', 10, 0, 1_000_000),
+    registrationRateWindowSeconds: r.int('REGISTRATION_RATE_WINDOW', 3600, 1, 86_400 * 30),
   };
 }

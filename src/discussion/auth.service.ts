@@ -74,23 +74,9 @@ export class AuthServiceImpl implements AuthService {
    * holds the limit of attempts within the window, otherwise counts this attempt against both.
    */
   private async countAttempt(clientAddress: string, username: string): Promise<void> {
-    const { loginRateLimit: limit, loginRateWindowSeconds: window } = this.d.config;
-    const now = this.d.clock.now();
-    const windowMs = window * 1000;
-    const keys = [`addr:${clientAddress}`, usernameKey(username)];
-    const recent = await this.d.attempts.recent(keys, new Date(now.getTime() - windowMs));
-    let retryAfterMs = 0;
-    for (const times of recent.values()) {
-      if (times.length >= limit) {
-        // The attempt whose expiry brings this counter back under the limit (the oldest, normally).
-        const freeing = times[times.length - limit]!;
-        retryAfterMs = Math.max(retryAfterMs, freeing.getTime() + windowMs - now.getTime());
-      }
-    }
-    if (retryAfterMs > 0 || [...recent.values()].some((t) => t.length >= limit)) {
-      throw new TooManyRequestsError('Too many login attempts, try again later', Math.max(1, Math.ceil(retryAfterMs / 1000)), 'LOGIN_RATE_LIMITED');
-    }
-    await this.d.attempts.record(keys, now);
+    const rule = { limit: this.d.config.loginRateLimit, windowSeconds: this.d.config.loginRateWindowSeconds };
+    const retryAfter = await this.d.limits.attempt('login', [`addr:${clientAddress}`, usernameKey(username)], rule, this.d.clock.now());
+    if (retryAfter !== null) throw new TooManyRequestsError('Too many login attempts, try again later', retryAfter, 'LOGIN_RATE_LIMITED');
   }
 
   async issueToken(actor: Actor): Promise<TokenResult> {

@@ -1,11 +1,11 @@
 /** What every discussion service is built from (assembled once in index.ts). */
 import type { DiscussionConfig } from '../config';
+import type { RateLimiter } from '../rate-limit';
 import type { CommentRepository } from './comment.repository';
 import type { CounterRepository } from './counter.repository';
 import type { CountSettler } from './counts';
 import type { GroupRepository } from './group.repository';
 import type { LabelRepository } from './label.repository';
-import type { LoginAttemptRepository } from './login-attempt.repository';
 import type { MarkRepository } from './mark.repository';
 import type { Clock } from './services';
 import type { TopicRepository } from './topic.repository';
@@ -24,7 +24,8 @@ export interface DiscussionDeps {
   comments: CommentRepository;
   marks: MarkRepository;
   labels: LabelRepository;
-  attempts: LoginAttemptRepository;
+  /** The shared rate limits (login, registration). */
+  limits: RateLimiter;
   /** Coalesces concurrent settlings of one post's counts (counts.ts). */
   settler: CountSettler;
 }

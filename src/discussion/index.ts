@@ -1,5 +1,6 @@
 /** Composition root of the discussion domain: models → repositories → services. */
 import type { DomainModule, ModuleContext } from '../module';
+import type { RateLimiter } from '../rate-limit';
 import { AuthServiceImpl } from './auth.service';
 import { dummyHash } from './auth/password';
 import { BookmarkServiceImpl } from './bookmark.service';
@@ -15,7 +16,6 @@ import { HistoryServiceImpl } from './history.service';
 import { IgnoreServiceImpl } from './ignore.service';
 import { LabelRepository } from './label.repository';
 import { LabelServiceImpl } from './label.service';
-import { LoginAttemptRepository } from './login-attempt.repository';
 import { MarkRepository } from './mark.repository';
 import { discussionModels } from './models';
 import type { DiscussionServiceSet, TopicService } from './services';
@@ -33,10 +33,7 @@ export { SYSTEM } from './services';
 export type * from './services';
 export type * from './views';
 
-/** How often each instance forgets login attempts that left the rate-limit window. */
-const ATTEMPT_SWEEP_MS = 10 * 60 * 1000;
-
-export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule<DiscussionServices>> {
+export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
   // Every insert under a new id goes through the counters (insertWithNewId).
   const counters = new CounterRepository(m);
@@ -53,7 +50,7 @@ export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule
     comments: new CommentRepository(m, counters),
     marks: new MarkRepository(m),
     labels: new LabelRepository(m),
-    attempts: new LoginAttemptRepository(m),
+    limits,
     settler: new CountSettler(),
   };
   const auth = new AuthServiceImpl(d);
@@ -78,7 +75,6 @@ export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule
     setTags: (c, ref, tags) => commands.setTags(c, ref, tags),
   };
 
-  let sweeper: NodeJS.Timeout | undefined;
   return {
     services: {
       clock: d.clock,
@@ -93,17 +89,6 @@ export async function createDiscussion(ctx: ModuleContext): Promise<DomainModule
       labels: new LabelServiceImpl(d, comments),
       visits: new VisitServiceImpl(d),
       history: new HistoryServiceImpl(d, userService),
-    },
-    async start() {
-      const sweep = () => {
-        const before = new Date(d.clock.now().getTime() - d.config.loginRateWindowSeconds * 1000);
-        d.attempts.purge(before).catch((err) => ctx.log.warn({ err }, 'login attempt sweep failed'));
-      };
-      sweeper = setInterval(sweep, ATTEMPT_SWEEP_MS);
-      sweeper.unref();
-    },
-    async stop() {
-      if (sweeper) clearInterval(sweeper);
     },
   };
 }

@@ -121,12 +121,6 @@ export interface LabelDoc {
   createdAt: Date;
 }
 
-/** One counted login attempt against one counter key (`addr:…` or `user:…`). */
-export interface LoginAttemptDoc {
-  key: string;
-  at: Date;
-}
-
 const opts = { versionKey: false, id: false } as const;
 
 const counterSchema = new Schema<CounterDoc>({ _id: String, seq: { type: Number, required: true } }, opts);
@@ -264,10 +258,6 @@ const labelSchema = new Schema<LabelDoc>(
 );
 labelSchema.index({ commentId: 1, userId: 1, label: 1 }, { unique: true });
 
-const loginAttemptSchema = new Schema<LoginAttemptDoc>({ key: String, at: Date }, opts);
-loginAttemptSchema.index({ key: 1, at: 1 });
-loginAttemptSchema.index({ at: 1 });
-
 /** Compiles (once per connection) every model of the domain. */
 export function discussionModels(db: Database) {
   return {
@@ -278,7 +268,6 @@ export function discussionModels(db: Database) {
     Comment: db.model<CommentDoc>('DiscussionComment', commentSchema, 'comments'),
     Mark: db.model<MarkDoc>('DiscussionMark', markSchema, 'marks'),
     Label: db.model<LabelDoc>('DiscussionLabel', labelSchema, 'labels'),
-    LoginAttempt: db.model<LoginAttemptDoc>('DiscussionLoginAttempt', loginAttemptSchema, 'login_attempts'),
   };
 }
 export type DiscussionModels = ReturnType<typeof discussionModels>;

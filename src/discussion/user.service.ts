@@ -1,6 +1,6 @@
 /** Accounts: registration, creation by admins and the command line, settings, bans, deletion. */
 import type { Actor } from '../core/actor';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../core/errors';
+import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
 import { hashPassword, verifyPassword } from './auth/password';
 import type { AuthServiceImpl } from './auth.service';
 import type { DiscussionDeps } from './deps';
@@ -11,24 +11,43 @@ import { accountView, userView } from './view-builders';
 import { requireAdmin } from './viewer';
 import { COMMENT_ORDERS, AccountView, CreateUserInput, RegisterInput, TokenResult, UserSettings, UserView } from './views';
 
+/** Username and password rules; throws every problem at once. */
+function checkAccount(input: Pick<CreateUserInput, 'username' | 'password'>): void {
+  const issues = [...checkUsername(input.username), ...checkPassword(input.password)];
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
 export class UserServiceImpl implements UserService {
   constructor(private readonly d: DiscussionDeps, private readonly auth: AuthServiceImpl) {}
 
   async register(actor: Actor, input: RegisterInput): Promise<TokenResult> {
     if (!this.d.config.registrationOpen) throw new ForbiddenError('Registration is closed', 'REGISTRATION_CLOSED');
     if (actor.kind === 'user') throw new ForbiddenError('Log out before registering a new account', 'ALREADY_LOGGED_IN');
+    checkAccount(input);
+    if (input.clientAddress !== undefined) await this.countRegistration(input.clientAddress);
     const user = await this.insert(input, false);
     return this.auth.tokenFor(user);
   }
 
+  /**
+   * The registration rate limit: a valid registration request (taken usernames included, so the
+   * limit also bounds probing for names) counts against its client address; once the address
+   * holds the limit within the window the request is refused without being counted.
+   */
+  private async countRegistration(clientAddress: string): Promise<void> {
+    const rule = { limit: this.d.config.registrationRateLimit, windowSeconds: this.d.config.registrationRateWindowSeconds };
+    const retryAfter = await this.d.limits.attempt('register', [`addr:${clientAddress}`], rule, this.d.clock.now());
+    if (retryAfter !== null) throw new TooManyRequestsError('Too many registrations, try again later', retryAfter, 'REGISTRATION_RATE_LIMITED');
+  }
+
   async create(caller: Caller, input: CreateUserInput): Promise<UserView> {
     requireAdmin(caller);
+    checkAccount(input);
     return userView(await this.insert(input, input.isAdmin === true));
   }
 
-  private async insert(input: RegisterInput, isAdmin: boolean): Promise<UserDoc> {
-    const issues = [...checkUsername(input.username), ...checkPassword(input.password)];
-    if (issues.length > 0) throw new ValidationError(issues);
+  /** Inserts an account whose username and password passed checkAccount. */
+  private async insert(input: CreateUserInput, isAdmin: boolean): Promise<UserDoc> {
     if (await this.d.users.findByUsername(input.username)) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
     const user = await this.d.users.insertNew({
       username: input.username,

@@ -201,13 +201,20 @@ export interface TopicReadArgs {
   markdown?: boolean;
 }
 
+export interface CreateUserInput {
+  username: string;
+  password: string;
+  isAdmin?: boolean;
+}
+
 export interface RegisterInput {
   username: string;
   password: string;
-}
-
-export interface CreateUserInput extends RegisterInput {
-  isAdmin?: boolean;
+  /**
+   * The client's address, for the per-address registration limit (REGISTRATION_RATE_LIMIT).
+   * Front doors always pass it; in-process callers without one (tests, fixtures) are not limited.
+   */
+  clientAddress?: string;
 }
 
 export interface LoginInput {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import type { Config, FilesConfig } from '../config';
 import type { DomainModule, ModuleContext } from '../module';
+import type { RateLimiter } from '../rate-limit';
 import { openByteStore } from '../storage';
 import { ApiKeyRepository } from './apikey.repository';
 import { ApiKeyService } from './apikey.service';
@@ -10,9 +11,11 @@ import { FileService } from './file.service';
 import { parseAuthFile } from './keys';
 import { FileMaintenance } from './maintenance';
 import { MetadataCache } from './metadata-cache';
+import { UploadGate } from './upload-gate';
 import { UploadService } from './upload.service';
 
 export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.service';
+export type { UploadSlot } from './upload-gate';
 export type { StoredFile } from './file.service';
 export type { ApiKeyInfo } from './apikey.service';
 
@@ -36,7 +39,7 @@ function readAuthFile(file: string): Buffer[] {
   }
 }
 
-export async function createFiles(ctx: ModuleContext): Promise<DomainModule<FilesServices>> {
+export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<FilesServices>> {
   const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl, trustProxy: ctx.config.trustProxy };
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db);
@@ -47,7 +50,7 @@ export async function createFiles(ctx: ModuleContext): Promise<DomainModule<File
   return {
     services: {
       settings,
-      uploads: new UploadService(repo, store, settings, ctx.log, cache),
+      uploads: new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache),
       files,
       apiKeys: new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes),
       maintenance,

@@ -14,6 +14,7 @@ import { hashSecret, randomDeleteKey, verifySecret } from './keys';
 import type { MetadataCache } from './metadata-cache';
 import { Detected, detectMime } from './mime';
 import { streamInto } from './receive';
+import type { UploadGate, UploadSlot } from './upload-gate';
 
 type Logger = { warn(obj: unknown, msg?: string): void };
 
@@ -82,10 +83,25 @@ export class UploadService {
     private readonly repo: FileRepository,
     private readonly store: ByteStore,
     private readonly config: FilesConfig,
+    private readonly gate: UploadGate,
     private readonly log: Logger,
     /** Disk backend only: entries of names this service changes are dropped. */
     private readonly cache?: MetadataCache,
   ) {}
+
+  /**
+   * Admits one upload from `clientAddress` before its body is read (upload-gate.ts): throws
+   * TooManyRequestsError when this process receives too many uploads at once or the address used
+   * up its uploads within the window. Release the slot when the upload ended, however it ended.
+   */
+  admit(clientAddress: string): Promise<UploadSlot> {
+    return this.gate.admit(clientAddress);
+  }
+
+  /** Uploads admitted and not yet released in this process. */
+  get inProgress(): number {
+    return this.gate.inProgress;
+  }
 
   /**
    * Streams an upload into a temporary object, computing size, SHA-256 and MIME type on the way.

@@ -11,7 +11,8 @@ export interface ServerProcess {
 }
 
 export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', PORT: '0', ...extra };
+  // No per-address upload/registration limits (tests send many from 127.0.0.1) unless `extra` sets them.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', PORT: '0', FILES_UPLOAD_RATE_LIMIT: '0', REGISTRATION_RATE_LIMIT: '0', ...extra };
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
   return env;
 }

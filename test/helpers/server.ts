@@ -34,6 +34,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     JWT_SECRET: TEST_JWT_SECRET,
     DEMO_SEED: 'false',
     FILES_CLEANUP_INTERVAL: '0',
+    // Test files upload and register many times from 127.0.0.1: no per-address limits unless a
+    // test sets its own (test/integration/hardening/rate-limits.test.ts).
+    FILES_UPLOAD_RATE_LIMIT: '0',
+    REGISTRATION_RATE_LIMIT: '0',
     ...env,
   });
   const agora = await createAgora(config, {

@@ -14,13 +14,17 @@ function payload(ctx: GraphQLContext, r: TokenResult): AuthPayload {
 
 @Resolver()
 export class AuthResolver {
-  @Mutation(() => AuthPayload, { description: 'Creates an account (while registration is open) and logs it in. Usernames: 3–20 letters, digits, `_` or `-`; passwords: at least 8 characters.' })
+  @Mutation(() => AuthPayload, {
+    description:
+      'Creates an account (while registration is open) and logs it in. Usernames: 3–20 letters, digits, `_` or `-`; passwords: at least 8 characters. ' +
+      'Registrations per client address are limited (REGISTRATION_RATE_LIMIT within REGISTRATION_RATE_WINDOW): over it, TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
+  })
   async register(
     @Arg('username', () => String, { description: 'The new username (unique regardless of letter case).' }) username: string,
     @Arg('password', () => String, { description: 'The new password (at least 8 characters).' }) password: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<AuthPayload> {
-    return payload(ctx, await discussion(ctx).users.register(ctx.actor, { username, password }));
+    return payload(ctx, await discussion(ctx).users.register(ctx.actor, { username, password, clientAddress: ctx.request.ip }));
   }
 
   @Mutation(() => AuthPayload, {

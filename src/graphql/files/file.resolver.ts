@@ -1,20 +1,25 @@
 /** File sharing through GraphQL: upload (multipart request spec), information, delete. */
 import { GraphQLError } from 'graphql';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { classifyError, NotFoundError } from '../../core/errors';
+import { classifyError, NotFoundError, TooManyRequestsError } from '../../core/errors';
 import type { StoredFile, UploadResult } from '../../files';
+import { admitUpload } from '../../rest/files/admission';
 import { baseUrl, filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
 import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
 import { GraphQLUpload, Upload } from '../uploads';
 import { FileInfo, UploadedFile } from './file.types';
 
-/** Domain errors become GraphQL errors carrying their HTTP status (413 for a too large upload, …). */
+/**
+ * Domain errors become GraphQL errors carrying their HTTP status (413 for a too large upload, …).
+ * TOO_MANY_REQUESTS stays the domain error: the status plugin (errors.ts) sets 429 and Retry-After.
+ */
 async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     const known = classifyError(err);
+    if (known instanceof TooManyRequestsError) throw known;
     if (known) throw new GraphQLError(known.message, { extensions: domainExtensions(known) });
     throw err;
   }
@@ -57,7 +62,7 @@ function presentInfo(base: string, f: StoredFile): FileInfo {
 export class FileResolver {
   @Mutation(() => UploadedFile, {
     description:
-      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Errors: 400 empty file or bad name, 401 API key required, 413 over the size limit.',
+      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Errors: 400 empty file or bad name, 401 API key required, 413 over the size limit, 429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS).',
   })
   uploadFile(
     @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' }) file: Upload,
@@ -72,6 +77,8 @@ export class FileResolver {
   ): Promise<UploadedFile> {
     return mapped(async () => {
       await requireApiKey(ctx);
+      // Before the file's bytes are read; the slot is freed when the response is over (or the client left).
+      await admitUpload(ctx.services.files.uploads, ctx.request.ip, ctx.reply.raw);
       const upload = await file.promise;
       const result = await ctx.services.files.uploads.upload(upload.createReadStream(), {
         requestedName: filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),

@@ -237,8 +237,8 @@ export function graphqlMultipart(app: FastifyInstance, limits: MultipartLimits):
       if (!state || state.responding) return payload;
       state.responding = true;
       if (state.aborted || state.ended) return payload;
-      if (state.limitHit || reply.statusCode === 413) {
-        // Do not read the rest of an oversized upload: answer and close.
+      if (state.limitHit || reply.statusCode === 413 || reply.statusCode === 429) {
+        // Do not read the rest of an oversized or refused (rate-limited) upload: answer and close.
         request.raw.unpipe(state.bb);
         reply.header('connection', 'close');
         return payload;

@@ -3,7 +3,7 @@
  * otherwise `<message>\n` as text. Domain errors are mapped here once, by class and reason.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ClientClosedRequestError, classifyError } from '../../core/errors';
+import { AppError, ClientClosedRequestError, classifyError, TooManyRequestsError } from '../../core/errors';
 import { prefersJson } from './accept';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -21,6 +21,8 @@ const BY_REASON: Record<string, string> = {
   FILE_NOT_FOUND: 'File not found',
   ROUTE_NOT_FOUND: 'Not found',
   FILE_TOO_LARGE: 'File too large',
+  UPLOAD_RATE_LIMITED: 'Too many uploads, try again later',
+  UPLOADS_BUSY: 'Too many uploads in progress, try again shortly',
 };
 
 /** Spec messages by status, for errors without a known reason. */
@@ -31,6 +33,7 @@ const BY_STATUS: Record<number, string> = {
   412: 'Precondition failed',
   413: 'File too large',
   416: 'Range not satisfiable',
+  429: 'Too many requests',
   500: 'Internal server error',
   503: 'Service unavailable',
 };
@@ -60,6 +63,7 @@ export function handleFilesError(err: FastifyError | Error, request: FastifyRequ
     request.raw.destroy();
     return reply.code(499).send();
   }
+  if (known instanceof TooManyRequestsError) reply.header('retry-after', String(known.retryAfter));
   if (known) return sendError(request, reply, known.status, messageFor(known));
   const status = (err as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {

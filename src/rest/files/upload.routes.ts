@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../core/errors';
 import type { UploadOptions, UploadResult } from '../../files';
 import { prefersJson } from './accept';
+import { admitUpload } from './admission';
 import { FilesRouteContext, mediaTypeOf, contentTypeOf, requireApiKey } from './context';
 import { JSON_TYPE, sendError, TEXT_TYPE } from './errors';
 import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
@@ -44,6 +45,9 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
       reply.header('connection', 'close');
       return sendError(request, reply, 413, 'File too large');
     }
+    // Rate limit and concurrency cap before the body: a refusal is the answer a client waiting for
+    // `100 Continue` gets, and one already sending is answered and disconnected (errors.ts).
+    await admitUpload(uploads, request.ip, reply.raw);
     continueReading(request, reply);
     const received = await uploads.receive(request.raw);
     const result = await uploads.commit(received, headerOptions(request, request.params.name ?? ''));
@@ -54,7 +58,10 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
     await requireApiKey(ctx, request);
     if (!passesOriginCheck(request.headers, baseUrl(request, ctx.config), linx)) throw badRequest();
     const media = mediaTypeOf(request);
-    if (media === 'multipart/form-data' || media === 'application/x-www-form-urlencoded') continueReading(request, reply);
+    if (media === 'multipart/form-data' || media === 'application/x-www-form-urlencoded') {
+      await admitUpload(uploads, request.ip, reply.raw);
+      continueReading(request, reply);
+    }
     let form: FormUpload;
     let requestedName: string;
     if (media === 'multipart/form-data') {

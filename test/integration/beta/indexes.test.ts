@@ -135,7 +135,7 @@ afterAll(async () => {
 
 it('captured the queries of every endpoint', () => {
   const collections = new Set(seen.map((q) => q.collection));
-  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'labels', 'login_attempts', 'discussion_counters']) expect(collections).toContain(name);
+  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'labels', 'rate_limit_attempts', 'discussion_counters']) expect(collections).toContain(name);
   expect(seen.filter((q) => q.command === 'aggregate').map((q) => q.collection).sort()).toEqual(expect.arrayContaining(['comments', 'marks']));
   expect(seen.some((q) => q.collection === 'topics' && JSON.stringify(q.filter).includes('"groupPath":{"$in"'))).toBe(true);
   // Sorts arrive as Maps from the driver; they must be read, or the check below would ignore them.

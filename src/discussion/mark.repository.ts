@@ -61,12 +61,19 @@ export class MarkRepository {
     }
   }
 
-  /** Records (at, commentCount) as the user's latest visit to a topic. */
+  /**
+   * Records (at, commentCount) as the user's latest visit to a topic. Two first visits at once
+   * (two tabs, a client retrying) both try to insert the mark: MongoDB retries such an upsert by
+   * itself, FerretDB reports the unique index's E11000 — the mark exists now, so it is updated.
+   */
   async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
-    await this.m.Mark.updateOne(
-      { userId, kind: 'topic', postId: topicId },
-      { $set: { visitAt: at, visitCommentCount: commentCount, topicId } },
-      { upsert: true, setDefaultsOnInsert: true },
-    ).exec();
+    const key = { userId, kind: 'topic' as MarkKind, postId: topicId };
+    const set = { $set: { visitAt: at, visitCommentCount: commentCount, topicId } };
+    try {
+      await this.m.Mark.updateOne(key, set, { upsert: true, setDefaultsOnInsert: true }).exec();
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await this.m.Mark.updateOne(key, set).exec();
+    }
   }
 }

@@ -236,3 +236,13 @@ describe('derived counts stay exact under concurrency', () => {
     expect([t.voteCount, t.commentCount]).toEqual([2, 0]);
   });
 });
+
+describe('visits', () => {
+  it("one user's parallel first reads of a topic all succeed and leave one visit mark (upsert race on the unique index)", async () => {
+    const topic: TopicView = await f.topic(alice);
+    await f.comment(alice, topic);
+    const r = await outcomes(Array.from({ length: 20 }, () => f.d.topics.read(bob.actor, topic.id36)));
+    expect(r.failed).toEqual([]);
+    expect(await s.agora.db.conn.collection('marks').countDocuments({ userId: bob.id, kind: 'topic', postId: topic.id })).toBe(1);
+  });
+});

@@ -29,8 +29,10 @@ async function startDatabase(dataDir) {
 /**
  * Starts `node dist/main.js` against `mongoUri`; resolves { url, pid, stop, output }. BENCH_NODE_ARGS
  * passes flags to that Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server).
+ * `onOutput(text, stream)`, when given, receives what the server writes after it listens (its JSON
+ * log lines on stdout, anything on stderr), so a benchmark can count the errors it logged.
  */
-function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) }) {
+function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), onOutput }) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {
@@ -62,8 +64,12 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH
       if (m) {
         child.stdout.off('data', onData);
         child.stderr.off('data', onData);
-        child.stdout.resume();
-        child.stderr.on('data', (c) => process.stderr.write(`[agora] ${c}`));
+        if (onOutput) child.stdout.on('data', (c) => onOutput(c.toString(), 'stdout'));
+        else child.stdout.resume();
+        child.stderr.on('data', (c) => {
+          process.stderr.write(`[agora] ${c}`);
+          if (onOutput) onOutput(c.toString(), 'stderr');
+        });
         child.once('exit', (code, signal) => {
           if (!stopping) process.stderr.write(`[agora] the server exited unexpectedly (code ${code}, signal ${signal})\n${out.slice(-2000)}\n`);
         });

@@ -8,8 +8,11 @@ import { AppError, ClientClosedRequestError, PayloadTooLargeError, ValidationErr
 import type { TempObject } from '../storage';
 import { SNIFF_WINDOW } from './mime';
 
-/** Writes are gathered up to this many bytes before they reach the store. */
-const SINK_HIGH_WATER_MARK = 256 * 1024;
+/**
+ * Chunks arriving while a store write is in flight are gathered up to this many bytes, then
+ * written as one batch (a vectored write on disk, no copy).
+ */
+const SINK_HIGH_WATER_MARK = 1024 * 1024;
 
 export interface StreamDigest {
   size: number;
@@ -35,8 +38,9 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
   let headLength = 0;
   let size = 0;
 
-  const take = (buf: Buffer, cb: (err?: Error | null) => void): void => {
-    if (size + buf.length > maxSize) return cb(fileTooLarge());
+  /** Counts, hashes and keeps the sniff window of one chunk; false when over the size limit. */
+  const account = (buf: Buffer): boolean => {
+    if (size + buf.length > maxSize) return false;
     size += buf.length;
     hash.update(buf);
     if (headLength < SNIFF_WINDOW) {
@@ -44,7 +48,18 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
       head.push(part);
       headLength += part.length;
     }
-    temp.write(buf).then(() => cb(), cb);
+    return true;
+  };
+  const done = (cb: (err?: Error | null) => void) => [() => cb(), cb] as const;
+
+  const take = (buf: Buffer, cb: (err?: Error | null) => void): void => {
+    if (!account(buf)) return cb(fileTooLarge());
+    temp.write(buf).then(...done(cb));
+  };
+
+  const takeMany = (bufs: Buffer[], cb: (err?: Error | null) => void): void => {
+    for (const b of bufs) if (!account(b)) return cb(fileTooLarge());
+    (temp.writev ? temp.writev(bufs) : temp.write(Buffer.concat(bufs))).then(...done(cb));
   };
 
   const sink = new Writable({
@@ -53,7 +68,8 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
       take(chunk, cb);
     },
     writev(chunks, cb) {
-      take(chunks.length === 1 ? (chunks[0]!.chunk as Buffer) : Buffer.concat(chunks.map((c) => c.chunk as Buffer)), cb);
+      if (chunks.length === 1) take(chunks[0]!.chunk as Buffer, cb);
+      else takeMany(chunks.map((c) => c.chunk as Buffer), cb);
     },
   });
 

@@ -18,6 +18,12 @@ import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck,
  * 64 KiB reads; bench/ measures it).
  */
 const READ_CHUNK = 1024 * 1024;
+/**
+ * An upload's written bytes are handed to the disk in the background every this many bytes
+ * (fdatasync while the next bytes arrive), so the fsync that commits it only waits for the tail
+ * instead of writing back the whole file at the end.
+ */
+const FLUSH_BEHIND_BYTES = 64 * 1024 * 1024;
 /** Whole objects up to this size are kept in memory once read (immutable, so never stale). */
 export const CACHED_OBJECT_MAX = 1024 * 1024;
 /** Bytes of small objects kept in memory, least recently used dropped first. */
@@ -50,6 +56,28 @@ export function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+function openFd(p: string, flags: string): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(p, flags, (err, fd) => (err ? reject(err) : resolve(fd))));
+}
+
+function closeFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+function fsyncFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** One positional write (callback API: no FileHandle promise machinery per chunk). */
+function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/** One positional vectored write: the chunks of a batch go to the kernel without being joined first. */
+function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 async function fsyncDir(dir: string): Promise<void> {
@@ -108,6 +136,8 @@ export class DiskStore implements ByteStore {
   private readonly tmpDir: string;
   private readonly objectsDir: string;
   private readonly hot = new ObjectCache(OBJECT_CACHE_BYTES);
+  /** Object directories known to exist (at most 256): a commit skips their mkdir. */
+  private readonly objectDirs = new Set<string>();
 
   private constructor(readonly root: string) {
     this.tmpDir = path.join(root, 'tmp');
@@ -130,32 +160,87 @@ export class DiskStore implements ByteStore {
     const id = crypto.randomBytes(16).toString('hex');
     const tmpPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
     const finalPath = this.objectPath(id);
-    let handle: fs.promises.FileHandle | undefined = await fs.promises.open(tmpPath, 'wx');
+    const objectDirs = this.objectDirs;
+    let fd: number | undefined = await openFd(tmpPath, 'wx');
     let committed = false;
+    let position = 0;
+    /** Bytes written since the last write-behind flush was started. */
+    let unflushed = 0;
+    /** The write-behind flush in flight, if any; its failure fails the commit. */
+    let flushing: Promise<void> | undefined;
+    let flushError: unknown;
+    const flushBehind = (): void => {
+      if (flushing || unflushed < FLUSH_BEHIND_BYTES) return;
+      unflushed = 0;
+      const f = fd!;
+      flushing = new Promise<void>((resolve) =>
+        fs.fdatasync(f, (err) => {
+          if (err) flushError ??= err;
+          flushing = undefined;
+          resolve();
+        }),
+      );
+    };
+    const written = (n: number): void => {
+      position += n;
+      unflushed += n;
+      flushBehind();
+    };
     return {
       id,
       async write(chunk) {
         let off = 0;
         while (off < chunk.length) {
-          const { bytesWritten } = await handle!.write(chunk, off, chunk.length - off);
-          off += bytesWritten;
+          const n = await writeAt(fd!, chunk, off, chunk.length - off, position);
+          off += n;
+          written(n);
+        }
+      },
+      async writev(chunks) {
+        let rest = chunks;
+        while (rest.length > 0) {
+          let n = await writevAt(fd!, rest, position);
+          written(n);
+          // A short write: go on with the bytes the kernel did not take.
+          const next: Buffer[] = [];
+          for (const c of rest) {
+            if (n >= c.length) n -= c.length;
+            else {
+              next.push(n > 0 ? c.subarray(n) : c);
+              n = 0;
+            }
+          }
+          rest = next;
         }
       },
       async commit() {
-        await handle!.sync();
-        await handle!.close();
-        handle = undefined;
+        // Durable before visible: the last write-behind flush, then fsync of the whole file.
+        await flushing;
+        if (flushError) throw flushError;
+        await fsyncFd(fd!);
+        await closeFd(fd!);
+        fd = undefined;
         const dir = path.dirname(finalPath);
-        await fs.promises.mkdir(dir, { recursive: true });
-        await fs.promises.rename(tmpPath, finalPath);
+        if (!objectDirs.has(dir)) {
+          await fs.promises.mkdir(dir, { recursive: true });
+          objectDirs.add(dir);
+        }
+        await fs.promises.rename(tmpPath, finalPath).catch(async (err) => {
+          // The directory was removed behind our back (its set entry is stale): create it again.
+          if (!isEnoent(err)) throw err;
+          await fs.promises.mkdir(dir, { recursive: true });
+          await fs.promises.rename(tmpPath, finalPath);
+        });
         committed = true;
         await fsyncDir(dir);
       },
       async settle() {},
       async abort() {
-        if (handle) {
-          await handle.close().catch(() => {});
-          handle = undefined;
+        if (fd !== undefined) {
+          const f = fd;
+          fd = undefined;
+          await flushing;
+          await closeFd(f).catch(() => {});
         }
         await unlinkQuietly(committed ? finalPath : tmpPath);
       },

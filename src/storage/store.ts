@@ -23,6 +23,8 @@ export interface TempObject {
   readonly id: string;
   /** Appends bytes; resolves when the store accepted them (backpressure). */
   write(chunk: Buffer): Promise<void>;
+  /** Appends several chunks in order, as one write where the store can (optional). */
+  writev?(chunks: Buffer[]): Promise<void>;
   /** Makes the bytes complete and durable; afterwards `openRead(id)` serves them. */
   commit(): Promise<void>;
   /** Called once metadata refers to the object: drops the crash-recovery marker. */

@@ -12,7 +12,17 @@ export interface ConnectOptions {
 }
 
 export class Database {
-  private constructor(readonly conn: Connection) {}
+  /**
+   * Readiness pings go through a client of their own: on the app's pool a ping queues behind the
+   * requests in flight, so a merely busy database would be reported unavailable (503 from /readyz,
+   * and an orchestrator would take a loaded instance out of rotation).
+   */
+  private pinger: mongoose.mongo.MongoClient | undefined;
+
+  private constructor(
+    readonly conn: Connection,
+    private readonly uri: string,
+  ) {}
 
   static async connect(uri: string, options: ConnectOptions = {}): Promise<Database> {
     const conn = mongoose.createConnection(uri, {
@@ -38,7 +48,7 @@ export class Database {
       client.on('commandSucceeded', took);
       client.on('commandFailed', took);
     }
-    return new Database(conn);
+    return new Database(conn, uri);
   }
 
   /** The model for `name`, compiled once per connection. */
@@ -53,14 +63,14 @@ export class Database {
 
   /** Answers within `timeoutMs` whether the server responds to a ping. */
   async ping(timeoutMs = 2000): Promise<boolean> {
-    const db = this.conn.db;
-    if (!db) return false;
+    this.pinger ??= new mongoose.mongo.MongoClient(this.uri, { maxPoolSize: 1, serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+    const pinger = this.pinger;
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), timeoutMs);
       });
-      return await Promise.race([db.admin().ping().then(() => true), timeout]);
+      return await Promise.race([pinger.db('admin').command({ ping: 1 }).then(() => true), timeout]);
     } catch {
       return false;
     } finally {
@@ -77,6 +87,8 @@ export class Database {
   }
 
   async close(): Promise<void> {
+    await this.pinger?.close().catch(() => {});
+    this.pinger = undefined;
     await this.conn.close();
   }
 }

@@ -106,11 +106,14 @@ describe('errors outside the REST layers', () => {
 describe('metrics', () => {
   it('exposes request counts and counts MongoDB commands from the driver', async () => {
     await fetch(`${s.url}/readyz`);
-    const { commands } = await s.countCommands(() => fetch(`${s.url}/readyz`));
-    expect(commands).toBe(1);
+    // Readiness pings use a client of their own (a busy pool must not make /readyz fail), so they
+    // are not app commands; a topic lookup is.
+    expect((await s.countCommands(() => fetch(`${s.url}/readyz`))).commands).toBe(0);
+    const { commands } = await s.countCommands(() => fetch(`${s.url}/api/beta/topic/zzzzz`));
+    expect(commands).toBeGreaterThanOrEqual(1);
     const text = await (await fetch(`${s.url}/metrics`)).text();
     expect(text).toMatch(/http_requests_total\{route="\/readyz",method="GET",status="200"\} \d+/);
-    expect(text).toMatch(/mongodb_commands_total\{command="ping"\} \d+/);
+    expect(text).toMatch(/mongodb_commands_total\{command="find"\} \d+/);
     expect(text).toMatch(/http_request_duration_seconds_bucket/);
   });
 });

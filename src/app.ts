@@ -41,7 +41,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, db, metrics, services } = deps;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -197,4 +197,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(betaRoutes, { prefix: '/api/beta', config, services });
   await app.register(filesRoutes, { config, services });
   return app;
+}
+
+/** Fastify's trustProxy from the config: a hop count as a trust function (hop 0 is the peer), or the address list. */
+function trustedProxies(config: Config): boolean | string | ((address: string, hop: number) => boolean) {
+  if (!config.trustProxy) return false;
+  const trust = config.proxyTrust;
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }

@@ -35,7 +35,14 @@ export interface Config {
   port: number;
   /** Absolute base URL for links, no trailing slash; undefined → derived from each request. */
   publicUrl?: string;
+  /** Whether X-Forwarded-* headers are honoured at all. */
   trustProxy: boolean;
+  /**
+   * Which proxies are trusted (Fastify's trustProxy): a number of hops (TRUST_PROXY=true is 1, the
+   * one proxy in front), or a list of proxy addresses/CIDRs. Trusting every hop would let a client
+   * put its own address in front of X-Forwarded-For and pick the address rate limits count.
+   */
+  proxyTrust: number | string;
   dataDir: string;
   /** Undefined on the embedded default: a secret is generated once and kept under dataDir. */
   jwtSecret?: string;
@@ -85,7 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     publicUrl,
-    trustProxy: r.bool('TRUST_PROXY', false),
+    ...readTrustProxy(r),
     dataDir,
     jwtSecret,
     logLevel: r.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
@@ -94,7 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: r.int('HEADERS_TIMEOUT', 30, 1, 3600) * 1000,
     requestTimeoutMs: r.int('REQUEST_TIMEOUT', 3600, 1, 86_400) * 1000,
     keepAliveTimeoutMs: r.int('KEEP_ALIVE_TIMEOUT', 72, 1, 3600) * 1000,
-    demoSeed: r.bool('DEMO_SEED', uri === undefined),
+    // Never by default in production: the demo accounts' passwords are published in the README.
+    demoSeed: r.bool('DEMO_SEED', uri === undefined && nodeEnv !== 'production'),
     database: {
       uri,
       mongodBin: r.raw('MONGOD_BIN'),
@@ -108,4 +116,18 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** TRUST_PROXY: false (default), true (= 1 hop), a number of hops, or proxy addresses/CIDRs (comma-separated). */
+function readTrustProxy(r: EnvReader): { trustProxy: boolean; proxyTrust: number | string } {
+  const v = r.raw('TRUST_PROXY')?.trim();
+  if (v === undefined) return { trustProxy: false, proxyTrust: 0 };
+  const k = v.toLowerCase();
+  if (['false', '0', 'no'].includes(k)) return { trustProxy: false, proxyTrust: 0 };
+  if (['true', 'yes'].includes(k)) return { trustProxy: true, proxyTrust: 1 };
+  if (/^[0-9]+$/.test(k) && Number(k) <= 100) return { trustProxy: true, proxyTrust: Number(k) };
+  const list = k.split(',').map((a) => a.trim());
+  if (list.every((a) => /^[0-9a-f:.]+(\/[0-9]{1,3})?$/.test(a) && /[.:]/.test(a))) return { trustProxy: true, proxyTrust: list.join(',') };
+  r.fail('TRUST_PROXY', `must be true/false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got ${JSON.stringify(v)}`);
+  return { trustProxy: false, proxyTrust: 0 };
 }

@@ -316,6 +316,34 @@ describe('upload limit: window, client address, 0', () => {
   });
 });
 
+describe('TRUST_PROXY trusts the proxy in front, not the client', () => {
+  it('TRUST_PROXY=true counts the address the proxy added (the last X-Forwarded-For entry), whatever the client put before it', async () => {
+    const s = await startTestServer({ TRUST_PROXY: 'true', FILES_UPLOAD_RATE_LIMIT: '2', FILES_UPLOAD_RATE_WINDOW: '120' });
+    try {
+      // A proxy that appends: the client forged the first entries, the proxy saw 10.4.0.9.
+      expect((await put(s, 'a.txt', from('1.1.1.1, 10.4.0.9'))).status).toBe(200);
+      expect((await put(s, 'b.txt', from('2.2.2.2, 10.4.0.9'))).status).toBe(200);
+      expect((await put(s, 'c.txt', from('3.3.3.3, 10.4.0.9'))).status).toBe(429);
+      const keys = await s.agora.db.conn.collection('rate_limit_attempts').distinct('key');
+      expect(keys).toEqual(['upload:addr:10.4.0.9']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a list of proxy addresses trusts exactly those: from 127.0.0.1 the header is honoured, the forged entries are skipped', async () => {
+    const s = await startTestServer({ TRUST_PROXY: '127.0.0.1, ::1', FILES_UPLOAD_RATE_LIMIT: '1', FILES_UPLOAD_RATE_WINDOW: '120' });
+    try {
+      expect((await put(s, 'a.txt', from('9.9.9.9, 10.5.0.1'))).status).toBe(200);
+      expect((await put(s, 'b.txt', from('10.5.0.2'))).status).toBe(200);
+      const keys = (await s.agora.db.conn.collection('rate_limit_attempts').distinct('key')).sort();
+      expect(keys).toEqual(['upload:addr:10.5.0.1', 'upload:addr:10.5.0.2']);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)', () => {
   let s: TestServer;
   let port: number;

@@ -33,7 +33,7 @@ describe('loadConfig', () => {
     expect(list.join('\n')).toMatch(/^PUBLIC_URL: must be an absolute URL/m);
     expect(list.join('\n')).toMatch(/^JWT_SECRET: must be at least 32 bytes/m);
     expect(list.join('\n')).toMatch(/^FILES_STORAGE: must be one of disk, gridfs/m);
-    expect(list.join('\n')).toMatch(/^TRUST_PROXY: must be one of true\/false/m);
+    expect(list.join("\n")).toMatch(/^TRUST_PROXY: must be true\/false, a number of proxy hops/m);
   });
 
   it.each([
@@ -69,6 +69,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'YES' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
     expect(loadConfig({ FILES_REQUIRE_API_KEY: 'True' }).files.requireApiKey).toBe(true);
+  });
+
+  it('TRUST_PROXY: true is one hop; a number of hops; proxy addresses/CIDRs; anything else is refused', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' })).toMatchObject({ trustProxy: true, proxyTrust: 1 });
+    expect(loadConfig({ TRUST_PROXY: '2' })).toMatchObject({ trustProxy: true, proxyTrust: 2 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' })).toMatchObject({ trustProxy: true, proxyTrust: '10.0.0.0/8,127.0.0.1,::1' });
+    expect(problems({ TRUST_PROXY: 'everyone' })).toEqual([expect.stringMatching(/^TRUST_PROXY: must be true\/false, a number of proxy hops, or proxy addresses/)]);
+  });
+
+  it('does not seed demo data in production (its passwords are public) unless asked', () => {
+    const secret = { JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig({ NODE_ENV: 'production', ...secret }).demoSeed).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', DEMO_SEED: 'true', ...secret }).demoSeed).toBe(true);
+    expect(loadConfig({}).demoSeed).toBe(true);
   });
 
   it('does not seed demo data when MONGODB_URI is set', () => {

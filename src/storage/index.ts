@@ -8,7 +8,7 @@ import type { ByteStore } from './store';
 
 export type { ByteStore, ByteRange, TempObject, ReferenceCheck } from './store';
 export { ObjectGoneError, GRACE_PERIOD_MS } from './store';
-export { DiskStore, CACHED_OBJECT_MAX } from './disk';
+export { DiskStore, CACHED_OBJECT_MAX, ObjectReader } from './disk';
 export { GridFsStore } from './gridfs';
 
 export async function openByteStore(config: Config, db: Database): Promise<ByteStore> {

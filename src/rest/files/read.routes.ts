@@ -2,12 +2,13 @@
  * Reads and deletes: information (§7) and raw files (§8) with access keys (§9), and DELETE (§6).
  * `/{filename}` answers information when JSON is preferred, otherwise the file itself.
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthenticatedError } from '../../core/errors';
 import type { StoredFile } from '../../files';
 import { fileNotFound } from '../../files/file.service';
-import { ObjectGoneError } from '../../storage';
+import { ObjectGoneError, ObjectReader } from '../../storage';
 import { prefersJson } from './accept';
 import { evaluateConditionals, ifRangeAllows, parseRange, Validators } from './conditional';
 import { FilesRouteContext, mediaTypeOf, requireApiKey } from './context';
@@ -137,12 +138,33 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
       reply.header('content-length', String(end - start + 1));
       if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`);
       else reply.code(200);
+      if (body instanceof ObjectReader) return sendObject(request, reply, body);
       return reply.send(body);
     }
   };
 
   const vary = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('vary', 'Accept');
+  };
+
+  /**
+   * A disk object written straight to the response (ObjectReader.sendTo: reused buffers, one read
+   * ahead) instead of piped through Fastify's stream path. The reply is taken over after every
+   * header was set, so the response carries exactly what reply.send would have sent (these routes
+   * have no onSend hooks); onResponse hooks still run when the response finishes.
+   */
+  const sendObject = (request: Req, reply: FastifyReply, body: ObjectReader) => {
+    const res = reply.raw;
+    reply.hijack();
+    res.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
+    body.sendTo(res).then(
+      () => res.end(),
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'download failed after its headers were sent');
+        res.destroy();
+      },
+    );
+    return reply;
   };
 
   app.route<{ Params: Params }>({

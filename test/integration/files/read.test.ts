@@ -1,4 +1,6 @@
 /** Information, raw files, access keys, delete, expiry and routes over real HTTP (§1, §2.4, §6–9, §11). */
+import crypto from 'node:crypto';
+import http from 'node:http';
 import { TestServer } from '../../helpers/server';
 import { BACKENDS, client, JSON_ACCEPT, metadata, setExpiry, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
 
@@ -378,5 +380,74 @@ describe('FILES_ACCESS_COOKIE_EXPIRY (§9)', () => {
     expect(r.status).toBe(200);
     expect(r.headers['set-cookie']).toEqual(['Files-Access-Key=k%261; Path=/aged.txt; Max-Age=3600; HttpOnly', 'Files-Access-Key=k%261; Path=/selif/aged.txt; Max-Age=3600; HttpOnly']);
     expect((await c.get('/selif/aged.txt', { cookie: 'Files-Access-Key=k%261' })).text).toBe('x');
+  });
+});
+
+describe.each(BACKENDS)('files larger than the read size on %s', (backend) => {
+  // Over 1 MiB, not a multiple of it: streamed from the store (on disk through reused read buffers).
+  const big = crypto.randomBytes(3 * 1024 * 1024 + 17);
+  const sha = crypto.createHash('sha256').update(big).digest('hex');
+  let s: TestServer;
+  let c: ReturnType<typeof client>;
+  beforeAll(async () => {
+    s = await startFor(backend);
+    c = client(s);
+    await c.upload('big.bin', big);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('whole file: every byte and the raw-file headers', async () => {
+    const r = await c.get('/selif/big.bin');
+    expect(r.status).toBe(200);
+    expect(r.body.equals(big)).toBe(true);
+    expect(r.headers).toMatchObject({
+      'content-length': String(big.length),
+      etag: `"${sha}"`,
+      'accept-ranges': 'bytes',
+      'cache-control': 'public, no-cache',
+      'content-security-policy': RAW_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      'x-frame-options': 'SAMEORIGIN',
+    });
+    expect(r.headers['last-modified']).toBeDefined();
+    expect((await c.get('/big.bin')).body.equals(big)).toBe(true);
+  });
+
+  it('ranges across read boundaries, and concurrent downloads', async () => {
+    for (const [from, to] of [
+      [1048570, 2097160],
+      [0, 1048575],
+      [1048576, big.length - 1],
+      [big.length - 5, big.length - 1],
+    ] as const) {
+      const r = await c.get('/selif/big.bin', { range: `bytes=${from}-${to}` });
+      expect(r.status).toBe(206);
+      expect(r.headers['content-range']).toBe(`bytes ${from}-${to}/${big.length}`);
+      expect(r.body.equals(big.subarray(from, to + 1))).toBe(true);
+    }
+    const all = await Promise.all(Array.from({ length: 6 }, () => c.get('/selif/big.bin')));
+    for (const r of all) expect(r.body.equals(big)).toBe(true);
+  });
+
+  it('a client leaving mid-download does not disturb the next ones', async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const u = new URL('/selif/big.bin', s.url);
+        const req = http.get({ host: u.hostname, port: u.port, path: u.pathname, agent: false }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
+      });
+    }
+    const r = await c.get('/selif/big.bin');
+    expect(r.status).toBe(200);
+    expect(r.body.equals(big)).toBe(true);
+    expect((await c.get('/healthz')).status).toBe(200);
   });
 });

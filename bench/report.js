@@ -21,7 +21,7 @@ function filesTable(f) {
     row('Download 1 MiB', 'download1MiB', rps),
     row(`Upload ${f.bigLabel ?? '1 GiB'}`, 'upload1GiB', mbps),
     row(`Download ${f.bigLabel ?? '1 GiB'}`, 'download1GiB', mbps),
-    `| Peak RSS growth, ${f.bigLabel ?? '1 GiB'} up + down | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
+    `| Peak RSS growth, ${f.bigLabel ?? '1 GiB'} up + down (${f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS'} over the warmed server's RSS) | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
   ].join('\n');
 }
 

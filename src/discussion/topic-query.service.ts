@@ -83,15 +83,21 @@ export class TopicQueries {
     if (issues.length > 0) throw new ValidationError(issues);
 
     const viewer = await this.d.viewers.of(actor);
-    const topic = ref && ref.id !== null ? await this.d.topics.findById(ref.id) : null;
-    if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
+    if (!ref || ref.id === null) throw topicNotFound();
+    const topicId = ref.id;
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
     const withMarkdown = viewer !== null && args.markdown !== false;
-    const [comments, markList] = await Promise.all([
-      this.d.comments.forTopic(topic._id, withMarkdown),
-      viewer ? this.d.marks.forTopicPage(viewer.userId, topic._id) : Promise.resolve([]),
+    // The topic, its comments and the viewer's marks are read at once (the same three commands as
+    // one after the other): on FerretDB's SQLite backend each is a scan of its whole collection,
+    // so waiting for the topic before starting the comment scan added the topic scan's time to
+    // every read. The comments of a topic that turns out hidden or unknown are not used.
+    const [topic, comments, markList] = await Promise.all([
+      this.d.topics.findById(topicId),
+      this.d.comments.forTopic(topicId, withMarkdown),
+      viewer ? this.d.marks.forTopicPage(viewer.userId, topicId) : Promise.resolve([]),
     ]);
+    if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
     const previousVisit = viewer ? topicMark?.visitAt ?? null : null;
@@ -102,7 +108,7 @@ export class TopicQueries {
     const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
 
     if (viewer && args.recordVisit !== false) {
-      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount, topicMark);
     }
     return result;
 

@@ -193,8 +193,10 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
       rest(`REST user ${u} history, anonymous`, `/api/beta/user/${u}`, null, { shape: 'history' }),
       graphql(`GraphQL user ${u} history, anonymous`, 'history', { username: u, first: 50 }, null, { shape: 'history' }),
     ];
+    // BENCH_API_ONLY=<regular expression>: only the scenarios whose name matches (e.g. 'topic 6y1').
+    const only = opts.apiOnly ? new RegExp(opts.apiOnly, 'i') : null;
     const measured = [];
-    for (const s of scenarios) measured.push(await measureScenario(agora, s, opts, log));
+    for (const s of scenarios) if (!only || only.test(s.name)) measured.push(await measureScenario(agora, s, opts, log));
 
     // GraphQL ÷ REST throughput, pairwise within this run.
     const ratios = {};
@@ -217,6 +219,7 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     const bounds = [];
     if (!opts.skipBounds) {
       for (const [name, shape, viewer, rSmall, gSmall, sizes] of checks) {
+        if (!find('REST', shape, viewer) || !find('GraphQL', shape, viewer)) continue; // not measured (BENCH_API_ONLY)
         const row = {
           name,
           sizes,

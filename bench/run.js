@@ -6,6 +6,8 @@
  *   npm run bench -- files        one group (files | api)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
  *   BENCH_CONNECTIONS=8           connections of the API load runs
+ *   BENCH_API_ONLY='topic 6y1'    only the API scenarios whose name matches (a regular expression)
+ *   BENCH_SKIP_BOUNDS=1           no commands-per-request bounds check at the end of the API group
  *   MONGODB_URI=mongodb://…       run against that MongoDB (the dataset is seeded into agora_bench there)
  */
 'use strict';
@@ -31,6 +33,7 @@ async function main() {
     bigBytes: env('BENCH_BIG_MB', 1024) * 1024 * 1024,
     smallUploads: env('BENCH_SMALL_UPLOADS', 400),
     skipBounds: process.env.BENCH_SKIP_BOUNDS === '1',
+    apiOnly: process.env.BENCH_API_ONLY || null,
   };
   const workDir = tempDir('agora-bench-');
   const dataDir = path.join(workDir, 'data');

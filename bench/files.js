@@ -1,7 +1,8 @@
 /**
  * Files benchmark: upload and download throughput for 1 MiB and 1 GiB files and the server's peak
  * resident memory growth, for Agora and, in the same run, for a baseline Node server doing the same
- * work as plainly as possible (bench/baseline-server.js). Ratios are computed within the run.
+ * work as plainly as possible (bench/baseline-server.js). Ratios are computed within the run, whose
+ * runs alternate between the two servers.
  */
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
@@ -83,67 +84,108 @@ function settleDisk() {
   }
 }
 
+/** One lean.measure-style summary of single runs (medians; failures summed). */
+function summarize(runs) {
+  return {
+    requestsPerSecond: round(median(runs.map((r) => r.requestsPerSecond))),
+    p50Ms: round(median(runs.map((r) => r.p50Ms)), 2),
+    p99Ms: round(median(runs.map((r) => r.p99Ms)), 2),
+    bytesPerSecond: Math.round(median(runs.map((r) => r.bodyBytes / r.seconds))),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    runs: runs.length,
+  };
+}
+
 /**
- * target: { name, pid, upload(i) → url, uploadHeaders, download(name) → url, uploadedName(body, i) }
+ * targets: [{ name, pid, upload(i) → url, uploadHeaders, download(name) → url, uploadedName(body, i) }]
+ *
+ * Every measurement alternates between the targets run by run (A, B, A, B …), so a change in the
+ * machine's load during the benchmark (other processes on a shared machine) reaches both servers
+ * alike instead of whichever happened to run at the time. Only one target is loaded at a time.
  */
-async function benchTarget(target, work, opts) {
+async function benchTargets(targets, work, opts) {
   const small = fs.readFileSync(work.small);
-  const result = { name: target.name };
+  const bigBytes = fs.statSync(work.big).size;
+  const state = targets.map((t) => ({ t, result: { name: t.name } }));
 
   // Warm-up: code paths loaded and compiled, database connections and file pools opened, so the
-  // memory baseline below is the server's steady state and not its first-use costs.
-  const { body } = await putFile(target.upload('dl-small.bin'), work.small, target.uploadHeaders);
-  const smallUrl = target.download(target.uploadedName(body, 'dl-small.bin'));
-  await lean.run({ url: target.upload('warm.bin'), method: 'PUT', body: small, headers: target.uploadHeaders, connections: 2, amount: 8 });
-  await lean.run({ url: smallUrl, connections: 2, amount: 50 });
+  // memory baselines below are the servers' steady state and not their first-use costs.
+  for (const s of state) {
+    const { body } = await putFile(s.t.upload('dl-small.bin'), work.small, s.t.uploadHeaders);
+    s.smallUrl = s.t.download(s.t.uploadedName(body, 'dl-small.bin'));
+    await lean.run({ url: s.t.upload('warm.bin'), method: 'PUT', body: small, headers: s.t.uploadHeaders, connections: 2, amount: 8 });
+    await lean.run({ url: s.smallUrl, connections: 2, amount: 50 });
+  }
 
-  // 1 GiB first, on the warmed server: one streamed upload and one download at a time; peak RSS
+  // 1 GiB first, on the warmed servers: one streamed upload and one download at a time; peak RSS
   // growth over all of them (kernel peak, bench/lib/memory.js). Measured before the 1 MiB phases,
   // whose 8 concurrent requests leave heap behind that would absorb (and hide) this phase's growth.
-  const bigUp = [];
-  const bigDown = [];
-  let bigName;
-  settleDisk();
-  const bigRss = sampleRss(target.pid);
-  for (let i = 0; i < opts.runs; i++) {
-    const r = await putFile(target.upload(`big${i}.bin`), work.big, target.uploadHeaders);
-    bigUp.push(r.seconds);
-    bigName = target.uploadedName(r.body, `big${i}.bin`);
+  for (const s of state) {
+    s.bigUp = [];
+    s.bigDown = [];
+    s.rss = sampleRss(s.t.pid);
   }
-  const upRss = bigRss.lap();
+  for (let i = 0; i < opts.runs; i++) {
+    for (const s of state) {
+      settleDisk();
+      const r = await putFile(s.t.upload(`big${i}.bin`), work.big, s.t.uploadHeaders);
+      s.bigUp.push(r.seconds);
+      s.bigName = s.t.uploadedName(r.body, `big${i}.bin`);
+    }
+  }
+  for (const s of state) s.upRss = s.rss.lap();
   settleDisk();
   for (let i = 0; i < opts.runs; i++) {
-    // The lean client (one connection, one request): Node's http client parsing a 1 GiB body is slower than the servers.
-    const r = await lean.run({ url: target.download(bigName), connections: 1, amount: 1, timeout: 600 });
-    if (r.non2xx + r.errors > 0 || r.bodyBytes !== fs.statSync(work.big).size) throw new Error(`GET ${bigName}: status/errors ${r.non2xx}/${r.errors}, ${r.bodyBytes} bytes`);
-    bigDown.push(r.seconds);
+    for (const s of state) {
+      // The lean client (one connection, one request): Node's http client parsing a 1 GiB body is slower than the servers.
+      const r = await lean.run({ url: s.t.download(s.bigName), connections: 1, amount: 1, timeout: 600 });
+      if (r.non2xx + r.errors > 0 || r.bodyBytes !== bigBytes) throw new Error(`GET ${s.bigName}: status/errors ${r.non2xx}/${r.errors}, ${r.bodyBytes} bytes`);
+      s.bigDown.push(r.seconds);
+    }
   }
-  const downRss = bigRss.lap();
-  const rss = bigRss.stop();
-  const bigBytes = fs.statSync(work.big).size;
-  result.upload1GiB = { MBps: round(bigBytes / 1e6 / median(bigUp)), seconds: round(median(bigUp), 2), runs: opts.runs };
-  result.download1GiB = { MBps: round(bigBytes / 1e6 / median(bigDown)), seconds: round(median(bigDown), 2), runs: opts.runs };
-  result.rssGrowth1GiBMiB = round(rss.growth / MiB);
-  result.rss1GiB = {
-    method: rss.method,
-    baselineMiB: round(rss.baseline / MiB),
-    peakMiB: round(rss.peak / MiB),
-    sampledPeakMiB: round(rss.sampledPeak / MiB),
-    uploadGrowthMiB: round(upRss.growth / MiB),
-    downloadGrowthMiB: round(downRss.growth / MiB),
-  };
+  for (const s of state) {
+    const downRss = s.rss.lap();
+    const rss = s.rss.stop();
+    Object.assign(s.result, {
+      upload1GiB: { MBps: round(bigBytes / 1e6 / median(s.bigUp)), seconds: round(median(s.bigUp), 2), runs: opts.runs },
+      download1GiB: { MBps: round(bigBytes / 1e6 / median(s.bigDown)), seconds: round(median(s.bigDown), 2), runs: opts.runs },
+      rssGrowth1GiBMiB: round(rss.growth / MiB),
+      rss1GiB: {
+        method: rss.method,
+        baselineMiB: round(rss.baseline / MiB),
+        peakMiB: round(rss.peak / MiB),
+        sampledPeakMiB: round(rss.sampledPeak / MiB),
+        // Each over the RSS its phase started with (memory kept after the uploads is not the downloads').
+        uploadGrowthMiB: round(s.upRss.lapGrowth / MiB),
+        downloadGrowthMiB: round(downRss.lapGrowth / MiB),
+      },
+    });
+  }
 
   // 1 MiB uploads: a fixed number of requests so both servers write the same bytes.
-  settleDisk();
-  const up = sampleRss(target.pid);
-  result.upload1MiB = await lean.measure({ url: target.upload('small.bin'), method: 'PUT', body: small, headers: target.uploadHeaders, connections: 8, amount: opts.smallUploads }, opts.runs);
-  result.upload1MiB.rssGrowthMiB = round(up.stop().growth / MiB);
+  for (const s of state) {
+    s.runs = [];
+    s.rss = sampleRss(s.t.pid);
+  }
+  for (let i = 0; i < opts.runs; i++) {
+    for (const s of state) {
+      settleDisk();
+      s.runs.push(await lean.run({ url: s.t.upload('small.bin'), method: 'PUT', body: small, headers: s.t.uploadHeaders, connections: 8, amount: opts.smallUploads }));
+    }
+  }
+  for (const s of state) s.result.upload1MiB = { ...summarize(s.runs), rssGrowthMiB: round(s.rss.stop().growth / MiB) };
 
   // 1 MiB downloads of one stored file.
-  const down = sampleRss(target.pid);
-  result.download1MiB = await lean.measure({ url: smallUrl, connections: 8, duration: opts.seconds }, opts.runs);
-  result.download1MiB.rssGrowthMiB = round(down.stop().growth / MiB);
-  return result;
+  for (const s of state) {
+    s.runs = [];
+    s.rss = sampleRss(s.t.pid);
+  }
+  for (let i = 0; i < opts.runs; i++) {
+    for (const s of state) s.runs.push(await lean.run({ url: s.smallUrl, connections: 8, duration: opts.seconds }));
+  }
+  for (const s of state) s.result.download1MiB = { ...summarize(s.runs), rssGrowthMiB: round(s.rss.stop().growth / MiB) };
+  return state.map((s) => s.result);
 }
 
 async function runFilesBench({ agora, workDir, opts }) {
@@ -153,44 +195,41 @@ async function runFilesBench({ agora, workDir, opts }) {
 
   const baseline = await startBaseline(path.join(workDir, 'baseline-store'));
   let base;
+  let ours;
   try {
-    base = await benchTarget(
-      {
-        name: 'baseline (plain Node stream + SHA-256)',
-        pid: baseline.pid,
-        upload: (name) => `${baseline.url}/${name}`,
-        uploadHeaders: {},
-        download: (name) => `${baseline.url}/${name}`,
-        uploadedName: (_body, name) => name,
-      },
+    [base, ours] = await benchTargets(
+      [
+        {
+          name: 'baseline (plain Node stream + SHA-256)',
+          pid: baseline.pid,
+          upload: (name) => `${baseline.url}/${name}`,
+          uploadHeaders: {},
+          download: (name) => `${baseline.url}/${name}`,
+          uploadedName: (_body, name) => name,
+        },
+        {
+          name: 'agora',
+          pid: agora.pid,
+          upload: (name) => `${agora.url}/upload/${name}`,
+          uploadHeaders: { accept: 'application/json', 'files-randomize': 'yes' },
+          download: (name) => `${agora.url}/selif/${name}`,
+          uploadedName: (body) => JSON.parse(body).filename,
+        },
+      ],
       work,
       opts,
     );
   } finally {
     await baseline.stop();
-    // Its files are not needed any more: deleting them also drops their unwritten pages.
     fs.rmSync(path.join(workDir, 'baseline-store'), { recursive: true, force: true });
   }
-
-  const ours = await benchTarget(
-    {
-      name: 'agora',
-      pid: agora.pid,
-      upload: (name) => `${agora.url}/upload/${name}`,
-      uploadHeaders: { accept: 'application/json', 'files-randomize': 'yes' },
-      download: (name) => `${agora.url}/selif/${name}`,
-      uploadedName: (body) => JSON.parse(body).filename,
-    },
-    work,
-    opts,
-  );
 
   const ratio = (a, b) => round(a / b, 2);
   const bad = [base, ours].flatMap((r) => [r.upload1MiB, r.download1MiB]).reduce((n, m) => n + m.non2xx + m.errors, 0);
   if (bad > 0) throw new Error(`files: ${bad} failed requests (non-2xx or errors)`);
   const bigMiB = fs.statSync(work.big).size / MiB;
   return {
-    client: 'bench/lib/lean-load.js (raw sockets, keep-alive, bodies counted and dropped), 8 connections',
+    client: 'bench/lib/lean-load.js (raw sockets, keep-alive, bodies counted and dropped), 8 connections; baseline and Agora runs alternate',
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     baseline: base,
     agora: ours,

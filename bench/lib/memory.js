@@ -41,7 +41,8 @@ function resetPeak(pid) {
  * Starts measuring; `stop()` returns { baseline, peak, growth, method, sampledPeak } in bytes.
  * `method` is 'VmHWM' (kernel peak, exact) or 'sampled' (VmRSS every `intervalMs`). `lap()`
  * returns the same for the stretch since the previous lap (or the start), still measured against
- * the first baseline, and starts the next stretch; `stop()` covers them all.
+ * the first baseline, plus `lapGrowth`: its peak over the RSS it started with; it starts the next
+ * stretch. `stop()` covers them all.
  */
 function sampleRss(pid, intervalMs = 5) {
   const hwm = resetPeak(pid);
@@ -49,6 +50,7 @@ function sampleRss(pid, intervalMs = 5) {
   let sampledPeak = baseline;
   let lapSampledPeak = baseline;
   let overall = baseline;
+  let lapStart = baseline;
   const sample = () => {
     const v = rssBytes(pid);
     if (v > sampledPeak) sampledPeak = v;
@@ -70,9 +72,14 @@ function sampleRss(pid, intervalMs = 5) {
     } catch {
       /* process gone: the samples are all there is */
     }
-    const result = { baseline, peak, growth: peak - baseline, method: hwm ? 'VmHWM' : 'sampled', sampledPeak: lapSampledPeak };
+    const result = { baseline, peak, growth: peak - baseline, lapGrowth: peak - lapStart, method: hwm ? 'VmHWM' : 'sampled', sampledPeak: lapSampledPeak };
     overall = Math.max(overall, peak);
     lapSampledPeak = 0;
+    try {
+      lapStart = rssBytes(pid);
+    } catch {
+      /* process gone */
+    }
     return result;
   };
   return {

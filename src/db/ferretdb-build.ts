@@ -5,17 +5,26 @@
  * `go install …/cmd/ferretdb@v1.24.2` cannot be used as is: the proxy refuses the version list the
  * install step reads, and the module as published has no build/version/version.txt, which its own
  * main package requires. So the module source is downloaded, copied to a writable directory, given
- * that file, and built in place with its own go.mod and go.sum.
+ * that file and Agora's filter pushdown for the SQLite backend (ferretdb-pushdown.ts), and built in
+ * place with its own go.mod and go.sum.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { patchCollectionGo, patchMetadataGo, PUSHDOWN_COLLECTION_FILE, PUSHDOWN_GO_FILE, PUSHDOWN_GO_SOURCE, PUSHDOWN_METADATA_FILE } from './ferretdb-pushdown';
 
 export const FERRETDB_VERSION = 'v1.24.2';
+/** Names the build: FerretDB's version plus Agora's pushdown patch (ferretdb-pushdown.ts). */
+const BUILD = `${FERRETDB_VERSION}-agora.1`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
 export function cachedFerretdbPath(cacheDir: string): string {
-  return path.join(cacheDir, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb');
+  return path.join(cacheDir, `ferretdb-${BUILD}`, 'ferretdb');
+}
+
+/** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
+export function ferretdbBuildName(bin: string): string {
+  return path.basename(path.dirname(bin)) === `ferretdb-${BUILD}` ? `${FERRETDB_VERSION} + Agora pushdown` : FERRETDB_VERSION;
 }
 
 type Log = (msg: string) => void;
@@ -47,7 +56,7 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env: NodeJS.Proc
  */
 export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): Promise<string> {
   const target = cachedFerretdbPath(cacheDir);
-  const workDir = path.join(cacheDir, `ferretdb-${FERRETDB_VERSION}`);
+  const workDir = path.dirname(target);
   fs.mkdirSync(workDir, { recursive: true });
   const started = Date.now();
   log(
@@ -71,6 +80,7 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
     // The module cache is read-only; the copy must be writable to add the version file.
     for (const p of walk(src)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
     fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
+    applyPushdownPatch(src);
     phase = 'compiling';
     const tmp = `${target}.tmp-${process.pid}`;
     await run(goBin, ['build', '-v', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
@@ -87,6 +97,17 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
   }
   log(`Built FerretDB in ${Math.round((Date.now() - started) / 1000)}s; cached at ${target}.`);
   return target;
+}
+
+/** Agora's filter pushdown for the SQLite backend (see ferretdb-pushdown.ts for what and why). */
+function applyPushdownPatch(src: string): void {
+  const edit = (rel: string, change: (s: string) => string) => {
+    const file = path.join(src, rel);
+    fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
+  };
+  edit(PUSHDOWN_COLLECTION_FILE, patchCollectionGo);
+  edit(PUSHDOWN_METADATA_FILE, patchMetadataGo);
+  fs.writeFileSync(path.join(src, PUSHDOWN_GO_FILE), PUSHDOWN_GO_SOURCE);
 }
 
 function* walk(dir: string): Generator<string> {

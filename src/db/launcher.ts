@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../config';
-import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION } from './ferretdb-build';
+import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION, ferretdbBuildName } from './ferretdb-build';
 import { freePort, isAlive, startServer, stopPid, waitForPort, whichSync } from './server-process';
 
 export type DatabaseKind = 'external' | 'mongod' | 'ferretdb' | 'memory-server';
@@ -157,7 +157,7 @@ async function startProcess(kind: 'mongod' | 'ferretdb', bin: string, dbDir: str
     throw new Error(`${kind} at ${bin} did not start: ${(err as Error).message} (see ${path.join(dbDir, `${kind}.log`)})`);
   }
   child.unref();
-  const label = kind === 'ferretdb' ? `FerretDB ${FERRETDB_VERSION} (SQLite in ${dir})` : `mongod (${bin}, data in ${dir})`;
+  const label = kind === 'ferretdb' ? `FerretDB ${ferretdbBuildName(bin)} (SQLite in ${dir})` : `mongod (${bin}, data in ${dir})`;
   log(`Started ${label} on 127.0.0.1:${port}`);
   return { kind, uri: `mongodb://127.0.0.1:${port}`, description: label, pid, stop: () => stopPid(pid) };
 }

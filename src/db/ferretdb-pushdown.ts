@@ -1,0 +1,188 @@
+/**
+ * Agora's filter pushdown for FerretDB 1.24's SQLite backend, compiled into the embedded build.
+ *
+ * Why: as published, that backend hands SQLite only a filter that is exactly `{_id: <string|ObjectId>}`,
+ * and with an expression other than its own index's, so every other query — a topic's comments,
+ * a user's feed, a viewer's marks, even a topic by its integer id — reads and decodes every row of
+ * the collection in Go (~100–200 µs a row here: 10–20 s for 100,000 comments), and the indexes
+ * it creates are never used.
+ *
+ * What: for each top-level equality (`{f: v}`, `{f: {$eq: v}}`, `{f: {$in: [..]}}`) on a plain
+ * field name with a plain scalar value, a WHERE term on exactly the expression FerretDB's indexes
+ * are built on (`_ferretdb_sjson->"f"`), so SQLite uses them.
+ *
+ * Why it cannot lose results: the term only narrows what SQLite returns; FerretDB's handlers still
+ * apply the whole filter to every returned document (find, count, update, delete, findAndModify,
+ * distinct, aggregate), so the term must only never exclude a match. It therefore
+ *   - also lets through any row whose field is an array (`{f: v}` matches array elements: the
+ *     JSON text of an array starts with `[`, a range on the same index);
+ *   - compares JSON text as the backend stores it (sjson: numbers via encoding/json, so an integral
+ *     double and an int print alike), and only for values whose text cannot differ between Go's
+ *     encoder and SQLite's rendering: integers (and integral doubles) below 2^53, booleans, and
+ *     strings of printable ASCII without `"`, `\`, `<`, `>`, `&`; anything else is not pushed down;
+ *   - skips null (it matches missing fields), documents, arrays, regexes, dates and operators other
+ *     than $eq and $in.
+ */
+export const PUSHDOWN_GO_FILE = 'internal/backends/sqlite/agora_pushdown.go';
+
+export const PUSHDOWN_GO_SOURCE = `// Code added by Agora's build of FerretDB (src/db/ferretdb-pushdown.ts); see there for why.
+
+package sqlite
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
+	"github.com/FerretDB/FerretDB/internal/types"
+)
+
+var agoraPlainField = regexp.MustCompile(\`^[A-Za-z_][A-Za-z0-9_]*$\`)
+
+// agoraWhereClause returns a WHERE clause that only narrows the rows to those that may match filter.
+func agoraWhereClause(filter *types.Document) (string, []any) {
+	if filter == nil {
+		return "", nil
+	}
+
+	var terms []string
+	var args []any
+
+	for _, k := range filter.Keys() {
+		if !agoraPlainField.MatchString(k) {
+			continue
+		}
+
+		v, _ := filter.Get(k)
+
+		var values []string
+
+		if d, ok := v.(*types.Document); ok {
+			if d.Len() != 1 {
+				continue
+			}
+
+			op := d.Keys()[0]
+			arg, _ := d.Get(op)
+
+			switch op {
+			case "$eq":
+				if s, ok := agoraJSONText(arg); ok {
+					values = []string{s}
+				}
+			case "$in":
+				arr, ok := arg.(*types.Array)
+				if !ok || arr.Len() == 0 || arr.Len() > 1000 {
+					continue
+				}
+
+				all := true
+
+				for i := 0; i < arr.Len(); i++ {
+					el, _ := arr.Get(i)
+
+					s, ok := agoraJSONText(el)
+					if !ok {
+						all = false
+						break
+					}
+
+					values = append(values, s)
+				}
+
+				if !all {
+					values = nil
+				}
+			}
+		} else if s, ok := agoraJSONText(v); ok {
+			values = []string{s}
+		}
+
+		if len(values) == 0 {
+			continue
+		}
+
+		expr := fmt.Sprintf("%s->%q", metadata.DefaultColumn, k)
+		placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ")
+		terms = append(terms, fmt.Sprintf("(%[1]s IN (%[2]s) OR (%[1]s >= '[' AND %[1]s < '\\\\'))", expr, placeholders))
+
+		for _, s := range values {
+			args = append(args, s)
+		}
+	}
+
+	if len(terms) == 0 {
+		return "", nil
+	}
+
+	return " WHERE " + strings.Join(terms, " AND "), args
+}
+
+// agoraJSONText returns the JSON text the backend stores for v, for values where that text is unambiguous.
+func agoraJSONText(v any) (string, bool) {
+	switch v := v.(type) {
+	case int32:
+		return strconv.FormatInt(int64(v), 10), true
+	case int64:
+		if v > 1<<53 || v < -(1<<53) {
+			return "", false
+		}
+
+		return strconv.FormatInt(v, 10), true
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || math.Abs(v) >= 1<<53 || (v == 0 && math.Signbit(v)) {
+			return "", false
+		}
+
+		return strconv.FormatInt(int64(v), 10), true
+	case bool:
+		return strconv.FormatBool(v), true
+	case string:
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\\\' || c == '<' || c == '>' || c == '&' {
+				return "", false
+			}
+		}
+
+		return "\\"" + v + "\\"", true
+	case types.ObjectID:
+		return fmt.Sprintf(\`"%x"\`, [12]byte(v)), true
+	default:
+		return "", false
+	}
+}
+`;
+
+/**
+ * `_id` lookups (updates and deletes by `_id`, and the original `_id` pushdown) used the path
+ * `->'$._id'`, which SQLite does not match with the unique index built on `->"_id"`: every update
+ * scanned the table. The same field, written the way the index is.
+ */
+export const PUSHDOWN_METADATA_FILE = 'internal/backends/sqlite/metadata/metadata.go';
+
+export function patchMetadataGo(source: string): string {
+  const from = `IDColumn = DefaultColumn + "->'$._id'"`;
+  if (!source.includes(from)) throw new Error(`FerretDB source not as expected: no ${from} in ${PUSHDOWN_METADATA_FILE}`);
+  return source.replace(from, 'IDColumn = DefaultColumn + `->"_id"`');
+}
+
+/** The lines of collection.go that built the `_id`-only WHERE clause, and what replaces them. */
+export const PUSHDOWN_COLLECTION_FILE = 'internal/backends/sqlite/collection.go';
+
+export function patchCollectionGo(source: string): string {
+  const queryBlock = /\t\/\/ that logic should exist in one place\n\t\/\/ TODO https:\/\/github\.com\/FerretDB\/FerretDB\/issues\/3235\n\tif params\.Filter\.Len\(\) == 1 \{\n\t\tv, _ := params\.Filter\.Get\("_id"\)\n\t\tswitch v\.\(type\) \{\n\t\tcase string, types\.ObjectID:\n(\t\t\tfilterPushdown = true\n)?\t\t\twhereClause = fmt\.Sprintf\(` WHERE %s = \?`, metadata\.IDColumn\)\n\t\t\targs = \[\]any\{string\(must\.NotFail\(sjson\.MarshalSingleValue\(v\)\)\)\}\n\t\t\}\n\t\}\n/g;
+  let count = 0;
+  const out = source.replace(queryBlock, (_m, explain: string | undefined) => {
+    count += 1;
+    return explain
+      ? '\twhereClause, args = agoraWhereClause(params.Filter)\n\tfilterPushdown = whereClause != ""\n'
+      : '\twhereClause, args = agoraWhereClause(params.Filter)\n';
+  });
+  // Query and Explain: both must have been found, or this is not the source this patch was written for.
+  if (count !== 2) throw new Error(`FerretDB source not as expected: ${count} of 2 filter blocks found in ${PUSHDOWN_COLLECTION_FILE}`);
+  return out;
+}

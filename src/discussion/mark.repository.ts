@@ -65,20 +65,12 @@ export class MarkRepository {
    * Records (at, commentCount) as the user's latest visit to a topic. Two first visits at once
    * (two tabs, a client retrying) both try to insert the mark: MongoDB retries such an upsert by
    * itself, FerretDB reports the unique index's E11000 — the mark exists now, so it is updated.
-   *
-   * `known`: the user's mark on the topic as the caller just read it, if any. It is then updated by
-   * its `_id` alone, the one filter FerretDB's SQLite backend looks up directly (any other filter
-   * decodes every mark: ~130,000 in the benchmark dataset); marks are never deleted, the fallback
-   * below only covers a mark that is somehow gone.
+   * The (userId, kind, postId) filter is served by the unique index (on FerretDB through Agora's
+   * pushdown build, src/db/ferretdb-pushdown.ts).
    */
-  async recordVisit(userId: number, topicId: number, at: Date, commentCount: number, known?: MarkDoc): Promise<void> {
+  async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
     const key = { userId, kind: 'topic' as MarkKind, postId: topicId };
     const set = { $set: { visitAt: at, visitCommentCount: commentCount, topicId } };
-    const knownId = (known as (MarkDoc & { _id?: unknown }) | undefined)?._id;
-    if (knownId !== undefined && known!.userId === userId && known!.kind === 'topic' && known!.postId === topicId) {
-      const r = await this.m.Mark.updateOne({ _id: knownId }, set).exec();
-      if (r.matchedCount > 0) return;
-    }
     try {
       await this.m.Mark.updateOne(key, set, { upsert: true, setDefaultsOnInsert: true }).exec();
     } catch (err) {

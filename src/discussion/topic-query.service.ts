@@ -108,7 +108,7 @@ export class TopicQueries {
     const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
 
     if (viewer && args.recordVisit !== false) {
-      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount, topicMark);
+      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
     }
     return result;
 

@@ -1,15 +1,6 @@
 /** The rate-limit settings: defaults, 0 = off, and validation of every new variable. */
-import { ConfigError, loadConfig } from '../../../src/config';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+import { loadConfig } from '../../../src/config';
+import { configProblems as problems } from '../../helpers/config';
 
 describe('rate-limit settings', () => {
   it('default to 10 registrations per hour, 5 uploads per 15 s and 100 concurrent uploads', () => {

@@ -1,15 +1,6 @@
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../../src/config';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+import { loadConfig } from '../../../src/config';
+import { configProblems as problems } from '../../helpers/config';
 
 describe('loadConfig', () => {
   it('has working defaults with an empty environment', () => {

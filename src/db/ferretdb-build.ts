@@ -15,7 +15,7 @@ import { patchCollectionGo, patchMetadataGo, PUSHDOWN_COLLECTION_FILE, PUSHDOWN_
 
 export const FERRETDB_VERSION = 'v1.24.2';
 /** Names the build: FerretDB's version plus Agora's pushdown patch (ferretdb-pushdown.ts). */
-const BUILD = `${FERRETDB_VERSION}-agora.1`;
+const BUILD = `${FERRETDB_VERSION}-agora.2`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
 export function cachedFerretdbPath(cacheDir: string): string {

@@ -8,7 +8,7 @@
  * it creates are never used.
  *
  * What: for each top-level equality (`{f: v}`, `{f: {$eq: v}}`, `{f: {$in: [..]}}`) on a plain
- * field name with a plain scalar value, a WHERE term on exactly the expression FerretDB's indexes
+ * field name with a plain scalar value, also inside a top-level `$and`, a WHERE term on exactly the expression FerretDB's indexes
  * are built on (`_ferretdb_sjson->"f"`), so SQLite uses them.
  *
  * Why it cannot lose results: the term only narrows what SQLite returns; FerretDB's handlers still
@@ -18,10 +18,11 @@
  *     JSON text of an array starts with `[`, a range on the same index);
  *   - compares JSON text as the backend stores it (sjson: numbers via encoding/json, so an integral
  *     double and an int print alike), and only for values whose text cannot differ between Go's
- *     encoder and SQLite's rendering: integers (and integral doubles) below 2^53, booleans, and
- *     strings of printable ASCII without `"`, `\`, `<`, `>`, `&`; anything else is not pushed down;
+ *     encoder and SQLite's rendering: integers (and integral doubles) below 2^53 and strings of
+ *     printable ASCII without `"`, `\`, `<`, `>`, `&`; anything else is not pushed down;
  *   - skips null (it matches missing fields), documents, arrays, regexes, dates and operators other
- *     than $eq and $in.
+ *     than $eq and $in; and booleans: they hardly narrow (`listed: true` is most topics), and walking
+ *     an index over most of a table is slower than reading the table.
  */
 export const PUSHDOWN_GO_FILE = 'internal/backends/sqlite/agora_pushdown.go';
 
@@ -44,14 +45,41 @@ var agoraPlainField = regexp.MustCompile(\`^[A-Za-z_][A-Za-z0-9_]*$\`)
 
 // agoraWhereClause returns a WHERE clause that only narrows the rows to those that may match filter.
 func agoraWhereClause(filter *types.Document) (string, []any) {
-	if filter == nil {
+	terms, args := agoraTerms(filter, 0)
+	if len(terms) == 0 {
 		return "", nil
+	}
+
+	return " WHERE " + strings.Join(terms, " AND "), args
+}
+
+// agoraTerms returns the narrowing terms of filter: one per pushable top-level condition, and those
+// of every document of a top-level $and (each of them must match too).
+func agoraTerms(filter *types.Document, depth int) ([]string, []any) {
+	if filter == nil || depth > 8 {
+		return nil, nil
 	}
 
 	var terms []string
 	var args []any
 
 	for _, k := range filter.Keys() {
+		if k == "$and" {
+			v, _ := filter.Get(k)
+			if arr, ok := v.(*types.Array); ok {
+				for i := 0; i < arr.Len(); i++ {
+					el, _ := arr.Get(i)
+					if d, ok := el.(*types.Document); ok {
+						t, a := agoraTerms(d, depth+1)
+						terms = append(terms, t...)
+						args = append(args, a...)
+					}
+				}
+			}
+
+			continue
+		}
+
 		if !agoraPlainField.MatchString(k) {
 			continue
 		}
@@ -114,11 +142,7 @@ func agoraWhereClause(filter *types.Document) (string, []any) {
 		}
 	}
 
-	if len(terms) == 0 {
-		return "", nil
-	}
-
-	return " WHERE " + strings.Join(terms, " AND "), args
+	return terms, args
 }
 
 // agoraJSONText returns the JSON text the backend stores for v, for values where that text is unambiguous.
@@ -138,8 +162,6 @@ func agoraJSONText(v any) (string, bool) {
 		}
 
 		return strconv.FormatInt(int64(v), 10), true
-	case bool:
-		return strconv.FormatBool(v), true
 	case string:
 		for i := 0; i < len(v); i++ {
 			c := v[i]

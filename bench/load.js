@@ -28,6 +28,7 @@
  * load generator into 429s); the global cap on concurrent uploads stays at its default.
  */
 'use strict';
+const { mulberry32 } = require('./lib/random');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -50,14 +51,7 @@ const MAX_LISTED_FAILURES = 30;
 
 /** Deterministic choices, so two runs send the same mix. */
 function makeRandom(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return { next, int: (n) => Math.floor(next() * n), pick: (xs) => xs[Math.floor(next() * xs.length)] };
 }
 

@@ -28,6 +28,7 @@
  *   node bench/seed.js --uri mongodb://…/db   seed that database (dropped first)
  */
 'use strict';
+const { mulberry32 } = require('./lib/random');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -55,14 +56,7 @@ const DAY = 24 * HOUR;
 // Deterministic randomness and text
 
 function makeRandom(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const r = {
     next,
     int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),

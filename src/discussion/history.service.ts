@@ -123,8 +123,12 @@ export class HistoryServiceImpl implements HistoryService {
 
   /** 7.1: the target exists, is neither banned nor deleted, and lets this viewer read its history. */
   private async access(actor: Actor, username: string): Promise<{ viewer: Viewer | null; target: UserDoc; includeRemoved: boolean }> {
-    const viewer = await this.d.viewers.of(actor);
-    const target = await this.users.find(username);
+    // Both lookups at once; a token error still comes before an unknown user, as if in sequence.
+    const [viewerRead, targetRead] = await Promise.allSettled([this.d.viewers.of(actor), this.users.find(username)]);
+    if (viewerRead.status === 'rejected') throw viewerRead.reason;
+    if (targetRead.status === 'rejected') throw targetRead.reason;
+    const viewer = viewerRead.value;
+    const target = targetRead.value;
     if (target.banned) throw new ForbiddenError('This user is banned', 'USER_BANNED');
     if (target.deleted) throw new ForbiddenError('This user has deleted their account', 'USER_DELETED');
     if (target.settings?.historyVisibility === 'logged_in' && !viewer) {

@@ -2,6 +2,9 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import { isAlive } from '../core/process';
+
+export { isAlive };
 
 /** Asks the OS for a free loopback port. */
 export function freePort(): Promise<number> {
@@ -32,15 +35,6 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
+import { isAlive } from '../core/process';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 
 /**
@@ -45,16 +46,6 @@ async function unlinkQuietly(p: string): Promise<boolean> {
   } catch (err) {
     if (isEnoent(err)) return false;
     throw err;
-  }
-}
-
-/** Whether a process with that pid exists on this host. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -421,7 +412,7 @@ export class DiskStore implements ByteStore {
       const mine = m !== null && m[1] === HOST_TAG;
       const pid = m ? Number(m[2]) : NaN;
       // Our own pid at start-up cannot have uploads yet: it belonged to an earlier process.
-      let dead = mine && (pid === process.pid || !processAlive(pid));
+      let dead = mine && (pid === process.pid || !isAlive(pid));
       if (!dead) {
         const st = await fs.promises.stat(p).catch(() => undefined);
         dead = st !== undefined && st.mtimeMs < cutoff;

@@ -8,7 +8,8 @@
  */
 import { Readable } from 'node:stream';
 import mongoose from 'mongoose';
-import { HOST_TAG, processAlive } from './disk';
+import { isAlive } from '../core/process';
+import { HOST_TAG } from './disk';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 
 type Db = mongoose.mongo.Db;
@@ -190,7 +191,7 @@ export class GridFsStore implements ByteStore {
     const cutoff = new Date(Date.now() - GRACE_PERIOD_MS);
     let removed = 0;
     for (const doc of await this.pending.find({}).toArray()) {
-      const mine = doc.host === HOST_TAG && (doc.pid === process.pid || !processAlive(doc.pid));
+      const mine = doc.host === HOST_TAG && (doc.pid === process.pid || !isAlive(doc.pid));
       if ((mine || doc.touchedAt < cutoff) && (await this.buryPending(doc, isReferenced))) removed++;
     }
     return removed;

@@ -414,7 +414,8 @@ function rules() {
     normalizeTags: requireDist('discussion/rules/tags.js').normalizeTags,
     tagMatchKeys: requireDist('discussion/rules/tags.js').tagMatchKeys,
     isInteresting: requireDist('discussion/rules/labels.js').isInteresting,
-    newTopicDocument: requireDist('discussion/topic-document.js').newTopicDocument,
+    newTopicDocument: requireDist('discussion/new-documents.js').newTopicDocument,
+    newCommentDocument: requireDist('discussion/new-documents.js').newCommentDocument,
   };
 }
 
@@ -508,20 +509,7 @@ function simulate(plan, hashes) {
         const u = users.get(e.user);
         const doc = {
           _id: ++counters.comment,
-          topicId: topic._id,
-          parentId: p.parent === null ? null : commentByKey.get(p.parent)._id,
-          authorId: u._id,
-          authorUsername: u.username,
-          topicAuthorId: topic.authorId,
-          markdown: p.markdown,
-          html: R.renderMarkdown(p.markdown),
-          createdAt: now,
-          editedAt: null,
-          voteCount: 0,
-          deleted: false,
-          removed: false,
-          labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 },
-          interesting: true,
+          ...R.newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId: p.parent === null ? null : commentByKey.get(p.parent)._id, author: { id: u._id, username: u.username }, markdown: p.markdown }, now),
         };
         Object.defineProperty(doc, 'topicKey', { value: p.topic, enumerable: false });
         commentByKey.set(e.comment, doc);

@@ -9,7 +9,8 @@ import { settleTopicCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
-import { isInteresting, NO_LABELS } from './rules/labels';
+import { isInteresting } from './rules/labels';
+import { newCommentDocument } from './new-documents';
 import { renderMarkdown } from './rules/markdown';
 import type { Caller, CommentService, PostRef } from './services';
 import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
@@ -44,22 +45,9 @@ export class CommentServiceImpl implements CommentService {
       parentId = parent._id;
     }
     const now = this.d.clock.now();
-    const doc = await this.d.comments.insertNew({
-      topicId: topic._id,
-      parentId,
-      authorId: viewer.userId,
-      authorUsername: viewer.username,
-      topicAuthorId: topic.authorId,
-      markdown,
-      html: renderMarkdown(markdown),
-      createdAt: now,
-      editedAt: null,
-      voteCount: 0,
-      deleted: false,
-      removed: false,
-      labelWeights: { ...NO_LABELS },
-      interesting: true,
-    });
+    const doc = await this.d.comments.insertNew(
+      newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
+    );
     await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
     await settleTopicCounts(this.d, topic._id);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });

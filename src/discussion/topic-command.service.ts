@@ -9,7 +9,7 @@ import { renderMarkdown } from './rules/markdown';
 import { normalizeTags, tagMatchKeys } from './rules/tags';
 import { countWords } from './rules/text';
 import type { Caller, PostRef } from './services';
-import { newTopicDocument } from './topic-document';
+import { newTopicDocument } from './new-documents';
 import { EDIT_GRACE_MS, topicView } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
 import type { EditTopicInput, PostTopicInput, TopicView } from './views';

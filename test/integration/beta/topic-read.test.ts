@@ -1,6 +1,7 @@
 /** GET /topic/{topic_id36} (behaviour spec 4, 6): lookup, tree, ordering, hidden content, collapsing. */
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
+import { newCommentDocument } from '../../../src/discussion/new-documents';
 import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -312,20 +313,10 @@ describe('a 5,000-comment reply chain', () => {
     const base = 50_000_000;
     const docs = Array.from({ length: 5000 }, (_, i) => ({
       _id: base + i,
-      topicId: t.id,
-      parentId: i === 0 ? null : base + i - 1,
-      authorId: bob.id,
-      authorUsername: 'bob',
-      topicAuthorId: alice.id,
-      markdown: `Reply ${i}`,
-      html: `<p>Reply ${i}</p>`,
-      createdAt: new Date(Date.UTC(2026, 2, 1, 12, 0, i)),
-      editedAt: null,
-      voteCount: 0,
-      deleted: false,
-      removed: false,
-      labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 },
-      interesting: true,
+      ...newCommentDocument(
+        { topic: { id: t.id, authorId: alice.id }, parentId: i === 0 ? null : base + i - 1, author: { id: bob.id, username: 'bob' }, markdown: `Reply ${i}` },
+        new Date(Date.UTC(2026, 2, 1, 12, 0, i)),
+      ),
     }));
     await s.agora.db.conn.collection('comments').insertMany(docs as never[]);
     const token = await carol.token();

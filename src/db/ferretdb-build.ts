@@ -5,17 +5,19 @@
  * `go install …/cmd/ferretdb@v1.24.2` cannot be used as is: the proxy refuses the version list the
  * install step reads, and the module as published has no build/version/version.txt, which its own
  * main package requires. So the module source is downloaded, copied to a writable directory, given
- * that file and Agora's filter pushdown for the SQLite backend (ferretdb-pushdown.ts), and built in
+ * that file, Agora's filter pushdown for the SQLite backend (ferretdb-pushdown.ts) and its document
+ * decoder (ferretdb-decode.ts), and built in
  * place with its own go.mod and go.sum.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DECODE_GO_FILE, DECODE_GO_SOURCE, DECODE_UNMARSHAL_FILE, patchUnmarshalGo } from './ferretdb-decode';
 import { patchCollectionGo, patchMetadataGo, PUSHDOWN_COLLECTION_FILE, PUSHDOWN_GO_FILE, PUSHDOWN_GO_SOURCE, PUSHDOWN_METADATA_FILE } from './ferretdb-pushdown';
 
 export const FERRETDB_VERSION = 'v1.24.2';
-/** Names the build: FerretDB's version plus Agora's pushdown patch (ferretdb-pushdown.ts). */
-const BUILD = `${FERRETDB_VERSION}-agora.2`;
+/** Names the build: FerretDB's version plus Agora's patches (ferretdb-pushdown.ts, ferretdb-decode.ts). */
+const BUILD = `${FERRETDB_VERSION}-agora.3`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
 export function cachedFerretdbPath(cacheDir: string): string {
@@ -24,7 +26,7 @@ export function cachedFerretdbPath(cacheDir: string): string {
 
 /** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
 export function ferretdbBuildName(bin: string): string {
-  return path.basename(path.dirname(bin)) === `ferretdb-${BUILD}` ? `${FERRETDB_VERSION} + Agora pushdown` : FERRETDB_VERSION;
+  return path.basename(path.dirname(bin)) === `ferretdb-${BUILD}` ? `${FERRETDB_VERSION} + Agora pushdown and decoder` : FERRETDB_VERSION;
 }
 
 type Log = (msg: string) => void;
@@ -80,7 +82,7 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
     // The module cache is read-only; the copy must be writable to add the version file.
     for (const p of walk(src)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
     fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-    applyPushdownPatch(src);
+    applyAgoraPatches(src);
     phase = 'compiling';
     const tmp = `${target}.tmp-${process.pid}`;
     await run(goBin, ['build', '-v', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
@@ -99,8 +101,8 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
   return target;
 }
 
-/** Agora's filter pushdown for the SQLite backend (see ferretdb-pushdown.ts for what and why). */
-function applyPushdownPatch(src: string): void {
+/** Agora's filter pushdown for the SQLite backend and its document decoder (see their files for what and why). */
+function applyAgoraPatches(src: string): void {
   const edit = (rel: string, change: (s: string) => string) => {
     const file = path.join(src, rel);
     fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
@@ -108,6 +110,8 @@ function applyPushdownPatch(src: string): void {
   edit(PUSHDOWN_COLLECTION_FILE, patchCollectionGo);
   edit(PUSHDOWN_METADATA_FILE, patchMetadataGo);
   fs.writeFileSync(path.join(src, PUSHDOWN_GO_FILE), PUSHDOWN_GO_SOURCE);
+  edit(DECODE_UNMARSHAL_FILE, patchUnmarshalGo);
+  fs.writeFileSync(path.join(src, DECODE_GO_FILE), DECODE_GO_SOURCE);
 }
 
 function* walk(dir: string): Generator<string> {

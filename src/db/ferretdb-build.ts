@@ -6,19 +6,21 @@
  * install step reads, and the module as published has no build/version/version.txt, which its own
  * main package requires. So the module source is downloaded, copied to a writable directory, given
  * that file, Agora's filter pushdown for the SQLite backend (ferretdb-pushdown.ts) and its document
- * decoder (ferretdb-decode.ts) and lighter object tracking (ferretdb-tracking.ts), and built in
+ * decoder (ferretdb-decode.ts) and lighter object tracking (ferretdb-tracking.ts) and fewer copies in projection
+ * (ferretdb-projection.ts), and built in
  * place with its own go.mod and go.sum.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DECODE_GO_FILE, DECODE_GO_SOURCE, DECODE_UNMARSHAL_FILE, patchUnmarshalGo } from './ferretdb-decode';
+import { patchProjectionGo, patchProjectionIteratorGo, PROJECTION_FILE, PROJECTION_ITERATOR_FILE } from './ferretdb-projection';
 import { patchTrackingGo, TRACKING_FILE, TRACKING_GO_FILE, TRACKING_GO_SOURCE } from './ferretdb-tracking';
 import { patchCollectionGo, patchMetadataGo, PUSHDOWN_COLLECTION_FILE, PUSHDOWN_GO_FILE, PUSHDOWN_GO_SOURCE, PUSHDOWN_METADATA_FILE } from './ferretdb-pushdown';
 
 export const FERRETDB_VERSION = 'v1.24.2';
-/** Names the build: FerretDB's version plus Agora's patches (ferretdb-pushdown.ts, ferretdb-decode.ts, ferretdb-tracking.ts). */
-const BUILD = `${FERRETDB_VERSION}-agora.4`;
+/** Names the build: FerretDB's version plus Agora's patches (ferretdb-pushdown.ts, ferretdb-decode.ts, ferretdb-tracking.ts, ferretdb-projection.ts). */
+const BUILD = `${FERRETDB_VERSION}-agora.5`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
 export function cachedFerretdbPath(cacheDir: string): string {
@@ -102,7 +104,7 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
   return target;
 }
 
-/** Agora's filter pushdown for the SQLite backend, its document decoder and lighter tracking (see their files for what and why). */
+/** Agora's filter pushdown for the SQLite backend, its document decoder, lighter tracking and projection (see their files for what and why). */
 function applyAgoraPatches(src: string): void {
   const edit = (rel: string, change: (s: string) => string) => {
     const file = path.join(src, rel);
@@ -115,6 +117,8 @@ function applyAgoraPatches(src: string): void {
   fs.writeFileSync(path.join(src, DECODE_GO_FILE), DECODE_GO_SOURCE);
   edit(TRACKING_FILE, patchTrackingGo);
   fs.writeFileSync(path.join(src, TRACKING_GO_FILE), TRACKING_GO_SOURCE);
+  edit(PROJECTION_ITERATOR_FILE, patchProjectionIteratorGo);
+  edit(PROJECTION_FILE, patchProjectionGo);
 }
 
 function* walk(dir: string): Generator<string> {

@@ -136,3 +136,16 @@ it('a query on a decoded field still matches (strings with escapes included)', a
   expect(await c.countDocuments({ negativeZero: 0 })).toBe(1);
   expect(await c.countDocuments({ 'nested.a.b.c.d.e': 'deep' })).toBe(1);
 });
+
+it('projections (FerretDB patched for empty and exclusion projections) return what MongoDB would', async () => {
+  const c = conn.collection('decode');
+  const doc = docs.find((d) => d._id === 3)!;
+  const without = (...keys: string[]) => Object.fromEntries(Object.entries(doc).filter(([k]) => !keys.includes(k)));
+  expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: {} }))).toEqual(fields(doc));
+  expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { nested: 0, binary: 0 } }))).toEqual(fields(without('nested', 'binary')));
+  expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { _id: 0, yes: 0 } }))).toEqual(fields(without('_id', 'yes')));
+  expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { 'nested.a.b': 0 } }))).toEqual(fields({ ...doc, nested: { a: {}, z: [] } }));
+  expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { yes: 1, oid: 1 } }))).toEqual(fields({ _id: 3, yes: true, oid: doc.oid }));
+  // The projected copy is private: the stored document is unchanged.
+  expect(fields(await c.findOne({ _id: 3 } as never, raw))).toEqual(fields(doc));
+});

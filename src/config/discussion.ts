@@ -11,6 +11,8 @@ export interface DiscussionConfig {
   /** Registrations allowed per client address within the window; 0 = no limit. */
   registrationRateLimit: number;
   registrationRateWindowSeconds: number;
+  /** Comments of recently read topics kept per process (comment-cache.ts); capacity 0 = off. */
+  commentCache: { capacity: number; maxAgeSeconds: number };
 }
 
 export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
@@ -21,5 +23,9 @@ export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
     registrationOpen: r.bool('REGISTRATION_OPEN', true),
     registrationRateLimit: r.int('REGISTRATION_RATE_LIMIT', 10, 0, 1_000_000),
     registrationRateWindowSeconds: r.int('REGISTRATION_RATE_WINDOW', 3600, 1, 86_400 * 30),
+    commentCache: {
+      capacity: r.int('COMMENT_CACHE_SIZE', 50_000, 0, 10_000_000),
+      maxAgeSeconds: r.int('COMMENT_CACHE_SECONDS', 60, 1, 86_400),
+    },
   };
 }

@@ -1,21 +1,38 @@
 /** Comments: a topic's whole tree in one read, a user's feed, and atomic state transitions. */
+import { randomUUID } from 'node:crypto';
+import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
-import type { CommentDoc, DiscussionModels } from './models';
+import type { CommentDoc, DiscussionModels, TopicDoc } from './models';
 import type { AuthorFeedQuery } from './topic.repository';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
 
 export class CommentRepository {
-  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
+  constructor(
+    private readonly m: DiscussionModels,
+    private readonly counters: CounterRepository,
+    private readonly cache: TopicCommentCache,
+  ) {}
 
   /** Inserts a new comment under a fresh id (CounterRepository.insertWithNewId). */
-  insertNew(doc: Omit<CommentDoc, '_id'>): Promise<CommentDoc> {
-    return this.counters.insertWithNewId('comment', async (_id) => {
+  async insertNew(doc: Omit<CommentDoc, '_id'>): Promise<CommentDoc> {
+    const inserted = await this.counters.insertWithNewId('comment', async (_id) => {
       const comment: CommentDoc = { ...doc, _id };
       await this.m.Comment.create(comment);
       return comment;
     });
+    await this.changed(inserted.topicId);
+    return inserted;
+  }
+
+  /**
+   * After any change of a topic's comments: a new `commentsVersion` on the topic, so no process
+   * serves its cached comments any more (comment-cache.ts), and this process's entry goes at once.
+   */
+  private async changed(topicId: number): Promise<void> {
+    this.cache.drop(topicId);
+    await this.m.Topic.updateOne({ _id: topicId }, { $set: { commentsVersion: randomUUID() } }).exec();
   }
 
   findById(id: number): Promise<CommentDoc | null> {
@@ -28,10 +45,21 @@ export class CommentRepository {
 
   /**
    * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
-   * Markdown source only when asked (`markdown` is then absent from the documents).
+   * Markdown source only when asked (`markdown` is then absent from the documents). From the
+   * cache while the topic, as just read, still has the version they were kept under; the
+   * documents are then shared and frozen.
    */
-  forTopic(topicId: number, withMarkdown = false): Promise<CommentDoc[]> {
-    return this.m.Comment.find({ topicId }, withMarkdown ? {} : { markdown: 0 }).sort({ _id: 1 }).batchSize(WHOLE_TOPIC_BATCH).lean<CommentDoc[]>().exec();
+  async forTopic(topic: Pick<TopicDoc, '_id' | 'commentsVersion'>, withMarkdown = false): Promise<readonly CommentDoc[]> {
+    const version = topic.commentsVersion ?? null;
+    const cached = this.cache.get(topic._id, version, withMarkdown);
+    if (cached) return cached;
+    const keep = this.cache.enabled;
+    const docs = await this.m.Comment.find({ topicId: topic._id }, withMarkdown || keep ? {} : { markdown: 0 })
+      .sort({ _id: 1 })
+      .batchSize(WHOLE_TOPIC_BATCH)
+      .lean<CommentDoc[]>()
+      .exec();
+    return keep ? this.cache.set(topic._id, version, docs, withMarkdown) : docs;
   }
 
   byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {
@@ -53,11 +81,15 @@ export class CommentRepository {
   }
 
   /** Applies the update when `where` still holds; returns the comment before (null: no match). */
-  updateReturningBefore(id: number, where: Record<string, unknown>, update: Record<string, unknown>): Promise<CommentDoc | null> {
-    return this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
+  async updateReturningBefore(id: number, where: Record<string, unknown>, update: Record<string, unknown>): Promise<CommentDoc | null> {
+    const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
+    if (before) await this.changed(before.topicId);
+    return before;
   }
 
-  update(id: number, update: Record<string, unknown>, where: Record<string, unknown> = {}): Promise<CommentDoc | null> {
-    return this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
+  async update(id: number, update: Record<string, unknown>, where: Record<string, unknown> = {}): Promise<CommentDoc | null> {
+    const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
+    if (after) await this.changed(after.topicId);
+    return after;
   }
 }

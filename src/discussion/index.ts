@@ -5,6 +5,7 @@ import { AuthServiceImpl } from './auth.service';
 import { dummyHash } from './auth/password';
 import { BookmarkServiceImpl } from './bookmark.service';
 import { SettableClock } from './clock';
+import { TopicCommentCache } from './comment-cache';
 import { CommentRepository } from './comment.repository';
 import { CommentServiceImpl } from './comment.service';
 import { CounterRepository } from './counter.repository';
@@ -47,7 +48,7 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
     users,
     groups: new GroupRepository(m),
     topics: new TopicRepository(m, counters),
-    comments: new CommentRepository(m, counters),
+    comments: new CommentRepository(m, counters, new TopicCommentCache(ctx.config.discussion.commentCache)),
     marks: new MarkRepository(m),
     labels: new LabelRepository(m),
     limits,

@@ -69,6 +69,8 @@ export interface TopicDoc {
   removed: boolean;
   /** !deleted && !removed, kept in the same atomic update: the listing's index prefix. */
   listed: boolean;
+  /** Changes with every change of one of the topic's comments (comment-cache.ts); absent before the first. */
+  commentsVersion?: string;
 }
 
 export interface CommentDoc {
@@ -173,6 +175,8 @@ const topicSchema = new Schema<TopicDoc>(
     deleted: { type: Boolean, default: false },
     removed: { type: Boolean, default: false },
     listed: { type: Boolean, default: true },
+    // No default: absent until a comment of the topic first changes (comment-cache.ts).
+    commentsVersion: String,
   },
   opts,
 );

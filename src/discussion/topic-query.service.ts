@@ -88,16 +88,14 @@ export class TopicQueries {
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
     const withMarkdown = viewer !== null && args.markdown !== false;
-    // The topic, its comments and the viewer's marks are read at once (the same three commands as
-    // one after the other): on FerretDB's SQLite backend each is a scan of its whole collection,
-    // so waiting for the topic before starting the comment scan added the topic scan's time to
-    // every read. The comments of a topic that turns out hidden or unknown are not used.
-    const [topic, comments, markList] = await Promise.all([
+    // The topic first, then its comments: they come from the cache while the topic still has
+    // the version they were kept under (comment-cache.ts), and a hidden topic's are never read.
+    const [topic, markList] = await Promise.all([
       this.d.topics.findById(topicId),
-      this.d.comments.forTopic(topicId, withMarkdown),
       viewer ? this.d.marks.forTopicPage(viewer.userId, topicId) : Promise.resolve([]),
     ]);
     if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
+    const comments = await this.d.comments.forTopic(topic, withMarkdown);
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
     const previousVisit = viewer ? topicMark?.visitAt ?? null : null;

@@ -1,0 +1,128 @@
+/**
+ * A topic's comments are cached per process (src/discussion/comment-cache.ts) and used only while
+ * the topic still has the `commentsVersion` they were kept under. Here a second Agora instance on
+ * the same database keeps the topic cached while the first one changes its comments in every way
+ * the domain can; each change must show in the second instance's very next read.
+ */
+import { ANONYMOUS } from '../../../src/core/actor';
+import { SYSTEM } from '../../../src/discussion';
+import type { CommentView, DiscussionServices, TopicView } from '../../../src/discussion';
+import { Agora, createAgora, withDatabaseName } from '../../../src/server';
+import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
+
+jest.setTimeout(60_000);
+
+let s: TestServer;
+let f: DiscussionFactory;
+let other: Agora;
+let ds2: DiscussionServices;
+let alice: TestUser;
+let bob: TestUser;
+let topic: TopicView;
+let first: CommentView;
+
+const flat = (views: readonly CommentView[]): CommentView[] => views.flatMap((c) => [c, ...flat(c.children ?? [])]);
+/** The second instance's view of the topic's comments, anonymous. */
+const seen = async () => flat((await ds2.topics.read(ANONYMOUS, topic.id36)).comments);
+const byId = async (id36: string) => (await seen()).find((c) => c.id36 === id36);
+
+beforeAll(async () => {
+  s = await startTestServer();
+  f = new DiscussionFactory(s);
+  other = await createAgora(s.config, {
+    mongoUri: withDatabaseName(process.env.MONGODB_URI!, s.agora.db.conn.name),
+    databaseKind: process.env.AGORA_TEST_DATABASE_KIND ?? 'external',
+    jwtSecret: TEST_JWT_SECRET,
+    processMetrics: false,
+  });
+  ds2 = other.services.discussion;
+  alice = await f.user('alice');
+  bob = await f.user('bob', { admin: true });
+  topic = await f.topic(alice);
+  first = await f.comment(alice, topic, { markdown: 'first' });
+});
+afterAll(async () => {
+  await other.close();
+  await s.close();
+});
+
+it('a second read of an unchanged topic takes its comments from the cache (one command fewer)', async () => {
+  const topic2 = await f.topic(alice);
+  await f.comment(bob, topic2);
+  const cold = await s.countCommands(() => f.d.topics.read(ANONYMOUS, topic2.id36));
+  const warm = await s.countCommands(() => f.d.topics.read(ANONYMOUS, topic2.id36));
+  expect(cold.commands).toBe(2); // the topic, then its comments
+  expect(warm.commands).toBe(1); // the topic only
+  expect(warm.result).toEqual(cold.result);
+});
+
+describe('every change made by another instance shows in the next read', () => {
+  beforeEach(async () => {
+    await seen(); // the second instance has the topic cached
+  });
+
+  it('a new comment and a reply', async () => {
+    const c = await f.comment(bob, topic, { markdown: 'second' });
+    expect((await seen()).map((x) => x.id36)).toContain(c.id36);
+    const reply = await f.comment(alice, topic, { parent: c, markdown: 'reply' });
+    expect((await byId(c.id36))?.children?.map((x) => x.id36)).toEqual([reply.id36]);
+  });
+
+  it('an edit', async () => {
+    await f.d.comments.edit(alice.actor, first.id36, 'edited *now*');
+    expect((await byId(first.id36))?.renderedHtml).toContain('<em>now</em>');
+  });
+
+  it('a vote and its withdrawal', async () => {
+    const before = (await byId(first.id36))!.votes;
+    await f.voteComment(bob, first);
+    expect((await byId(first.id36))!.votes).toBe(before + 1);
+    await f.d.votes.unvote(bob.actor, 'comment', first.id36);
+    expect((await byId(first.id36))!.votes).toBe(before);
+  });
+
+  it('an exemplary label', async () => {
+    await f.label(bob, first, 'exemplary');
+    expect((await byId(first.id36))!.exemplary).toBe(true);
+  });
+
+  it('removal and restoration by an admin', async () => {
+    const c = await f.comment(bob, topic, { markdown: 'to be removed' });
+    expect((await byId(c.id36))?.isRemoved).toBe(false);
+    await f.d.comments.remove(SYSTEM, c.id36);
+    expect((await byId(c.id36))?.isRemoved).toBe(true);
+    await f.d.comments.restore(SYSTEM, c.id36);
+    expect((await byId(c.id36))?.isRemoved).toBe(false);
+  });
+
+  it('deletion by the author', async () => {
+    const c = await f.comment(bob, topic, { markdown: 'to be deleted' });
+    expect(await byId(c.id36)).toBeDefined();
+    await f.d.comments.delete(bob.actor, c.id36);
+    expect(await byId(c.id36)).toBeUndefined();
+  });
+});
+
+it('cached comments keep the Markdown rules: the author sees it unless the read leaves it out', async () => {
+  await seen();
+  const mine = (args: { markdown?: boolean }) => ds2.topics.read(alice.actor, topic.id36, { ...args, recordVisit: false });
+  const withIt = flat((await mine({})).comments).find((c) => c.id36 === first.id36)!;
+  const without = flat((await mine({ markdown: false })).comments).find((c) => c.id36 === first.id36)!;
+  expect(withIt.markdown).toBe('edited *now*');
+  expect(without.markdown).toBeNull();
+  expect(without.renderedHtml).toBe(withIt.renderedHtml);
+});
+
+it('COMMENT_CACHE_SIZE=0 turns the cache off', async () => {
+  const off = await startTestServer({ COMMENT_CACHE_SIZE: '0' });
+  try {
+    const g = new DiscussionFactory(off);
+    const t = await g.topic(await g.user('carol'));
+    const a = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));
+    const b = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));
+    expect([a.commands, b.commands]).toEqual([2, 2]);
+  } finally {
+    await off.close();
+  }
+});

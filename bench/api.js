@@ -69,6 +69,18 @@ function call(url, req) {
  * Measures one request shape. Returns the figures and keeps every run's raw numbers.
  * opts: { runs, seconds, connections }
  */
+/** Waits until the server issues no more database commands (up to 60 s): nothing is in flight. */
+async function settle(agora) {
+  const deadline = Date.now() + 60_000;
+  let last = (await mongoStats(agora.url)).commands;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = (await mongoStats(agora.url)).commands;
+    if (now === last) return;
+    last = now;
+  }
+}
+
 async function measureScenario(agora, s, opts, log) {
   const target = { url: agora.url + s.path, method: s.method, headers: s.headers, body: s.body };
   /** Runs `fn` (which makes `requests` requests on one connection) with commands, DB time and CPU counted. */
@@ -83,7 +95,11 @@ async function measureScenario(agora, s, opts, log) {
     const after = await mongoStats(agora.url);
     return { r, counts: { commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, cpuSeconds: cpu } };
   };
-  // Probe: one request (checks the answer, warms the code path, tells how slow the scenario is).
+  // A first request warms the code path and the comment cache (the uncached scenarios have it
+  // off); then, with nothing left in flight, the probe checks the answer and tells how slow the
+  // scenario is.
+  await call(agora.url, s);
+  await settle(agora);
   const probe = await counting(() => call(agora.url, s));
   const slow = probe.r.ms * 10 > opts.seconds * 1000;
   const timeout = Math.max(10, Math.ceil((probe.r.ms / 1000) * 5));
@@ -94,20 +110,23 @@ async function measureScenario(agora, s, opts, log) {
     // flight at the end, so each run is counted too); the probe is the first run.
     const amount = Math.max(1, Math.min(5, Math.floor((opts.seconds * 1000) / probe.r.ms)));
     runs.push({ requestsPerSecond: 1000 / probe.r.ms, p50: probe.r.ms, p99: probe.r.ms, bad: 0 });
-    counted.push({ requests: 1, meanMs: probe.r.ms, ...probe.counts });
+    counted.push({ requests: 1, meanMs: probe.r.ms, p50: probe.r.ms, ...probe.counts });
     for (let i = 1; i < opts.runs; i++) {
       const { r, counts } = await counting(() => once({ ...target, connections: 1, amount, timeout }));
       runs.push({ requestsPerSecond: r.requests.total / (r.duration || 1), p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts });
-      counted.push({ requests: r.requests.total, meanMs: r.latency.mean, ...counts });
+      counted.push({ requests: r.requests.total, meanMs: r.latency.mean, p50: r.latency.p50, ...counts });
     }
   } else {
     for (let i = 0; i < opts.runs; i++) {
       // A counted run (one connection, fixed amount) for commands, database and server time…
       const amount = Math.max(3, Math.min(50, Math.floor((opts.seconds * 1000) / probe.r.ms / 4)));
       const { r: c, counts } = await counting(() => once({ ...target, connections: 1, amount, timeout }));
-      counted.push({ requests: c.requests.total, meanMs: c.latency.mean, ...counts });
+      counted.push({ requests: c.requests.total, meanMs: c.latency.mean, p50: c.latency.p50, ...counts });
       // …then a timed load run with several connections for throughput and latency.
       const r = await once({ ...target, connections: opts.connections, duration: opts.seconds, timeout });
+      // The load client stops at the deadline, the server finishes what is in flight: wait for
+      // that, or the next counted run would be charged with those requests' commands.
+      await settle(agora);
       runs.push({ requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts + c.non2xx + c.errors + c.timeouts });
     }
   }
@@ -126,6 +145,8 @@ async function measureScenario(agora, s, opts, log) {
     mode: slow ? `${counted[counted.length - 1].requests} request(s) per run, 1 connection` : `${opts.seconds} s per run, ${opts.connections} connections`,
     requestsPerSecond: round(median(runs.map((r) => r.requestsPerSecond)), slow ? 3 : 1),
     p50Ms: round(median(runs.map((r) => r.p50)), 1),
+    // One request at a time (the counted runs): latency without queueing behind other requests.
+    p50OneConnectionMs: round(median(counted.map((c) => c.p50)), 1),
     p99Ms: round(median(runs.map((r) => r.p99)), 1),
     commandsPerRequest: round(perRequest('commands'), 2),
     dbMsPerRequest: round(dbMs, 1),
@@ -137,7 +158,7 @@ async function measureScenario(agora, s, opts, log) {
     serverCpuMsPerRequest: round(perRequest('cpuSeconds') * 1000, 1),
     runs: opts.runs,
   };
-  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}]`);
+  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}]`);
   return out;
 }
 
@@ -197,6 +218,21 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     const only = opts.apiOnly ? new RegExp(opts.apiOnly, 'i') : null;
     const measured = [];
     for (const s of scenarios) if (!only || only.test(s.name)) measured.push(await measureScenario(agora, s, opts, log));
+
+    // The big topic again on an instance with the comment cache off (COMMENT_CACHE_SIZE=0): what
+    // a read costs right after one of its comments changed (src/discussion/comment-cache.ts).
+    const uncached = [
+      rest(`REST topic ${big} (5,000 comments), anonymous, uncached`, `/api/beta/topic/${big}`, null, { shape: 'topic, uncached' }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous, uncached`, 'topic', { id: big }, null, { shape: 'topic, uncached' }),
+    ].filter((s) => !only || only.test(s.name));
+    if (uncached.length > 0) {
+      const cold = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api-uncached'), env: { DEMO_SEED: 'false', COMMENT_CACHE_SIZE: '0' } });
+      try {
+        for (const s of uncached) measured.push(await measureScenario(cold, s, opts, log));
+      } finally {
+        await cold.stop();
+      }
+    }
 
     // GraphQL ÷ REST throughput, pairwise within this run.
     const ratios = {};

@@ -8,6 +8,7 @@ import type { GraphQLContext } from './context';
 import { httpStatusPlugin, makeFormatError } from './errors';
 import { depthLimitRule, documentLimitsRule, operationCost, variablesCoerce } from './limits';
 import { buildGraphQLSchema } from './schema';
+import { jitGateway } from './jit-executor';
 
 function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPlugin<GraphQLContext> {
   const tooExpensive = (message: string, extra: Record<string, unknown> = {}) =>
@@ -76,7 +77,7 @@ function batchLimitPlugin(maxBatch: number): ApolloServerPlugin<GraphQLContext> 
 
 export async function createApollo(app: FastifyInstance, config: GraphQLConfig): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: buildGraphQLSchema(),
+    gateway: jitGateway(buildGraphQLSchema()),
     introspection: config.introspection,
     allowBatchedHttpRequests: config.batching,
     csrfPrevention: true,

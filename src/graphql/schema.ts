@@ -1,17 +1,22 @@
 import 'reflect-metadata';
-import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { GraphQLSchema, GraphQLUnionType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
+import { historyItemType } from './discussion/history.type';
 import { resolvers } from './resolvers';
 
 let cached: GraphQLSchema | undefined;
 
 /** The executable schema (built once per process; it holds no per-app state). */
 export function buildGraphQLSchema(): GraphQLSchema {
-  cached ??= buildSchemaSync({
+  if (cached) return cached;
+  cached = buildSchemaSync({
     resolvers,
     // type-graphql 2 leaves class-validator off unless asked.
     validate: { forbidUnknownValues: false },
   });
+  // type-graphql wraps a union's resolveType in an async function; graphql-jit (jit-executor.ts)
+  // needs it synchronous, which ours is.
+  (cached.getType('HistoryItem') as GraphQLUnionType).resolveType = historyItemType;
   return cached;
 }
 

@@ -1,0 +1,67 @@
+/** The graphql-jit executor behind Apollo (src/graphql/jit-executor.ts): what it must keep of graphql-js. */
+import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
+import { buildSchema, getOperationAST, GraphQLError, GraphQLSchema, GraphQLUnionType, parse } from 'graphql';
+import { jitGateway } from '../../../src/graphql/jit-executor';
+import { buildGraphQLSchema } from '../../../src/graphql/schema';
+
+const sdl = buildSchema(`
+  type Query { item(kind: String!): Item, fail: Int, n(x: Int!): Int }
+  type A { a: Int }
+  type B { b: Int }
+  union Item = A | B
+`);
+const resolvers = {
+  item: ({ kind }: { kind: string }) => (kind === 'a' ? { kind, a: 1 } : { kind, b: 2 }),
+  fail: () => {
+    throw new Error('boom');
+  },
+  n: ({ x }: { x: number }) => x * 2,
+};
+(sdl.getType('Item') as GraphQLUnionType).resolveType = (v) => ((v as { kind: string }).kind === 'a' ? 'A' : 'B');
+for (const [name, resolve] of Object.entries(resolvers)) sdl.getQueryType()!.getFields()[name]!.resolve = (_s, args) => (resolve as (a: unknown) => unknown)(args);
+
+async function executorOf(schema: GraphQLSchema): Promise<GatewayExecutor> {
+  return (await jitGateway(schema).load({ apollo: {} as never })).executor!;
+}
+function run(executor: GatewayExecutor, query: string, variables: Record<string, unknown> = {}, operationName?: string) {
+  const document = parse(query);
+  const operation = getOperationAST(document, operationName);
+  return executor({ document, operation, operationName: operation?.name?.value ?? null, request: { query, variables, operationName }, context: {} } as unknown as GatewayGraphQLRequestContext);
+}
+
+it('runs operations, unions included', async () => {
+  const ex = await executorOf(sdl);
+  expect(await run(ex, '{ a: item(kind: "a") { ... on A { a } } b: item(kind: "b") { __typename ... on B { b } } }')).toEqual({ data: { a: { a: 1 }, b: { __typename: 'B', b: 2 } } });
+});
+
+it('gives resolver errors as graphql-js GraphQLErrors (extensions an object, cause kept)', async () => {
+  const r = await run(await executorOf(sdl), '{ fail }');
+  const e = r.errors![0]!;
+  expect(e).toBeInstanceOf(GraphQLError);
+  expect(e.extensions).toEqual({});
+  expect(e.path).toEqual(['fail']);
+  expect(e.locations).toEqual([{ line: 1, column: 3 }]);
+  expect((e.originalError as Error).message).toBe('boom');
+});
+
+it('refuses bad variables with graphql-js\'s errors, which point at the variable definition', async () => {
+  const r = await run(await executorOf(sdl), 'query($x: Int!) { n(x: $x) }', { x: 'ten' });
+  expect(r.data).toBeUndefined();
+  expect(r.errors![0]!.message).toMatch(/^Variable "\$x" got invalid value "ten"/);
+  expect(r.errors![0]!.nodes?.[0]?.kind).toBe('VariableDefinition');
+});
+
+it('leaves an operation that cannot be resolved to graphql-js, which refuses it', async () => {
+  const r = await run(await executorOf(sdl), '{ n(x: 1) }', {}, 'Nope');
+  expect(r.errors![0]!.message).toBe('Unknown operation named "Nope".');
+});
+
+it('refuses to start on a schema with an asynchronous resolveType (graphql-jit cannot wait for it)', () => {
+  const s = buildSchema('type Query { i: I } type A { a: Int } union I = A');
+  (s.getType('I') as GraphQLUnionType).resolveType = async () => 'A';
+  expect(() => jitGateway(s)).toThrow(/resolveType must be synchronous/);
+});
+
+it("Agora's own schema passes that check", () => {
+  expect(() => jitGateway(buildGraphQLSchema())).not.toThrow();
+});

@@ -9,12 +9,14 @@
  * below the 0.8× budget). graphql-jit compiles each operation once into a function specialised
  * to its selection set: the same answer, byte for byte, in about 60 % of the time.
  *
- * Compiled operations are kept per parsed document. Apollo keeps parsed documents in its bounded
+ * Only documents without string literals are compiled (hasStringLiteral: graphql-jit would write
+ * their text into generated code); the rest, and operations that cannot be resolved, run on
+ * graphql-js as before. Compiled operations are kept per parsed document. Apollo keeps parsed documents in its bounded
  * document store and hands the same object for the same query text, so an entry lives as long as
  * Apollo keeps that document (a WeakMap: nothing here grows on its own).
  */
 import type { GatewayExecutionResult, GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, getVariableValues, GraphQLError, GraphQLSchema, isInterfaceType, isUnionType, printSchema } from 'graphql';
+import { BREAK, DocumentNode, execute, getVariableValues, GraphQLError, GraphQLSchema, isInterfaceType, isUnionType, printSchema, visit } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 /**
@@ -28,6 +30,29 @@ function asGraphQLError(e: GraphQLError): GraphQLError {
   return error;
 }
 
+/** How a document runs: on graphql-js, or on graphql-jit with its operations compiled by name. */
+type Plan = 'graphql-js' | Map<string, CompiledQuery | GatewayExecutionResult>;
+
+/**
+ * Whether a document has a string literal anywhere (arguments, input objects, directives).
+ * graphql-jit 0.8 writes literal argument values into the JavaScript it generates, through
+ * JSON.stringify followed by textual replacements of its own markers, so a crafted string literal
+ * becomes code (verified: `echo(s: "__MAGIC_DATE__…1)}; <statements>; const z={a:(1")` runs the
+ * statements). Numbers, booleans, enums and null cannot carry text, and variables are passed at run
+ * time, never written into code; documents with string literals are therefore left to graphql-js.
+ * Clients that pass strings as variables, as GraphQL clients do, get the compiled path.
+ */
+export function hasStringLiteral(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    StringValue() {
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   // graphql-jit cannot wait for an abstract type's resolveType: refuse to start with one that would.
   for (const type of Object.values(schema.getTypeMap())) {
@@ -35,20 +60,25 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       throw new Error(`GraphQL type ${type.name}: resolveType must be synchronous for graphql-jit (see schema.ts)`);
     }
   }
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | GatewayExecutionResult>>();
+  const plans = new WeakMap<DocumentNode, Plan>();
+  const planOf = (document: DocumentNode): Plan => {
+    let plan = plans.get(document);
+    if (!plan) plans.set(document, (plan = hasStringLiteral(document) ? 'graphql-js' : new Map()));
+    return plan;
+  };
   const executor: GatewayExecutor = async (rc) => {
+    const plan = planOf(rc.document);
     // No operation to run (an unknown operationName, or several operations and no name): graphql-js
     // words the error, which Apollo answers as 400 OPERATION_RESOLUTION_FAILURE. Nothing runs.
-    if (!rc.operation) {
+    // A document with string literals runs on graphql-js too (see hasStringLiteral).
+    if (!rc.operation || plan === 'graphql-js') {
       return (await execute({ schema, document: rc.document, operationName: rc.request.operationName, variableValues: rc.request.variables, contextValue: rc.context })) as GatewayExecutionResult;
     }
-    let byOperation = compiled.get(rc.document);
-    if (!byOperation) compiled.set(rc.document, (byOperation = new Map()));
     const name = rc.operationName ?? '';
-    let query = byOperation.get(name);
+    let query = plan.get(name);
     if (!query) {
       query = compileQuery(schema, rc.document, rc.operationName ?? undefined) as CompiledQuery | GatewayExecutionResult;
-      byOperation.set(name, query);
+      plan.set(name, query);
     }
     // A document that cannot be compiled answers its errors, as graphql-js's execute would.
     if (!isCompiledQuery(query)) return { ...query, errors: query.errors?.map(asGraphQLError) };

@@ -1,11 +1,11 @@
 /** The graphql-jit executor behind Apollo (src/graphql/jit-executor.ts): what it must keep of graphql-js. */
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { buildSchema, getOperationAST, GraphQLError, GraphQLSchema, GraphQLUnionType, parse } from 'graphql';
-import { jitGateway } from '../../../src/graphql/jit-executor';
+import { hasStringLiteral, jitGateway } from '../../../src/graphql/jit-executor';
 import { buildGraphQLSchema } from '../../../src/graphql/schema';
 
 const sdl = buildSchema(`
-  type Query { item(kind: String!): Item, fail: Int, n(x: Int!): Int }
+  type Query { item(kind: String!): Item, fail: Int, n(x: Int!): Int, echo(s: String): String }
   type A { a: Int }
   type B { b: Int }
   union Item = A | B
@@ -16,6 +16,7 @@ const resolvers = {
     throw new Error('boom');
   },
   n: ({ x }: { x: number }) => x * 2,
+  echo: ({ s }: { s: unknown }) => String(s),
 };
 (sdl.getType('Item') as GraphQLUnionType).resolveType = (v) => ((v as { kind: string }).kind === 'a' ? 'A' : 'B');
 for (const [name, resolve] of Object.entries(resolvers)) sdl.getQueryType()!.getFields()[name]!.resolve = (_s, args) => (resolve as (a: unknown) => unknown)(args);
@@ -64,4 +65,36 @@ it('refuses to start on a schema with an asynchronous resolveType (graphql-jit c
 
 it("Agora's own schema passes that check", () => {
   expect(() => jitGateway(buildGraphQLSchema())).not.toThrow();
+});
+
+describe('string literals never reach generated code', () => {
+  // graphql-jit 0.8 turns this literal into statements of the function it generates.
+  const payload = '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d1)}; globalThis.agoraInjected = 42; const zz = {a: (1';
+  afterEach(() => {
+    delete (globalThis as { agoraInjected?: unknown }).agoraInjected;
+  });
+
+  it.each([
+    ['a plain literal', `{ echo(s: "${payload}") }`],
+    ['a literal spelled with \\u escapes', `{ echo(s: "\\u005F\\u005F${payload.slice(2)}") }`],
+    ['a block string', `{ echo(s: """${payload}""") }`],
+  ])('%s is answered as text and runs nothing', async (_name, query) => {
+    const r = await run(await executorOf(sdl), query);
+    expect(r.errors).toBeUndefined();
+    expect(r.data).toEqual({ echo: payload });
+    expect((globalThis as { agoraInjected?: unknown }).agoraInjected).toBeUndefined();
+  });
+
+  it('the same text as a variable is passed at run time, compiled path included', async () => {
+    const r = await run(await executorOf(sdl), 'query($s: String) { echo(s: $s) }', { s: payload });
+    expect(r.data).toEqual({ echo: payload });
+    expect((globalThis as { agoraInjected?: unknown }).agoraInjected).toBeUndefined();
+  });
+
+  it('hasStringLiteral finds literals anywhere and only them', () => {
+    expect(hasStringLiteral(parse('{ n(x: 1) item(kind: $k) { __typename } }'))).toBe(false);
+    expect(hasStringLiteral(parse('{ item(kind: "a") { __typename } }'))).toBe(true);
+    expect(hasStringLiteral(parse('query { n(x: 1) @include(if: true) } fragment F on Query { echo(s: "x") }'))).toBe(true);
+    expect(hasStringLiteral(parse('{ f(input: { a: [1, { b: """x""" }] }) }'))).toBe(true);
+  });
 });

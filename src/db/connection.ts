@@ -18,6 +18,10 @@ export class Database {
    * and an orchestrator would take a loaded instance out of rotation).
    */
   private pinger: mongoose.mongo.MongoClient | undefined;
+  /** The ping in flight, shared by concurrent readiness checks (the pinger has one connection). */
+  private pinging: Promise<boolean> | undefined;
+  /** When the app's own client last got a reply (performance.now()). */
+  private lastReplyAt = -Infinity;
 
   private constructor(
     readonly conn: Connection,
@@ -40,6 +44,10 @@ export class Database {
       await conn.close().catch(() => {});
       throw err;
     }
+    const db = new Database(conn, uri);
+    conn.getClient().on('commandSucceeded', () => {
+      db.lastReplyAt = performance.now();
+    });
     const metrics = options.metrics;
     if (metrics) {
       const client = conn.getClient();
@@ -48,7 +56,7 @@ export class Database {
       client.on('commandSucceeded', took);
       client.on('commandFailed', took);
     }
-    return new Database(conn, uri);
+    return db;
   }
 
   /** The model for `name`, compiled once per connection. */
@@ -61,16 +69,30 @@ export class Database {
     for (const model of Object.values(this.conn.models)) await model.createIndexes();
   }
 
-  /** Answers within `timeoutMs` whether the server responds to a ping. */
-  async ping(timeoutMs = 2000): Promise<boolean> {
+  /**
+   * Answers within about `timeoutMs` whether the database is up. A ping that fails says no. A ping
+   * still unanswered at the deadline says no unless the database answered one of the app's own
+   * commands meanwhile: then it is up and the wait was this process's (a saturated event loop
+   * handles the reply late), and an instance must not leave rotation for being busy.
+   */
+  ping(timeoutMs = 2000): Promise<boolean> {
+    this.pinging ??= this.pingOnce(timeoutMs).finally(() => {
+      this.pinging = undefined;
+    });
+    return this.pinging;
+  }
+
+  private async pingOnce(timeoutMs: number): Promise<boolean> {
     this.pinger ??= new mongoose.mongo.MongoClient(this.uri, { maxPoolSize: 1, serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
     const pinger = this.pinger;
+    const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
+      const timeout = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), timeoutMs);
       });
-      return await Promise.race([pinger.db('admin').command({ ping: 1 }).then(() => true), timeout]);
+      const answer = await Promise.race([pinger.db('admin').command({ ping: 1 }).then(() => true), timeout]);
+      return answer === 'late' ? this.lastReplyAt > started : answer;
     } catch {
       return false;
     } finally {

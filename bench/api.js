@@ -162,6 +162,30 @@ async function measureScenario(agora, s, opts, log) {
   return out;
 }
 
+/**
+ * The scenarios of one comparison (REST and GraphQL for the same data) measured in alternation,
+ * one run each in turn, so a machine whose speed drifts during the bench (a shared VM) slows both
+ * alike; each figure is then the median over the runs, as in measureScenario.
+ */
+async function measureInterleaved(agora, group, opts, log) {
+  const perRun = group.map(() => []);
+  for (let i = 0; i < opts.runs; i++) {
+    for (const [k, s] of group.entries()) perRun[k].push(await measureScenario(agora, s, { ...opts, runs: 1 }, () => {}));
+  }
+  return group.map((s, k) => {
+    const runs = perRun[k];
+    const out = { ...runs[runs.length - 1], runs: opts.runs };
+    for (const [key, value] of Object.entries(out)) {
+      if (typeof value !== 'number' || key === 'runs' || key === 'responseBytes') continue;
+      const values = runs.map((r) => r[key]).filter((v) => typeof v === 'number');
+      out[key] = round(median(values), key === 'requestsPerSecond' && value < 10 ? 3 : 1);
+    }
+    if (runs.some((r) => r.serverMsPerRequest === null)) out.serverMsPerRequest = null;
+    log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}; runs alternated with the other door]`);
+    return out;
+  });
+}
+
 /** Commands for one request (one connection, nothing else in flight). */
 async function commandsOf(agora, s) {
   // Counted in the state the measured scenarios are in: after a first request (which fills the
@@ -221,7 +245,10 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     // BENCH_API_ONLY=<regular expression>: only the scenarios whose name matches (e.g. 'topic 6y1').
     const only = opts.apiOnly ? new RegExp(opts.apiOnly, 'i') : null;
     const measured = [];
-    for (const s of scenarios) if (!only || only.test(s.name)) measured.push(await measureScenario(agora, s, opts, log));
+    // REST and GraphQL for the same data and viewer are measured in alternation (measureInterleaved).
+    const groups = new Map();
+    for (const s of scenarios) if (!only || only.test(s.name)) groups.set(`${s.shape}|${s.viewer}`, [...(groups.get(`${s.shape}|${s.viewer}`) ?? []), s]);
+    for (const group of groups.values()) measured.push(...(await measureInterleaved(agora, group, opts, log)));
 
     // The big topic again on an instance with the comment cache off (COMMENT_CACHE_SIZE=0): what
     // a read costs right after one of its comments changed (src/discussion/comment-cache.ts).
@@ -232,7 +259,7 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     if (uncached.length > 0) {
       const cold = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api-uncached'), env: { DEMO_SEED: 'false', COMMENT_CACHE_SIZE: '0' } });
       try {
-        for (const s of uncached) measured.push(await measureScenario(cold, s, opts, log));
+        measured.push(...(await measureInterleaved(cold, uncached, opts, log)));
       } finally {
         await cold.stop();
       }

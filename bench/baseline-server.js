@@ -2,7 +2,9 @@
  * The baseline of the files benchmark: the practical limit of this machine for the same work,
  * written as plainly as Node allows. PUT streams the request body to a file while hashing it with
  * SHA-256; GET serves a file with a plain read stream. Run as its own process so its memory and
- * CPU are measured like Agora's: `node bench/baseline-server.js <dir>` prints its port.
+ * CPU are measured like Agora's: `node bench/baseline-server.js <dir> [--fsync]` prints its port.
+ * With --fsync an upload is flushed to disk (fsync) before it is answered: the durability the files
+ * spec requires of Agora (bytes complete and durable before the metadata), for comparison.
  */
 'use strict';
 const crypto = require('node:crypto');
@@ -13,6 +15,7 @@ const { pipeline } = require('node:stream/promises');
 const { Transform } = require('node:stream');
 
 const dir = process.argv[2];
+const durable = process.argv.includes('--fsync');
 fs.mkdirSync(dir, { recursive: true });
 
 const server = http.createServer(async (req, res) => {
@@ -30,6 +33,11 @@ const server = http.createServer(async (req, res) => {
         },
       });
       await pipeline(req, tap, fs.createWriteStream(file));
+      if (durable) {
+        const fh = await fs.promises.open(file, 'r+');
+        await fh.sync();
+        await fh.close();
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ size, sha256sum: hash.digest('hex') }));
     } else if (req.method === 'GET') {

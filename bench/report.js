@@ -22,6 +22,12 @@ function filesTable(f) {
     row(`Upload ${f.bigLabel ?? '1 GiB'}`, 'upload1GiB', mbps),
     row(`Download ${f.bigLabel ?? '1 GiB'}`, 'download1GiB', mbps),
     `| Peak RSS growth, ${f.bigLabel ?? '1 GiB'} up + down (${f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS'} over the warmed server's RSS) | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
+    ...(f.durableBaseline
+      ? [
+          '',
+          `The same baseline flushing each upload to disk (fsync) before answering, as the files spec requires of Agora (bytes durable before the metadata): upload 1 MiB ${rps(f.durableBaseline.upload1MiB)}, Agora ÷ it ${f.durableRatios.upload1MiB}×; upload ${f.bigLabel ?? '1 GiB'} ${mbps(f.durableBaseline.upload1GiB)}, Agora ÷ it ${f.durableRatios.upload1GiB}×.`,
+        ]
+      : []),
   ].join('\n');
 }
 

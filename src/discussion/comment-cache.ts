@@ -4,10 +4,10 @@
  * of BSON decoding on the embedded database), and big topics are read far more often than written.
  *
  * Correctness stays in the database (architecture.md, "Scaling out"): every change of a comment
- * gives its topic a new random `commentsVersion` after the comment is written
- * (CommentRepository), and an entry is used only while the topic just read still carries the
- * version the entry was stored under. The version is read before the comments, so an entry can be
- * older than its version but never newer; any instance's write makes every instance's entry stale.
+ * gives its topic's comments a new random version after the comment is written (CommentRepository,
+ * collection `comment_versions`), and an entry is used only while the version just read is the one
+ * the entry was stored under. The version is read before the comments, so an entry can be older
+ * than its version but never newer; any instance's write makes every instance's entry stale.
  * If a process dies between writing a comment and the new version, other instances could serve
  * the older comments: entries also expire after `maxAgeSeconds`, which bounds that.
  *

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
-import type { CommentDoc, DiscussionModels, TopicDoc } from './models';
+import type { CommentDoc, DiscussionModels } from './models';
+import { isDuplicateKey } from './mongo-errors';
 import type { AuthorFeedQuery } from './topic.repository';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
@@ -27,12 +28,25 @@ export class CommentRepository {
   }
 
   /**
-   * After any change of a topic's comments: a new `commentsVersion` on the topic, so no process
-   * serves its cached comments any more (comment-cache.ts), and this process's entry goes at once.
+   * After any change of a topic's comments: a new version for them, so no process serves its
+   * cached copy any more (comment-cache.ts), and this process's entry goes at once.
    */
   private async changed(topicId: number): Promise<void> {
     this.cache.drop(topicId);
-    await this.m.Topic.updateOne({ _id: topicId }, { $set: { commentsVersion: randomUUID() } }).exec();
+    const bump = () => this.m.CommentVersion.updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true }).exec();
+    try {
+      await bump();
+    } catch (err) {
+      // Two first changes at once: both upserts inserted, one lost the _id; it is there now.
+      if (!isDuplicateKey(err)) throw err;
+      await bump();
+    }
+  }
+
+  /** The version of a topic's comments; null while none has changed (comment-cache.ts). */
+  async versionOf(topicId: number): Promise<string | null> {
+    const doc = await this.m.CommentVersion.findById(topicId).lean<{ v: string }>().exec();
+    return doc?.v ?? null;
   }
 
   findById(id: number): Promise<CommentDoc | null> {
@@ -46,20 +60,19 @@ export class CommentRepository {
   /**
    * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
    * Markdown source only when asked (`markdown` is then absent from the documents). From the
-   * cache while the topic, as just read, still has the version they were kept under; the
+   * cache while `version` (versionOf, read before this) is the one they were kept under; the
    * documents are then shared and frozen.
    */
-  async forTopic(topic: Pick<TopicDoc, '_id' | 'commentsVersion'>, withMarkdown = false): Promise<readonly CommentDoc[]> {
-    const version = topic.commentsVersion ?? null;
-    const cached = this.cache.get(topic._id, version, withMarkdown);
+  async forTopic(topicId: number, version: string | null, withMarkdown = false): Promise<readonly CommentDoc[]> {
+    const cached = this.cache.get(topicId, version, withMarkdown);
     if (cached) return cached;
     const keep = this.cache.enabled;
-    const docs = await this.m.Comment.find({ topicId: topic._id }, withMarkdown || keep ? {} : { markdown: 0 })
+    const docs = await this.m.Comment.find({ topicId }, withMarkdown || keep ? {} : { markdown: 0 })
       .sort({ _id: 1 })
       .batchSize(WHOLE_TOPIC_BATCH)
       .lean<CommentDoc[]>()
       .exec();
-    return keep ? this.cache.set(topic._id, version, docs, withMarkdown) : docs;
+    return keep ? this.cache.set(topicId, version, docs, withMarkdown) : docs;
   }
 
   byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {

@@ -69,8 +69,6 @@ export interface TopicDoc {
   removed: boolean;
   /** !deleted && !removed, kept in the same atomic update: the listing's index prefix. */
   listed: boolean;
-  /** Changes with every change of one of the topic's comments (comment-cache.ts); absent before the first. */
-  commentsVersion?: string;
 }
 
 export interface CommentDoc {
@@ -175,8 +173,6 @@ const topicSchema = new Schema<TopicDoc>(
     deleted: { type: Boolean, default: false },
     removed: { type: Boolean, default: false },
     listed: { type: Boolean, default: true },
-    // No default: absent until a comment of the topic first changes (comment-cache.ts).
-    commentsVersion: String,
   },
   opts,
 );
@@ -195,6 +191,18 @@ for (const field of Object.values(TOPIC_SORT_FIELDS)) {
   topicSchema.index({ groupPath: 1, listed: 1, [field]: -1, _id: -1 });
 }
 topicSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
+
+/**
+ * A topic's comments version (comment-cache.ts): a new random value after every change of one of
+ * its comments; no document until the first. A collection of its own, not a field of the topic:
+ * FerretDB writes a whole document back on every update, so a second writer of topic documents
+ * could undo a concurrent lock, vote or count there.
+ */
+export interface CommentVersionDoc {
+  _id: number;
+  v: string;
+}
+const commentVersionSchema = new Schema<CommentVersionDoc>({ _id: Number, v: String }, opts);
 
 const commentSchema = new Schema<CommentDoc>(
   {
@@ -270,6 +278,7 @@ export function discussionModels(db: Database) {
     Group: db.model<GroupDoc>('DiscussionGroup', groupSchema, 'groups'),
     Topic: db.model<TopicDoc>('DiscussionTopic', topicSchema, 'topics'),
     Comment: db.model<CommentDoc>('DiscussionComment', commentSchema, 'comments'),
+    CommentVersion: db.model<CommentVersionDoc>('DiscussionCommentVersion', commentVersionSchema, 'comment_versions'),
     Mark: db.model<MarkDoc>('DiscussionMark', markSchema, 'marks'),
     Label: db.model<LabelDoc>('DiscussionLabel', labelSchema, 'labels'),
   };

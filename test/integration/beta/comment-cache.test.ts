@@ -1,6 +1,6 @@
 /**
  * A topic's comments are cached per process (src/discussion/comment-cache.ts) and used only while
- * the topic still has the `commentsVersion` they were kept under. Here a second Agora instance on
+ * the topic's comments still have the version they were kept under. Here a second Agora instance on
  * the same database keeps the topic cached while the first one changes its comments in every way
  * the domain can; each change must show in the second instance's very next read.
  */
@@ -52,8 +52,8 @@ it('a second read of an unchanged topic takes its comments from the cache (one c
   await f.comment(bob, topic2);
   const cold = await s.countCommands(() => f.d.topics.read(ANONYMOUS, topic2.id36));
   const warm = await s.countCommands(() => f.d.topics.read(ANONYMOUS, topic2.id36));
-  expect(cold.commands).toBe(2); // the topic, then its comments
-  expect(warm.commands).toBe(1); // the topic only
+  expect(cold.commands).toBe(3); // the topic and the comments' version, then the comments
+  expect(warm.commands).toBe(2); // the topic and the version only
   expect(warm.result).toEqual(cold.result);
 });
 
@@ -121,8 +121,18 @@ it('COMMENT_CACHE_SIZE=0 turns the cache off', async () => {
     const t = await g.topic(await g.user('carol'));
     const a = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));
     const b = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));
-    expect([a.commands, b.commands]).toEqual([2, 2]);
+    expect([a.commands, b.commands]).toEqual([3, 3]);
   } finally {
     await off.close();
   }
+});
+
+it('a comment change leaves the topic document alone (the version has a collection of its own)', async () => {
+  const t = await f.topic(alice);
+  const before = await s.agora.db.conn.collection('topics').findOne({ _id: Number(t.id) as never });
+  const c = await f.comment(bob, t);
+  await f.voteComment(alice, c);
+  const after = await s.agora.db.conn.collection('topics').findOne({ _id: Number(t.id) as never });
+  expect(Object.keys(after!).sort()).toEqual(Object.keys(before!).sort());
+  expect(await s.agora.db.conn.collection('comment_versions').countDocuments({ _id: Number(t.id) as never })).toBe(1);
 });

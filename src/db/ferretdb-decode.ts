@@ -20,6 +20,8 @@
  * Tested in test/integration/database-decode.test.ts, which reads back every BSON type the
  * backend stores, tricky strings and numbers included, and compares them with what was written.
  */
+import { replaceOnce } from './ferretdb-source';
+
 export const DECODE_GO_FILE = 'internal/handler/sjson/agora_decode.go';
 
 export const DECODE_GO_SOURCE = String.raw`// Code added by Agora's build of FerretDB (src/db/ferretdb-decode.ts); see there for why.
@@ -564,6 +566,5 @@ export const DECODE_UNMARSHAL_FILE = 'internal/handler/sjson/sjson.go';
 
 export function patchUnmarshalGo(source: string): string {
   const from = 'func Unmarshal(data []byte) (*types.Document, error) {\n';
-  if (source.split(from).length !== 2) throw new Error(`FerretDB source not as expected: no single ${from.trim()} in ${DECODE_UNMARSHAL_FILE}`);
-  return source.replace(from, `${from}\tif d, ok := agoraUnmarshal(data); ok {\n\t\treturn d, nil\n\t}\n\n`);
+  return replaceOnce(source, from, `${from}\tif d, ok := agoraUnmarshal(data); ok {\n\t\treturn d, nil\n\t}\n\n`, DECODE_UNMARSHAL_FILE);
 }

@@ -12,13 +12,11 @@
  *   - An exclusion projection removes fields from its private copy of the document instead of
  *     from a second copy of that copy; the first copy is not read again on that path.
  */
+import { replaceOnce } from './ferretdb-source';
+
 export const PROJECTION_ITERATOR_FILE = 'internal/handler/common/projection_iterator.go';
 export const PROJECTION_FILE = 'internal/handler/common/projection.go';
 
-function replaceOnce(source: string, from: string, to: string, file: string): string {
-  if (source.split(from).length !== 2) throw new Error(`FerretDB source not as expected: no single ${JSON.stringify(from)} in ${file}`);
-  return source.replace(from, to);
-}
 
 export function patchProjectionIteratorGo(source: string): string {
   const from = '\t_, doc, err := iter.iter.Next()\n\tif err != nil {\n\t\treturn unused, nil, lazyerrors.Error(err)\n\t}\n';

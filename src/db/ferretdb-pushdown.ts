@@ -24,6 +24,8 @@
  *     than $eq and $in; and booleans: they hardly narrow (`listed: true` is most topics), and walking
  *     an index over most of a table is slower than reading the table.
  */
+import { replaceOnce } from './ferretdb-source';
+
 export const PUSHDOWN_GO_FILE = 'internal/backends/sqlite/agora_pushdown.go';
 
 export const PUSHDOWN_GO_SOURCE = `// Code added by Agora's build of FerretDB (src/db/ferretdb-pushdown.ts); see there for why.
@@ -187,9 +189,7 @@ func agoraJSONText(v any) (string, bool) {
 export const PUSHDOWN_METADATA_FILE = 'internal/backends/sqlite/metadata/metadata.go';
 
 export function patchMetadataGo(source: string): string {
-  const from = `IDColumn = DefaultColumn + "->'$._id'"`;
-  if (!source.includes(from)) throw new Error(`FerretDB source not as expected: no ${from} in ${PUSHDOWN_METADATA_FILE}`);
-  return source.replace(from, 'IDColumn = DefaultColumn + `->"_id"`');
+  return replaceOnce(source, `IDColumn = DefaultColumn + "->'$._id'"`, 'IDColumn = DefaultColumn + `->"_id"`', PUSHDOWN_METADATA_FILE);
 }
 
 /** The lines of collection.go that built the `_id`-only WHERE clause, and what replaces them. */

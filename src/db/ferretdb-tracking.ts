@@ -11,6 +11,8 @@
  * without Untrack still panics, as before), without the profile. FerretDB's own functions stay in
  * the source under other names, unused.
  */
+import { replaceOnce } from './ferretdb-source';
+
 export const TRACKING_FILE = 'internal/util/resource/resource.go';
 export const TRACKING_GO_FILE = 'internal/util/resource/agora_track.go';
 
@@ -42,9 +44,7 @@ func Untrack(obj any, token *Token) {
 
 export function patchTrackingGo(source: string): string {
   for (const name of ['Track', 'Untrack']) {
-    const from = `\nfunc ${name}(obj any, token *Token) {\n`;
-    if (source.split(from).length !== 2) throw new Error(`FerretDB source not as expected: no single func ${name} in ${TRACKING_FILE}`);
-    source = source.replace(from, `\nfunc profiled${name}(obj any, token *Token) {\n`);
+    source = replaceOnce(source, `\nfunc ${name}(obj any, token *Token) {\n`, `\nfunc profiled${name}(obj any, token *Token) {\n`, TRACKING_FILE);
   }
   return source;
 }

@@ -69,6 +69,11 @@ function call(url, req) {
  * Measures one request shape. Returns the figures and keeps every run's raw numbers.
  * opts: { runs, seconds, connections }
  */
+/** One scenario's figures as a log line. */
+function summary(out, note) {
+  return `${out.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}${note ? `; ${note}` : ''}]`;
+}
+
 /** Waits until the server issues no more database commands (up to 60 s): nothing is in flight. */
 async function settle(agora) {
   const deadline = Date.now() + 60_000;
@@ -158,7 +163,7 @@ async function measureScenario(agora, s, opts, log) {
     serverCpuMsPerRequest: round(perRequest('cpuSeconds') * 1000, 1),
     runs: opts.runs,
   };
-  log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}]`);
+  log(summary(out));
   return out;
 }
 
@@ -181,7 +186,7 @@ async function measureInterleaved(agora, group, opts, log) {
       out[key] = round(median(values), key === 'requestsPerSecond' && value < 10 ? 3 : 1);
     }
     if (runs.some((r) => r.serverMsPerRequest === null)) out.serverMsPerRequest = null;
-    log(`${s.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}; runs alternated with the other door]`);
+    log(summary(out, 'runs alternated with the other door'));
     return out;
   });
 }

@@ -52,7 +52,7 @@ export class TopicCommentCache {
     this.entries.delete(topicId);
     this.entries.set(topicId, entry);
     if (withMarkdown) return entry.full;
-    entry.lean ??= entry.full.map(({ markdown: _markdown, ...rest }) => freeze(rest as CommentDoc));
+    entry.lean ??= entry.full.map((doc) => freeze(withoutMarkdown(doc)));
     return entry.lean;
   }
 
@@ -62,7 +62,7 @@ export class TopicCommentCache {
    */
   set(topicId: number, version: string | null, full: CommentDoc[], withMarkdown: boolean): readonly CommentDoc[] {
     this.drop(topicId);
-    if (full.length > this.opts.capacity) return withMarkdown ? full : full.map(({ markdown: _markdown, ...rest }) => rest as CommentDoc);
+    if (full.length > this.opts.capacity) return withMarkdown ? full : full.map(withoutMarkdown);
     for (const doc of full) freeze(doc);
     this.entries.set(topicId, { version, storedAt: this.now(), full });
     this.size += full.length;
@@ -76,6 +76,11 @@ export class TopicCommentCache {
     this.entries.delete(topicId);
     this.size -= entry.full.length;
   }
+}
+
+/** What a reader that did not ask for Markdown gets: the document without it. */
+function withoutMarkdown({ markdown: _markdown, ...rest }: CommentDoc): CommentDoc {
+  return rest as CommentDoc;
 }
 
 function freeze(doc: CommentDoc): CommentDoc {

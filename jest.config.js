@@ -11,17 +11,33 @@ const swc = [
   },
 ];
 
-module.exports = {
+/** What both projects share: TypeScript through swc, decorator metadata, node environment. */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // cookie@2 (behind fastify's inject) is ESM-only; let swc turn it into CommonJS for Jest. So are
   // apollo-upload-client (.mjs), its dependencies, and the @apollo/client files it imports deeply.
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(cookie|apollo-upload-client|extract-files|is-plain-obj|@apollo/client)/)'],
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,
+};
+
+/**
+ * Two projects: `unit` tests rules with plain inputs and never starts a database (`npm run test:unit`);
+ * `integration` brings up the real database once for the run (its globalSetup runs only when one of its
+ * tests is selected).
+ */
+module.exports = {
   maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    {
+      ...common,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  ],
 };

@@ -206,4 +206,36 @@ describe('disk metadata cache', () => {
     expect((await c.get('/selif/other-ow.txt')).text).toBe('new');
     expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('3');
   });
+
+  it('answers a conditional GET and a HEAD from the current version after another process overwrote the file', async () => {
+    const c = client(s);
+    await c.upload('other-cond.txt', 'first version');
+    const first = await c.get('/selif/other-cond.txt');
+    const oldTag = first.headers.etag as string;
+    const { objectId } = await doc('other-cond.txt');
+    const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore }).store;
+    const temp = await store.create();
+    await temp.write(Buffer.from('second'));
+    await temp.commit();
+    const newSha = sha(Buffer.from('second'));
+    await s.agora.db.conn.collection('files').updateOne({ _id: 'other-cond.txt' as never }, { $set: { objectId: temp.id, size: 6, sha256: newSha } });
+    fs.unlinkSync(objectPath(objectId));
+    // The cached entry still names the old bytes: a 304 for the old ETag would be wrong now.
+    const conditional = await c.get('/selif/other-cond.txt', { 'if-none-match': oldTag });
+    expect(conditional.status).toBe(200);
+    expect(conditional.text).toBe('second');
+    expect(conditional.headers.etag).toBe(`"${newSha}"`);
+  });
+
+  it('sees a delete made by another process on a plain GET of a file read before (object cache admission path)', async () => {
+    const c = client(s);
+    const big = Buffer.alloc(200 * 1024, 7);
+    await c.upload('other-big.bin', big);
+    expect((await c.get('/selif/other-big.bin')).status).toBe(200);
+    const { objectId } = await doc('other-big.bin');
+    await s.agora.db.conn.collection('files').deleteOne({ _id: 'other-big.bin' as never });
+    fs.unlinkSync(objectPath(objectId));
+    expect((await c.get('/selif/other-big.bin')).status).toBe(404);
+    expect((await c.get('/selif/other-big.bin')).status).toBe(404);
+  });
 });

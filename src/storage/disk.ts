@@ -68,14 +68,15 @@ function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number>
   return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
+/** fsync of a directory (callback API: no FileHandle per commit). */
 async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.promises.open(dir, 'r');
+  const fd = await openFd(dir, 'r');
   try {
-    await h.sync();
+    await fsyncFd(fd);
   } catch {
     // Some file systems refuse fsync on directories; the rename itself is still atomic.
   } finally {
-    await h.close();
+    await closeFd(fd);
   }
 }
 

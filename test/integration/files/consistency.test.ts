@@ -227,6 +227,30 @@ describe('disk metadata cache', () => {
     expect(conditional.headers.etag).toBe(`"${newSha}"`);
   });
 
+  it('caches a small object from its second read on, and reports hits, misses and bytes on /metrics', async () => {
+    const c = client(s);
+    const bytes = Buffer.alloc(100 * 1024, 3);
+    await c.upload('metered.bin', bytes);
+    const counters = async () => {
+      const text = (await c.get('/metrics')).text;
+      const n = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+      return {
+        hit: n(/^files_object_cache_lookups_total\{result="hit"\} (\S+)/m),
+        miss: n(/^files_object_cache_lookups_total\{result="miss"\} (\S+)/m),
+        admitted: n(/^files_object_cache_admitted_total (\S+)/m),
+        bytes: n(/^files_object_cache_bytes (\S+)/m),
+      };
+    };
+    const before = await counters();
+    for (let i = 0; i < 4; i++) expect((await c.get('/selif/metered.bin')).body.equals(bytes)).toBe(true);
+    const after = await counters();
+    // First read: miss, not admitted; second: miss, admitted; third and fourth: hits.
+    expect(after.miss - before.miss).toBe(2);
+    expect(after.hit - before.hit).toBe(2);
+    expect(after.admitted - before.admitted).toBe(1);
+    expect(after.bytes - before.bytes).toBe(bytes.length);
+  });
+
   it('sees a delete made by another process on a plain GET of a file read before (object cache admission path)', async () => {
     const c = client(s);
     const big = Buffer.alloc(200 * 1024, 7);

@@ -68,7 +68,9 @@ function settleDisk() {
 }
 
 function check(r, what) {
-  if (r.non2xx + r.errors > 0) throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors; first: ${r.firstError}`);
+  if (r.non2xx + r.errors > 0) {
+    throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors; first: ${r.firstError}`);
+  }
   return r;
 }
 
@@ -79,10 +81,18 @@ function summarize(runs) {
     p50Ms: round(median(runs.map((r) => r.p50Ms)), 2),
     p99Ms: round(median(runs.map((r) => r.p99Ms)), 2),
     serverCpuMs: round(median(runs.map((r) => r.cpuMs)), 2),
-    ...(runs[0].cpuMsWithDb !== undefined ? { serverCpuMsWithDb: round(median(runs.map((r) => r.cpuMsWithDb)), 2) } : {}),
+    ...(runs[0].cpuMsWithDb !== undefined
+      ? { serverCpuMsWithDb: round(median(runs.map((r) => r.cpuMsWithDb)), 2) }
+      : {}),
     runs: runs.length,
     all: runs.map((r) => round(r.requestsPerSecond)),
   };
+}
+
+/** MB/s of transfers of `bytes` that took `seconds` each: the median and every run. */
+function throughput(bytes, seconds) {
+  const MBps = (s) => round(bytes / 1e6 / s);
+  return { MBps: MBps(median(seconds)), seconds: round(median(seconds), 2), all: seconds.map(MBps) };
 }
 
 /**
@@ -110,10 +120,12 @@ async function benchTargets(targets, work, opts) {
   // below are the servers' steady state and not their first-use costs.
   const warmBodies = distinctBodies(16, 'warm');
   for (const s of state) {
-    const up = check(await load.run({ request: upload(s, warmBodies), count: warmBodies.length, connections: 2 }), `${s.t.name}: warm-up`);
+    const what = `${s.t.name}: warm-up`;
+    const up = check(await load.run({ request: upload(s, warmBodies), count: 16, connections: 2 }), what);
     const names = up.bodies.map((b, i) => s.t.uploadedName(b, `d${i}.bin`));
     s.hotUrl = s.t.download(names[0]);
-    check(await load.run({ request: (i) => ({ url: s.t.download(names[i % names.length]) }), count: 64, connections: 2 }), `${s.t.name}: warm-up`);
+    const download = (i) => ({ url: s.t.download(names[i % names.length]) });
+    check(await load.run({ request: download, count: 64, connections: 2 }), what);
   }
 
   // 1 GiB first, on the warmed servers: one upload and one download at a time; peak RSS growth over
@@ -129,7 +141,9 @@ async function benchTargets(targets, work, opts) {
     for (const s of state) {
       settleDisk();
       const body = await fs.openAsBlob(work.big);
-      const r = check(await load.run({ request: () => ({ url: s.t.upload(`big${i}.bin`), init: { method: 'PUT', headers: s.t.uploadHeaders, body }, keepBody: true }), count: 1, connections: 1 }), `${s.t.name}: 1 GiB upload`);
+      const init = { method: 'PUT', headers: s.t.uploadHeaders, body };
+      const request = () => ({ url: s.t.upload(`big${i}.bin`), init, keepBody: true });
+      const r = check(await load.run({ request, count: 1, connections: 1 }), `${s.t.name}: 1 GiB upload`);
       s.bigUp.push(r.seconds);
       s.bigName = s.t.uploadedName(r.bodies[0], `big${i}.bin`);
     }
@@ -138,7 +152,8 @@ async function benchTargets(targets, work, opts) {
   settleDisk();
   for (let i = 0; i < opts.runs; i++) {
     for (const s of state) {
-      const r = check(await load.run({ request: () => ({ url: s.t.download(s.bigName) }), count: 1, connections: 1 }), `${s.t.name}: 1 GiB download`);
+      const request = () => ({ url: s.t.download(s.bigName) });
+      const r = check(await load.run({ request, count: 1, connections: 1 }), `${s.t.name}: 1 GiB download`);
       if (r.bodyBytes !== bigBytes) throw new Error(`${s.t.name}: GET ${s.bigName} gave ${r.bodyBytes} bytes`);
       s.bigDown.push(r.seconds);
     }
@@ -147,8 +162,8 @@ async function benchTargets(targets, work, opts) {
     const downRss = s.rss.lap();
     const rss = s.rss.stop();
     Object.assign(s.result, {
-      upload1GiB: { MBps: round(bigBytes / 1e6 / median(s.bigUp)), seconds: round(median(s.bigUp), 2), all: s.bigUp.map((x) => round(bigBytes / 1e6 / x)) },
-      download1GiB: { MBps: round(bigBytes / 1e6 / median(s.bigDown)), seconds: round(median(s.bigDown), 2), all: s.bigDown.map((x) => round(bigBytes / 1e6 / x)) },
+      upload1GiB: throughput(bigBytes, s.bigUp),
+      download1GiB: throughput(bigBytes, s.bigDown),
       rssGrowth1GiBMiB: round(rss.growth / MiB),
       rss1GiB: {
         method: rss.method,
@@ -181,7 +196,8 @@ async function benchTargets(targets, work, opts) {
   for (let i = 0; i < opts.runs; i++) {
     for (const s of state) {
       const names = s.names[i];
-      const r = await runOn(s.t, { request: (k) => ({ url: s.t.download(names[k]) }), count: n, connections: 8 }, '1 MiB distinct downloads');
+      const request = (k) => ({ url: s.t.download(names[k]) });
+      const r = await runOn(s.t, { request, count: n, connections: 8 }, '1 MiB distinct downloads');
       if (r.bodyBytes !== n * MiB) throw new Error(`${s.t.name}: distinct downloads gave ${r.bodyBytes} bytes`);
       s.downRuns.push(r);
     }
@@ -194,7 +210,10 @@ async function benchTargets(targets, work, opts) {
   // The hot file: one stored 1 MiB file downloaded over and over.
   for (const s of state) s.hotRuns = [];
   for (let i = 0; i < opts.runs; i++) {
-    for (const s of state) s.hotRuns.push(await runOn(s.t, { request: () => ({ url: s.hotUrl }), count: Infinity, duration: opts.seconds, connections: 8 }, '1 MiB hot downloads'));
+    for (const s of state) {
+      const spec = { request: () => ({ url: s.hotUrl }), count: Infinity, duration: opts.seconds, connections: 8 };
+      s.hotRuns.push(await runOn(s.t, spec, '1 MiB hot downloads'));
+    }
   }
   for (const s of state) s.result.download1MiBHot = summarize(s.hotRuns);
   return state.map((s) => s.result);
@@ -257,10 +276,11 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   const byKey = Object.fromEntries(targets.map((t, i) => [t.key, measured[i]]));
   const ours = byKey.agora;
   const ratio = (a, b) => (b ? round(a / b, 2) : null);
+  const rps = (other, key) => ratio(ours[key].requestsPerSecond, other[key].requestsPerSecond);
   const ratiosTo = (other) => ({
-    upload1MiB: ratio(ours.upload1MiB.requestsPerSecond, other.upload1MiB.requestsPerSecond),
-    download1MiBDistinct: ratio(ours.download1MiBDistinct.requestsPerSecond, other.download1MiBDistinct.requestsPerSecond),
-    download1MiBHot: ratio(ours.download1MiBHot.requestsPerSecond, other.download1MiBHot.requestsPerSecond),
+    upload1MiB: rps(other, 'upload1MiB'),
+    download1MiBDistinct: rps(other, 'download1MiBDistinct'),
+    download1MiBHot: rps(other, 'download1MiBHot'),
     upload1GiB: ratio(ours.upload1GiB.MBps, other.upload1GiB.MBps),
     download1GiB: ratio(ours.download1GiB.MBps, other.download1GiB.MBps),
     cpuPerDownloadDistinct: ratio(ours.download1MiBDistinct.serverCpuMs, other.download1MiBDistinct.serverCpuMs),
@@ -268,7 +288,8 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   });
   const bigMiB = fs.statSync(work.big).size / MiB;
   return {
-    client: `Node ${process.version} fetch (undici), keep-alive, 8 concurrent requests (1 for the big file); servers alternate run by run`,
+    client: `Node ${process.version} fetch (undici), keep-alive, 8 concurrent requests (1 for the big file); `
+      + 'servers alternate run by run',
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
     ...byKey,

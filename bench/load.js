@@ -116,7 +116,8 @@ async function seed(url) {
     while (nextFile < SEED_FILES) {
       const i = nextFile++;
       const body = crypto.randomBytes(Math.round(1024 * 2 ** (10 * r.next())));
-      const res = await fetch(`${url}/upload/seed${i}.bin`, { method: 'PUT', headers: { accept: 'application/json' }, body });
+      const init = { method: 'PUT', headers: { accept: 'application/json' }, body };
+      const res = await fetch(`${url}/upload/seed${i}.bin`, init);
       if (res.status !== 200) throw new Error(`seed upload: ${res.status} ${await res.text()}`);
       files[i] = { filename: (await res.json()).filename, size: body.length };
     }
@@ -452,7 +453,10 @@ async function main() {
       '',
       `${out.connections} connections, ${out.seconds} s, request timeout ${out.timeoutSeconds} s: **${out.answered} requests answered, ${out.requestsPerSecond} req/s**, latency p50 ${out.latencyMs.p50} ms, p90 ${out.latencyMs.p90} ms, **p99 ${out.latencyMs.p99} ms**, max ${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
       `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
-      `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of ${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, ${objectCache.bytesMiB} MiB held at the end.`,
+      `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of `
+        + `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, `
+        + `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, `
+        + `${objectCache.bytesMiB} MiB held at the end.`,
       `Result: **${failed ? 'FAILED' : 'passed'}**.`,
       '',
       '| Kind | Requests | req/s | Statuses | p50 ms | p90 ms | p99 ms | max ms |',

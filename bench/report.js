@@ -9,15 +9,28 @@ const path = require('node:path');
 const dir = path.join(__dirname, 'results');
 
 function filesTable(f) {
-  if (!f.durableRatios?.download1MiBDistinct) return '(figures of an earlier version of the files benchmark: see git history)';
-  const targets = [['agora', 'Agora'], ['baseline', 'Baseline (plain Node)'], ['durableBaseline', 'Baseline + fsync'], ...(f.external ? [['external', f.external.name]] : [])];
+  if (!f.durableRatios?.download1MiBDistinct) return '(figures of an earlier files benchmark: see git history)';
+  const targets = [['agora', 'Agora'], ['baseline', 'Baseline (plain Node)'], ['durableBaseline', 'Baseline + fsync']];
+  if (f.external) targets.push(['external', f.external.name]);
   const big = f.bigLabel ?? '1 GiB';
   const rps = (m) => `${m.requestsPerSecond} req/s (p50 ${m.p50Ms} ms)`;
-  const cpu = (m, key) => `${m.serverCpuMs} ms${key === 'agora' && m.serverCpuMsWithDb !== undefined ? ` (${m.serverCpuMsWithDb} with the DB)` : ''}`;
-  const ratioCols = (key) => [`÷ baseline ${f.ratios[key]}×`, `÷ fsync baseline ${f.durableRatios[key]}×`, ...(f.externalRatios ? [`÷ ${f.external.name} ${f.externalRatios[key]}×`] : [])].join(', ');
-  const row = (label, key, pick, ratioKey = key) => `| ${label} | ${targets.map(([k]) => pick(f[k][key], k)).join(' | ')} | ${ratioKey ? ratioCols(ratioKey) : ''} |`;
+  const withDb = (m, key) =>
+    key === 'agora' && m.serverCpuMsWithDb !== undefined ? ` (${m.serverCpuMsWithDb} with the DB)` : '';
+  const cpu = (m, key) => `${m.serverCpuMs} ms${withDb(m, key)}`;
+  const ratioCols = (key) => {
+    const cols = [`÷ baseline ${f.ratios[key]}×`, `÷ fsync baseline ${f.durableRatios[key]}×`];
+    if (f.externalRatios) cols.push(`÷ ${f.external.name} ${f.externalRatios[key]}×`);
+    return cols.join(', ');
+  };
+  const row = (label, key, pick, ratioKey = key) =>
+    `| ${label} | ${targets.map(([k]) => pick(f[k][key], k)).join(' | ')} | ${ratioKey ? ratioCols(ratioKey) : ''} |`;
+  const rssMethod = f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS';
+  const rssCells = targets.map(([k]) => `${f[k].rssGrowth1GiBMiB} MiB`).join(' | ');
   return [
-    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once (page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + system time of the server process per request, from /proc (for Agora also with its embedded database's process).`,
+    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once `
+      + '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + '
+      + 'system time of the server process per request, from /proc (for Agora also with its embedded '
+      + "database's process).",
     '',
     `| Files | ${targets.map(([, label]) => label).join(' | ')} | Agora ratios |`,
     `|---|${targets.map(() => '---|').join('')}---|`,
@@ -29,7 +42,7 @@ function filesTable(f) {
     row('… server CPU per download', 'download1MiBHot', cpu, null),
     row(`Upload ${big}`, 'upload1GiB', (m) => `${m.MBps} MB/s`),
     row(`Download ${big}`, 'download1GiB', (m) => `${m.MBps} MB/s`),
-    `| Peak RSS growth, ${big} up + down (${f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS'}) | ${targets.map(([k]) => `${f[k].rssGrowth1GiBMiB} MiB`).join(' | ')} | |`,
+    `| Peak RSS growth, ${big} up + down (${rssMethod}) | ${rssCells} | |`,
   ].join('\n');
 }
 

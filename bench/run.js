@@ -67,8 +67,13 @@ async function main() {
     if (wanted('files')) {
       const agora = await startAgora({ mongoUri: `${db.uri}/agora_bench_files`, dataDir: path.join(workDir, 'agora-files'), env: { DEMO_SEED: 'false' } });
       try {
-        const external = process.env.BENCH_EXTERNAL_URL
-          ? { url: process.env.BENCH_EXTERNAL_URL.replace(/\/+$/, ''), pid: Number(process.env.BENCH_EXTERNAL_PID), name: process.env.BENCH_EXTERNAL_NAME || 'external server' }
+        const e = process.env;
+        const external = e.BENCH_EXTERNAL_URL
+          ? {
+              url: e.BENCH_EXTERNAL_URL.replace(/\/+$/, ''),
+              pid: Number(e.BENCH_EXTERNAL_PID),
+              name: e.BENCH_EXTERNAL_NAME || 'external server',
+            }
           : null;
         results.files = await runFilesBench({ agora, db, workDir, opts, external });
       } finally {

@@ -90,7 +90,8 @@ export class FileService {
       return await this.open(file, range);
     } catch (err) {
       // Its bytes are gone, so the cached entry (if it is this one) is stale: the next lookup asks the database.
-      if (err instanceof ObjectGoneError && this.cache?.get(file.filename)?.objectId === file.objectId) this.cache.delete(file.filename);
+      const stale = err instanceof ObjectGoneError && this.cache?.get(file.filename)?.objectId === file.objectId;
+      if (stale) this.cache!.delete(file.filename);
       throw err;
     }
   }

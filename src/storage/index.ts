@@ -20,5 +20,6 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     await store.ensureIndexes();
     return store;
   }
-  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes: config.files.objectCacheBytes, cacheMaxObject: config.files.objectCacheMaxObject });
+  const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject } = config.files;
+  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject });
 }

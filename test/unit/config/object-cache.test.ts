@@ -4,11 +4,13 @@ import { configProblems as problems } from '../../helpers/config';
 
 describe('object cache settings', () => {
   it('default to 64 MiB of files up to 1 MiB each', () => {
-    expect(loadConfig({}).files).toMatchObject({ objectCacheBytes: 64 * 1024 * 1024, objectCacheMaxObject: 1024 * 1024 });
+    const files = loadConfig({}).files;
+    expect(files).toMatchObject({ objectCacheBytes: 64 * 1024 * 1024, objectCacheMaxObject: 1024 * 1024 });
   });
 
   it('read FILES_OBJECT_CACHE_BYTES and FILES_OBJECT_CACHE_MAX; 0 bytes turns the cache off', () => {
-    expect(loadConfig({ FILES_OBJECT_CACHE_BYTES: '0', FILES_OBJECT_CACHE_MAX: '65536' }).files).toMatchObject({ objectCacheBytes: 0, objectCacheMaxObject: 65536 });
+    const files = loadConfig({ FILES_OBJECT_CACHE_BYTES: '0', FILES_OBJECT_CACHE_MAX: '65536' }).files;
+    expect(files).toMatchObject({ objectCacheBytes: 0, objectCacheMaxObject: 65536 });
   });
 
   it.each([

@@ -22,13 +22,15 @@
  * never counted, and it does not tell which request timed out.)
  *
  * The dataset: the demo data (the server seeds it at start) plus, through GraphQL as the demo
- * users, 60 tagged topics with comment trees of up to ~40 comments, and 30 stored files. Every
+ * users, 60 tagged topics with comment trees of up to ~40 comments, and 200 stored files of 1 KiB–1 MiB
+ * (downloaded with a Zipf-like popularity; the object cache's hit rate is reported). Every
  * request comes from 127.0.0.1, so the per-address upload and registration limits are switched off
  * for the run (FILES_UPLOAD_RATE_LIMIT=0, REGISTRATION_RATE_LIMIT=0; they would turn a single-address
  * load generator into 429s); the global cap on concurrent uploads stays at its default.
  */
 'use strict';
 const { mulberry32 } = require('./lib/random');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -46,7 +48,8 @@ const DEMO_USERS = ['alice', 'bob', 'carol', 'dave'];
 const DEMO_PASSWORD = 'demo-password';
 const GROUPS = ['tech', 'games', 'games.tabletop', 'music', 'science'];
 const TAGS = ['ask', 'ask.survey', 'news', 'hello world', 'discussion', 'meta.ask'];
-const SEED_FILES = 30;
+/** Stored files; downloads pick them with a Zipf-like popularity (the i-th most popular ∝ 1/i). */
+const SEED_FILES = Number(process.env.BENCH_LOAD_FILES ?? 200);
 const MAX_LISTED_FAILURES = 30;
 
 /** Deterministic choices, so two runs send the same mix. */
@@ -64,6 +67,18 @@ async function gql(url, query, variables, token) {
   const body = await res.json();
   if (res.status !== 200 || body.errors) throw new Error(`GraphQL ${query.slice(0, 40)}: ${res.status} ${JSON.stringify(body.errors)}`);
   return body.data;
+}
+
+/** The object cache's counters from /metrics (zeros when the server has none, e.g. GridFS). */
+async function objectCacheStats(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (re) => Number(re.exec(text)?.[1] ?? 0);
+  return {
+    hit: value(/^files_object_cache_lookups_total\{result="hit"\} (\S+)/m),
+    miss: value(/^files_object_cache_lookups_total\{result="miss"\} (\S+)/m),
+    admitted: value(/^files_object_cache_admitted_total (\S+)/m),
+    bytes: value(/^files_object_cache_bytes (\S+)/m),
+  };
 }
 
 /** Topics with comment trees and stored files, written through the server's own front doors. */
@@ -95,12 +110,18 @@ async function seed(url) {
   }));
   const r = makeRandom(8);
   const files = [];
-  for (let i = 0; i < SEED_FILES; i++) {
-    const body = `seeded file ${i}\n`.repeat(50 + r.int(200));
-    const res = await fetch(`${url}/upload/seed${i}.txt`, { method: 'PUT', headers: { accept: 'application/json' }, body });
-    if (res.status !== 200) throw new Error(`seed upload: ${res.status} ${await res.text()}`);
-    files.push({ filename: (await res.json()).filename, size: Buffer.byteLength(body) });
-  }
+  // Sizes spread evenly on a log scale from 1 KiB to 1 MiB (the object cache's range), four uploads at a time.
+  let nextFile = 0;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (nextFile < SEED_FILES) {
+      const i = nextFile++;
+      const body = crypto.randomBytes(Math.round(1024 * 2 ** (10 * r.next())));
+      const init = { method: 'PUT', headers: { accept: 'application/json' }, body };
+      const res = await fetch(`${url}/upload/seed${i}.bin`, init);
+      if (res.status !== 200) throw new Error(`seed upload: ${res.status} ${await res.text()}`);
+      files[i] = { filename: (await res.json()).filename, size: body.length };
+    }
+  }));
   return { tokens, topics, files, commentCount };
 }
 
@@ -144,6 +165,21 @@ function mix(data) {
   const json = (headers) => ({ 'content-type': 'application/json', ...headers });
   const orders = ['activity', 'votes', 'comments', 'new', 'all_activity'];
   let uploads = 0;
+  // Popularity: file i is downloaded ∝ 1/(i+1), so a few files are hot and most are read rarely.
+  const weights = data.files.map((_, i) => 1 / (i + 1));
+  const cumulative = [];
+  weights.reduce((sum, w, i) => (cumulative[i] = sum + w), 0);
+  const zipf = () => {
+    const x = r.next() * cumulative[cumulative.length - 1];
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
   const rest = (check) => expectJson([200], (v) => (Array.isArray(v) || typeof v !== 'object' || v === null ? `unexpected JSON: ${snippet(JSON.stringify(v))}` : check(v)));
   return [
     ['REST listing', 18, () => ({ method: 'GET', path: `/api/beta/topics?limit=${1 + r.int(50)}&order=${r.pick(orders)}${r.next() < 0.3 ? `&tag=${encodeURIComponent(r.pick(TAGS))}` : ''}`, headers: auth(), check: rest((v) => (Array.isArray(v.topics) ? null : 'no topics array')) })],
@@ -153,7 +189,7 @@ function mix(data) {
     ['GraphQL topic tree', 10, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topic, variables: { id: r.pick(data.topics) } }), check: expectGraphql((d) => (d.topic && d.topic.comments.length > 0 ? null : 'no topic or no comments')) })],
     ['GraphQL user feed', 6, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.history, variables: { u: r.pick(DEMO_USERS) } }), check: expectGraphql((d) => (d.user && Array.isArray(d.user.history.edges) ? null : 'no user history')) })],
     ['download', 16, () => {
-      const f = r.pick(data.files);
+      const f = data.files[zipf()];
       const range = r.next() < 0.2;
       return {
         method: 'GET',
@@ -348,8 +384,18 @@ async function main() {
         /* the server is gone: the readiness check below says so */
       }
     }, 500);
+    const cacheBefore = await objectCacheStats(agora.url);
     const run = await runLoad(agora.url, kinds);
     clearInterval(rssTimer);
+    const cacheAfter = await objectCacheStats(agora.url);
+    const lookups = cacheAfter.hit + cacheAfter.miss - cacheBefore.hit - cacheBefore.miss;
+    const objectCache = {
+      lookups,
+      hits: cacheAfter.hit - cacheBefore.hit,
+      hitRate: lookups > 0 ? round((cacheAfter.hit - cacheBefore.hit) / lookups, 3) : null,
+      admitted: cacheAfter.admitted - cacheBefore.admitted,
+      bytesMiB: round(cacheAfter.bytes / 2 ** 20),
+    };
     const cpu = cpuSeconds(agora.pid) - cpuBefore;
     const ready = await fetch(`${agora.url}/readyz`).then((r) => r.status === 200, () => false);
     const serverErrors = watcher.seen.errors - seenBefore;
@@ -393,6 +439,7 @@ async function main() {
       serverLogSample: watcher.seen.lines,
       serverCpuSeconds: round(cpu),
       serverPeakRssMiB: round(peakRss / 2 ** 20),
+      objectCache,
       readyAfterwards: ready,
       kinds: kindsOut,
     };
@@ -406,6 +453,10 @@ async function main() {
       '',
       `${out.connections} connections, ${out.seconds} s, request timeout ${out.timeoutSeconds} s: **${out.answered} requests answered, ${out.requestsPerSecond} req/s**, latency p50 ${out.latencyMs.p50} ms, p90 ${out.latencyMs.p90} ms, **p99 ${out.latencyMs.p99} ms**, max ${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
       `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
+      `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of `
+        + `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, `
+        + `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, `
+        + `${objectCache.bytesMiB} MiB held at the end.`,
       `Result: **${failed ? 'FAILED' : 'passed'}**.`,
       '',
       '| Kind | Requests | req/s | Statuses | p50 ms | p90 ms | p99 ms | max ms |',

@@ -9,25 +9,40 @@ const path = require('node:path');
 const dir = path.join(__dirname, 'results');
 
 function filesTable(f) {
-  const row = (label, key, pick) => `| ${label} | ${pick(f.agora[key])} | ${pick(f.baseline[key])} | ${f.ratios[key]}× |`;
-  const rps = (m) => `${m.requestsPerSecond} req/s (p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms)`;
-  const mbps = (m) => `${m.MBps} MB/s`;
+  if (!f.durableRatios?.download1MiBDistinct) return '(figures of an earlier files benchmark: see git history)';
+  const targets = [['agora', 'Agora'], ['baseline', 'Baseline (plain Node)'], ['durableBaseline', 'Baseline + fsync']];
+  if (f.external) targets.push(['external', f.external.name]);
+  const big = f.bigLabel ?? '1 GiB';
+  const rps = (m) => `${m.requestsPerSecond} req/s (p50 ${m.p50Ms} ms)`;
+  const withDb = (m, key) =>
+    key === 'agora' && m.serverCpuMsWithDb !== undefined ? ` (${m.serverCpuMsWithDb} with the DB)` : '';
+  const cpu = (m, key) => `${m.serverCpuMs} ms${withDb(m, key)}`;
+  const ratioCols = (key) => {
+    const cols = [`÷ baseline ${f.ratios[key]}×`, `÷ fsync baseline ${f.durableRatios[key]}×`];
+    if (f.externalRatios) cols.push(`÷ ${f.external.name} ${f.externalRatios[key]}×`);
+    return cols.join(', ');
+  };
+  const row = (label, key, pick, ratioKey = key) =>
+    `| ${label} | ${targets.map(([k]) => pick(f[k][key], k)).join(' | ')} | ${ratioKey ? ratioCols(ratioKey) : ''} |`;
+  const rssMethod = f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS';
+  const rssCells = targets.map(([k]) => `${f[k].rssGrowth1GiBMiB} MiB`).join(' | ');
   return [
-    `Load client for 1 MiB files: ${f.client ?? 'autocannon'}.`,
+    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once `
+      + '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + '
+      + 'system time of the server process per request, from /proc (for Agora also with its embedded '
+      + "database's process).",
     '',
-    '| Files | Agora | Baseline (plain Node) | Agora ÷ baseline |',
-    '|---|---|---|---|',
-    row('Upload 1 MiB', 'upload1MiB', rps),
-    row('Download 1 MiB', 'download1MiB', rps),
-    row(`Upload ${f.bigLabel ?? '1 GiB'}`, 'upload1GiB', mbps),
-    row(`Download ${f.bigLabel ?? '1 GiB'}`, 'download1GiB', mbps),
-    `| Peak RSS growth, ${f.bigLabel ?? '1 GiB'} up + down (${f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS'} over the warmed server's RSS) | ${f.agora.rssGrowth1GiBMiB} MiB | ${f.baseline.rssGrowth1GiBMiB} MiB | |`,
-    ...(f.durableBaseline
-      ? [
-          '',
-          `The same baseline flushing each upload to disk (fsync) before answering, as the files spec requires of Agora (bytes durable before the metadata): upload 1 MiB ${rps(f.durableBaseline.upload1MiB)}, Agora ÷ it ${f.durableRatios.upload1MiB}×; upload ${f.bigLabel ?? '1 GiB'} ${mbps(f.durableBaseline.upload1GiB)}, Agora ÷ it ${f.durableRatios.upload1GiB}×.`,
-        ]
-      : []),
+    `| Files | ${targets.map(([, label]) => label).join(' | ')} | Agora ratios |`,
+    `|---|${targets.map(() => '---|').join('')}---|`,
+    row(`Upload 1 MiB, ${f.distinctFiles} distinct files`, 'upload1MiB', rps),
+    row('… server CPU per upload', 'upload1MiB', cpu, 'cpuPerUpload'),
+    row(`Download 1 MiB, ${f.distinctFiles} distinct files`, 'download1MiBDistinct', rps),
+    row('… server CPU per download', 'download1MiBDistinct', cpu, 'cpuPerDownloadDistinct'),
+    row('Download 1 MiB, one hot file', 'download1MiBHot', rps),
+    row('… server CPU per download', 'download1MiBHot', cpu, null),
+    row(`Upload ${big}`, 'upload1GiB', (m) => `${m.MBps} MB/s`),
+    row(`Download ${big}`, 'download1GiB', (m) => `${m.MBps} MB/s`),
+    `| Peak RSS growth, ${big} up + down (${rssMethod}) | ${rssCells} | |`,
   ].join('\n');
 }
 

@@ -6,6 +6,10 @@
  *   npm run bench -- files        one group (files | api)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
  *   BENCH_CONNECTIONS=8           connections of the API load runs
+ *   BENCH_DISTINCT_FILES=200      distinct 1 MiB files uploaded, then downloaded once each, per run (files group)
+ *   BENCH_EXTERNAL_URL=http://127.0.0.1:8080 BENCH_EXTERNAL_PID=<pid> BENCH_EXTERNAL_NAME=linx-server
+ *                                 also measure a server with the linx-server API (Linx-* headers, /selif/),
+ *                                 started by hand, with the same client (files group; its CPU from /proc/<pid>)
  *   BENCH_API_ONLY='topic 6y1'    only the API scenarios whose name matches (a regular expression)
  *   BENCH_SKIP_BOUNDS=1           no commands-per-request bounds check at the end of the API group
  *   MONGODB_URI=mongodb://…       run against that MongoDB (the dataset is seeded into agora_bench there)
@@ -31,7 +35,7 @@ async function main() {
     seconds: env('BENCH_SECONDS', 5),
     connections: env('BENCH_CONNECTIONS', 8),
     bigBytes: env('BENCH_BIG_MB', 1024) * 1024 * 1024,
-    smallUploads: env('BENCH_SMALL_UPLOADS', 400),
+    distinctFiles: env('BENCH_DISTINCT_FILES', 200),
     skipBounds: process.env.BENCH_SKIP_BOUNDS === '1',
     apiOnly: process.env.BENCH_API_ONLY || null,
   };
@@ -63,7 +67,15 @@ async function main() {
     if (wanted('files')) {
       const agora = await startAgora({ mongoUri: `${db.uri}/agora_bench_files`, dataDir: path.join(workDir, 'agora-files'), env: { DEMO_SEED: 'false' } });
       try {
-        results.files = await runFilesBench({ agora, workDir, opts });
+        const e = process.env;
+        const external = e.BENCH_EXTERNAL_URL
+          ? {
+              url: e.BENCH_EXTERNAL_URL.replace(/\/+$/, ''),
+              pid: Number(e.BENCH_EXTERNAL_PID),
+              name: e.BENCH_EXTERNAL_NAME || 'external server',
+            }
+          : null;
+        results.files = await runFilesBench({ agora, db, workDir, opts, external });
       } finally {
         await agora.stop();
       }

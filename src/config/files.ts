@@ -21,6 +21,10 @@ export interface FilesConfig {
   uploadRateWindowSeconds: number;
   /** Uploads this process receives at once; 0 = unlimited. */
   maxConcurrentUploads: number;
+  /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
+  objectCacheBytes: number;
+  /** Disk backend: the largest object the object cache keeps. */
+  objectCacheMaxObject: number;
 }
 
 export function readFilesConfig(r: EnvReader): FilesConfig {
@@ -39,5 +43,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 5, 0, 1_000_000),
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),
     maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
+    objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
+    objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', 1024 * 1024, 0),
   };
 }

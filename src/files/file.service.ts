@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import { NotFoundError, UnauthenticatedError } from '../core/errors';
 import type { ByteRange, ByteStore } from '../storage';
-import { CACHED_OBJECT_MAX, DiskStore } from '../storage';
+import { DiskStore, ObjectGoneError } from '../storage';
 import { isExpired } from './expiry';
 import type { FileRecord, FileRepository } from './file.repository';
 import { isPossibleStoredName } from './filename';
@@ -52,10 +52,15 @@ export class FileService {
     }
   }
 
-  /** The file under `filename` unless unknown or expired (an expired one is deleted); no key checks. */
-  async findLive(filename: string): Promise<StoredFile | null> {
+  /**
+   * The file under `filename` unless unknown or expired (an expired one is deleted); no key checks.
+   * With `willOpen` the caller promises to open the bytes (openContent) before it answers: a cached
+   * entry is then not checked against the disk first, since opening checks it anyway (an entry whose
+   * object is gone is dropped there, ObjectGoneError, and the caller looks again).
+   */
+  async findLive(filename: string, options: { willOpen?: boolean } = {}): Promise<StoredFile | null> {
     if (!isPossibleStoredName(filename)) return null;
-    const file = await this.lookup(filename);
+    const file = await this.lookup(filename, options.willOpen === true);
     if (!file) return null;
     if (isExpired(file.expiry, Date.now())) {
       await this.remove(file);
@@ -65,10 +70,10 @@ export class FileService {
   }
 
   /** Metadata by name: a cached entry while its object exists, else the database. */
-  private async lookup(filename: string): Promise<StoredFile | null> {
+  private async lookup(filename: string, willOpen: boolean): Promise<StoredFile | null> {
     if (!this.cache) return this.repo.findByName(filename);
     const cached = this.cache.get(filename);
-    if (cached && (await this.store.exists(cached.objectId))) return cached;
+    if (cached && (willOpen || (await this.store.exists(cached.objectId)))) return cached;
     const file = await this.repo.findByName(filename);
     if (file) this.cache.set(filename, file);
     else this.cache.delete(filename);
@@ -76,20 +81,31 @@ export class FileService {
   }
 
   /**
-   * The bytes of `file` (or a range): a Buffer for small slices on disk, otherwise a stream.
-   * Throws ObjectGoneError when a concurrent overwrite or delete removed them; the caller looks
-   * the file up again.
+   * The bytes of `file` (or a range): a Buffer for small slices and cached objects on disk,
+   * otherwise a stream. Throws ObjectGoneError when a concurrent overwrite or delete removed them;
+   * the caller looks the file up again.
    */
   async openContent(file: StoredFile, range?: ByteRange): Promise<Readable | Buffer> {
-    const start = range?.start ?? 0;
-    const length = (range ? range.end + 1 : file.size) - start;
-    if (this.store instanceof DiskStore && file.size <= CACHED_OBJECT_MAX) {
-      // Small files are served from memory once read (their objects never change).
-      const whole = await this.store.readCached(file.objectId, file.size);
-      return range ? whole.subarray(start, start + length) : whole;
+    try {
+      return await this.open(file, range);
+    } catch (err) {
+      // Its bytes are gone, so the cached entry (if it is this one) is stale: the next lookup asks the database.
+      const stale = err instanceof ObjectGoneError && this.cache?.get(file.filename)?.objectId === file.objectId;
+      if (stale) this.cache!.delete(file.filename);
+      throw err;
     }
-    if (this.store instanceof DiskStore && length <= SMALL_READ) return this.store.readSmall(file.objectId, length, start);
-    return this.store.openRead(file.objectId, range);
+  }
+
+  private async open(file: StoredFile, range?: ByteRange): Promise<Readable | Buffer> {
+    if (!(this.store instanceof DiskStore)) return this.store.openRead(file.objectId, range);
+    const start = range?.start ?? 0;
+    const end = range ? range.end : file.size - 1;
+    // A small object read before is served from memory (objects never change); see object-cache.ts.
+    const whole = await this.store.readCached(file.objectId, file.size);
+    if (whole) return range ? whole.subarray(start, end + 1) : whole;
+    if (end - start + 1 <= SMALL_READ) return this.store.readSmall(file.objectId, end - start + 1, start);
+    // The end is known: the reader stops there instead of reading once more to find the end of file.
+    return this.store.openRead(file.objectId, { start, end });
   }
 
   /**

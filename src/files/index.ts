@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import type { Config, FilesConfig } from '../config';
 import type { DomainModule, ModuleContext } from '../module';
 import type { RateLimiter } from '../rate-limit';
-import { openByteStore } from '../storage';
+import { DiskStore, openByteStore } from '../storage';
+import { objectCacheMetrics } from './object-cache-metrics';
 import { ApiKeyRepository } from './apikey.repository';
 import { ApiKeyService } from './apikey.service';
 import { FileRepository } from './file.repository';
@@ -43,6 +44,7 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl, trustProxy: ctx.config.trustProxy };
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db);
+  if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);
   const repo = new FileRepository(ctx.db);
   const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
   const files = new FileService(repo, store, ctx.log, cache);

@@ -150,7 +150,9 @@ export class UploadService {
         committedAt: new Date(),
       };
       claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
-      this.cache?.delete(claimed.filename);
+      // The record just written, as the database holds it: the first download of a new file (the
+      // common case) then needs no database round trip. Valid while its object exists (see cache).
+      this.cache?.set(claimed.filename, { _id: claimed.filename, filename: claimed.filename, ...content });
       await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
       return {
         filename: claimed.filename,

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { isAlive } from '../core/process';
+import { ObjectCache, ObjectCacheStats } from './object-cache';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 
 /**
@@ -25,10 +26,6 @@ const READ_CHUNK = 1024 * 1024;
  * instead of writing back the whole file at the end.
  */
 const FLUSH_BEHIND_BYTES = 64 * 1024 * 1024;
-/** Whole objects up to this size are kept in memory once read (immutable, so never stale). */
-export const CACHED_OBJECT_MAX = 1024 * 1024;
-/** Bytes of small objects kept in memory, least recently used dropped first. */
-const OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
 const ID_RE = /^[0-9a-f]{32}$/;
 const TMP_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.part$/;
 
@@ -71,54 +68,15 @@ function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number>
   return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
+/** fsync of a directory (callback API: no FileHandle per commit). */
 async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.promises.open(dir, 'r');
+  const fd = await openFd(dir, 'r');
   try {
-    await h.sync();
+    await fsyncFd(fd);
   } catch {
     // Some file systems refuse fsync on directories; the rename itself is still atomic.
   } finally {
-    await h.close();
-  }
-}
-
-/**
- * The bytes of recently read small objects. Objects never change after commit and an id is never
- * reused, so an entry is valid for as long as its object exists; release() drops it. A hot small
- * file is then served from memory, like a page-cache `sendfile`, without open/read/close and a
- * fresh 1 MiB buffer per request.
- */
-class ObjectCache {
-  private readonly entries = new Map<string, Buffer>();
-  private bytes = 0;
-
-  constructor(private readonly capacity: number) {}
-
-  get(id: string): Buffer | undefined {
-    const buf = this.entries.get(id);
-    if (buf) {
-      this.entries.delete(id);
-      this.entries.set(id, buf);
-    }
-    return buf;
-  }
-
-  set(id: string, buf: Buffer): void {
-    this.delete(id);
-    this.entries.set(id, buf);
-    this.bytes += buf.length;
-    for (const [oldest, b] of this.entries) {
-      if (this.bytes <= this.capacity) break;
-      this.entries.delete(oldest);
-      this.bytes -= b.length;
-    }
-  }
-
-  delete(id: string): void {
-    const buf = this.entries.get(id);
-    if (!buf) return;
-    this.entries.delete(id);
-    this.bytes -= buf.length;
+    await closeFd(fd);
   }
 }
 
@@ -229,21 +187,33 @@ export class ObjectReader extends Readable {
   }
 }
 
+/** The object cache's size (FILES_OBJECT_CACHE_BYTES) and largest object (FILES_OBJECT_CACHE_MAX). */
+export interface DiskStoreOptions {
+  cacheBytes: number;
+  cacheMaxObject: number;
+}
+
+export const DEFAULT_DISK_OPTIONS: DiskStoreOptions = { cacheBytes: 64 * 1024 * 1024, cacheMaxObject: 1024 * 1024 };
+
 export class DiskStore implements ByteStore {
   readonly kind = 'disk' as const;
   private readonly tmpDir: string;
   private readonly objectsDir: string;
-  private readonly hot = new ObjectCache(OBJECT_CACHE_BYTES);
+  private readonly hot: ObjectCache;
   /** Object directories known to exist (at most 256): a commit skips their mkdir. */
   private readonly objectDirs = new Set<string>();
 
-  private constructor(readonly root: string) {
+  private constructor(
+    readonly root: string,
+    options: DiskStoreOptions,
+  ) {
     this.tmpDir = path.join(root, 'tmp');
     this.objectsDir = path.join(root, 'objects');
+    this.hot = new ObjectCache(options.cacheBytes, options.cacheMaxObject);
   }
 
-  static async open(root: string): Promise<DiskStore> {
-    const store = new DiskStore(root);
+  static async open(root: string, options: DiskStoreOptions = DEFAULT_DISK_OPTIONS): Promise<DiskStore> {
+    const store = new DiskStore(root, options);
     await fs.promises.mkdir(store.tmpDir, { recursive: true });
     await fs.promises.mkdir(store.objectsDir, { recursive: true });
     return store;
@@ -362,15 +332,23 @@ export class DiskStore implements ByteStore {
   }
 
   /**
-   * The whole object (`size` bytes, at most CACHED_OBJECT_MAX), from memory when it was read
-   * recently. The Buffer is shared between requests: callers must not modify it.
+   * The whole object (`size` bytes) from memory when the object cache has it or admits it now (its
+   * second read, object-cache.ts); undefined otherwise: read it with openRead, which allocates
+   * nothing per request. The Buffer is shared between requests: callers must not modify it.
    */
-  async readCached(id: string, size: number): Promise<Buffer> {
+  async readCached(id: string, size: number): Promise<Buffer | undefined> {
+    if (!this.hot.accepts(size)) return undefined;
     const cached = this.hot.get(id);
     if (cached && cached.length === size) return cached;
+    if (!this.hot.shouldAdmit(id)) return undefined;
     const buf = await this.readSmall(id, size);
-    if (size <= CACHED_OBJECT_MAX) this.hot.set(id, buf);
+    this.hot.set(id, buf);
     return buf;
+  }
+
+  /** Hits, misses and size of the object cache (exposed on /metrics). */
+  cacheStats(): ObjectCacheStats {
+    return this.hot.stats();
   }
 
   /** Reads a whole small object (or range) into memory: cheaper than a stream for tiny files. */

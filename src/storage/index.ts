@@ -8,7 +8,8 @@ import type { ByteStore } from './store';
 
 export type { ByteStore, ByteRange, TempObject, ReferenceCheck } from './store';
 export { ObjectGoneError, GRACE_PERIOD_MS } from './store';
-export { DiskStore, CACHED_OBJECT_MAX, ObjectReader } from './disk';
+export { DiskStore, ObjectReader } from './disk';
+export type { ObjectCacheStats } from './object-cache';
 export { GridFsStore } from './gridfs';
 
 export async function openByteStore(config: Config, db: Database): Promise<ByteStore> {
@@ -19,5 +20,6 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     await store.ensureIndexes();
     return store;
   }
-  return DiskStore.open(path.join(config.dataDir, 'files'));
+  const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject } = config.files;
+  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject });
 }

@@ -70,8 +70,9 @@ function probes(token: string, file: string): Probe[] {
     { name: 'GraphQL query', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"{ topics { edges { node { id } } } }"}' }, expect503: graphql503 },
     { name: 'GraphQL viewer', path: '/graphql', init: { method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: '{"query":"{ viewer { username } }"}' }, expect503: graphql503 },
     { name: 'GraphQL login', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"mutation { login(username: \\"alice\\", password: \\"x\\") { token } }"}' }, expect503: graphql503 },
-    { name: 'file info', path: `/${file}`, init: { headers: { accept: 'application/json' } }, expect503: files503(true) },
-    { name: 'raw file', path: `/selif/${file}`, expect503: files503(false) },
+    // A file this process has not seen (uploaded through another instance, or never): only the database knows.
+    { name: 'file info', path: '/elsewhere.txt', init: { headers: { accept: 'application/json' } }, expect503: files503(true) },
+    { name: 'raw file', path: '/selif/elsewhere.txt', expect503: files503(false) },
     { name: 'upload', path: '/upload/new.txt', init: { method: 'PUT', body: 'hello' }, expect503: files503(false) },
     { name: 'delete', path: `/${file}`, init: { method: 'DELETE', headers: { 'files-delete-key': 'k', accept: 'application/json' } }, expect503: files503(true) },
   ];
@@ -113,6 +114,9 @@ it('answers 503 on /readyz and on every request that needs the database (each in
     expect(ms).toBeLessThan(8000);
     p.expect503(type, body);
   }
+  // A file this process uploaded is in its metadata cache (src/files/metadata-cache.ts) and needs no database.
+  const cached = await fetch(`${url}/selif/${file}`);
+  expect([cached.status, await cached.text()]).toEqual([200, 'kept']);
 
   const child = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore', detached: true });
   child.unref();
@@ -131,6 +135,8 @@ it('answers 503 on /readyz and on every request that needs the database (each in
   for (const p of probes(token, file)) {
     if (p.name === 'REST login' || p.name === 'GraphQL login' || p.name === 'delete') continue;
     const r = await fetch(`${url}${p.path}`, p.init);
-    expect([p.name, r.status]).toEqual([p.name, p.name === 'REST topic' ? 404 : 200]);
+    // Topic 1 and elsewhere.txt do not exist: the database answers that again.
+    const missing = p.name === 'REST topic' || p.name === 'file info' || p.name === 'raw file';
+    expect([p.name, r.status]).toEqual([p.name, missing ? 404 : 200]);
   }
 });

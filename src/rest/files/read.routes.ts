@@ -70,9 +70,14 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
    * The live file, its access key checked. On a wrong cookie the 401 clears it; a key from the
    * header, body or query read through `/{filename}` is remembered in a cookie.
    */
-  const authorize = async (request: Req, reply: FastifyReply, setCookie: boolean): Promise<StoredFile | undefined> => {
+  const authorize = async (
+    request: Req,
+    reply: FastifyReply,
+    setCookie: boolean,
+    willOpen = false,
+  ): Promise<StoredFile | undefined> => {
     const name = request.params.filename;
-    const file = await files.findLive(name);
+    const file = await files.findLive(name, { willOpen });
     if (!file) throw fileNotFound();
     if (file.accessKeyHash === null) return file;
     const { key, source } = await accessKeyOf(request);
@@ -102,8 +107,12 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
   const raw = async (request: Req, reply: FastifyReply, setCookie: boolean) => {
     const h = request.headers;
     // A concurrent overwrite may remove the bytes between lookup and open: look again.
+    // A plain GET always opens the bytes, which checks a cached entry against the disk (see findLive);
+    // HEAD and conditional or range requests may answer without opening them.
+    const conditional = h['if-match'] || h['if-none-match'] || h['if-modified-since'] || h['if-unmodified-since'];
+    const willOpen = request.method === 'GET' && !h.range && !conditional;
     for (let attempt = 0; ; attempt++) {
-      const file = (await authorize(request, reply, setCookie))!;
+      const file = (await authorize(request, reply, setCookie, willOpen))!;
       const v: Validators = { etag: `"${file.sha256}"`, lastModifiedSec: Math.floor(new Date(file.committedAt).getTime() / 1000) };
       const outcome = evaluateConditionals(
         { ifMatch: first(h['if-match']), ifUnmodifiedSince: first(h['if-unmodified-since']), ifNoneMatch: first(h['if-none-match']), ifModifiedSince: first(h['if-modified-since']) },

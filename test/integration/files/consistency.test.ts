@@ -206,4 +206,62 @@ describe('disk metadata cache', () => {
     expect((await c.get('/selif/other-ow.txt')).text).toBe('new');
     expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('3');
   });
+
+  it('answers a conditional GET from the current version after another process overwrote the file', async () => {
+    const c = client(s);
+    await c.upload('other-cond.txt', 'first version');
+    const first = await c.get('/selif/other-cond.txt');
+    const oldTag = first.headers.etag as string;
+    const { objectId } = await doc('other-cond.txt');
+    type WithStore = { store: import('../../../src/storage').ByteStore };
+    const { store } = s.agora.services.files.maintenance as unknown as WithStore;
+    const temp = await store.create();
+    await temp.write(Buffer.from('second'));
+    await temp.commit();
+    const newSha = sha(Buffer.from('second'));
+    const switched = { $set: { objectId: temp.id, size: 6, sha256: newSha } };
+    await s.agora.db.conn.collection('files').updateOne({ _id: 'other-cond.txt' as never }, switched);
+    fs.unlinkSync(objectPath(objectId));
+    // The cached entry still names the old bytes: a 304 for the old ETag would be wrong now.
+    const conditional = await c.get('/selif/other-cond.txt', { 'if-none-match': oldTag });
+    expect(conditional.status).toBe(200);
+    expect(conditional.text).toBe('second');
+    expect(conditional.headers.etag).toBe(`"${newSha}"`);
+  });
+
+  it('caches a small object from its second read on, and reports hits, misses and bytes on /metrics', async () => {
+    const c = client(s);
+    const bytes = Buffer.alloc(100 * 1024, 3);
+    await c.upload('metered.bin', bytes);
+    const counters = async () => {
+      const text = (await c.get('/metrics')).text;
+      const n = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+      return {
+        hit: n(/^files_object_cache_lookups_total\{result="hit"\} (\S+)/m),
+        miss: n(/^files_object_cache_lookups_total\{result="miss"\} (\S+)/m),
+        admitted: n(/^files_object_cache_admitted_total (\S+)/m),
+        bytes: n(/^files_object_cache_bytes (\S+)/m),
+      };
+    };
+    const before = await counters();
+    for (let i = 0; i < 4; i++) expect((await c.get('/selif/metered.bin')).body.equals(bytes)).toBe(true);
+    const after = await counters();
+    // First read: miss, not admitted; second: miss, admitted; third and fourth: hits.
+    expect(after.miss - before.miss).toBe(2);
+    expect(after.hit - before.hit).toBe(2);
+    expect(after.admitted - before.admitted).toBe(1);
+    expect(after.bytes - before.bytes).toBe(bytes.length);
+  });
+
+  it('sees a delete by another process on a plain GET of a file read before (object cache admission)', async () => {
+    const c = client(s);
+    const big = Buffer.alloc(200 * 1024, 7);
+    await c.upload('other-big.bin', big);
+    expect((await c.get('/selif/other-big.bin')).status).toBe(200);
+    const { objectId } = await doc('other-big.bin');
+    await s.agora.db.conn.collection('files').deleteOne({ _id: 'other-big.bin' as never });
+    fs.unlinkSync(objectPath(objectId));
+    expect((await c.get('/selif/other-big.bin')).status).toBe(404);
+    expect((await c.get('/selif/other-big.bin')).status).toBe(404);
+  });
 });

@@ -118,4 +118,8 @@ export async function eventually(check: () => Promise<void> | void, timeoutMs = 
 /** Sets a file's expiry directly in the database (to test expiry without waiting). */
 export async function setExpiry(s: TestServer, filename: string, expiry: number): Promise<void> {
   await s.agora.db.conn.collection('files').updateOne({ filename }, { $set: { expiry } });
+  // A file's expiry never changes while its bytes stay (an overwrite brings new bytes), so the
+  // server's metadata cache (src/files/metadata-cache.ts) may hold the old one: this stands for time
+  // passing, which the cached copy would see as well.
+  (s.agora.services.files.files as unknown as { cache?: { delete(name: string): void } }).cache?.delete(filename);
 }

@@ -85,7 +85,7 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * clients keep the data. When the operation produced no data at all (`data: null`: every root field
  * refused), an error that concerns the whole request sets it: SERVICE_UNAVAILABLE (the database is
  * away) → 503, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
- * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave 200. Requests refused before
+ * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused before
  * execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
@@ -108,8 +108,10 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
             const known = classifyError(unwrapResolverError(e));
             if (known && (RANK[known.code] ?? 0) > (chosen ? RANK[chosen.code]! : 0)) chosen = known;
           }
-          http.status = chosen ? chosen.status : 200;
-          if (chosen?.code === 'UNAUTHENTICATED') http.headers.set('www-authenticate', 'Bearer');
+          // Otherwise Apollo's status stands (an upload refused for its size: 413).
+          if (!chosen) return;
+          http.status = chosen.status;
+          if (chosen.code === 'UNAUTHENTICATED') http.headers.set('www-authenticate', 'Bearer');
           if (chosen instanceof TooManyRequestsError) http.headers.set('retry-after', String(chosen.retryAfter));
         },
       };

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Environment, fetchQuery, Network, RecordSource, Store } from 'relay-runtime';
-import type { ConcreteRequest } from 'relay-runtime';
+import type { ConcreteRequest, GraphQLResponse } from 'relay-runtime';
 import { fromGlobalId } from '../../../src/graphql/node/global-id';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { makeComment, makeGroup, makeTopic, makeUser, TestUser } from './helpers';
@@ -46,7 +46,7 @@ function environment(token?: string): Environment {
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ query: params.text, variables }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as GraphQLResponse & { errors?: unknown };
     if (res.status !== 200 || body.errors) throw new Error(`${params.name}: ${res.status} ${JSON.stringify(body.errors)}`);
     return body;
   });

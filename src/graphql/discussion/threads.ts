@@ -4,6 +4,7 @@
  * per topic version), so a page is a slice of it; cursors are the top-level comments' id36.
  */
 import { ValidationError } from '../../core/errors';
+import type { PageArgs } from '../../discussion/views';
 import type { ThreadNode } from './nodes';
 import { ConnectionArgs, ConnectionValue, toPageArgs } from './paging';
 
@@ -20,8 +21,13 @@ function indexOf(roots: readonly ThreadNode[], cursor: string, field: 'after' | 
   return i;
 }
 
+/** The paging arguments checked (sizes, combinations), or BAD_USER_INPUT; cursors are checked against the tree. */
+export function threadPageArgs(args: ConnectionArgs): PageArgs {
+  return toPageArgs(args, { max: THREADS_MAX_PAGE_SIZE, default: THREADS_DEFAULT_PAGE_SIZE });
+}
+
 export function threadPage(roots: readonly ThreadNode[], args: ConnectionArgs): ConnectionValue<ThreadNode> {
-  const page = toPageArgs(args, { max: THREADS_MAX_PAGE_SIZE, default: THREADS_DEFAULT_PAGE_SIZE });
+  const page = threadPageArgs(args);
   const limit = Number(page.limit);
   let start = 0;
   let end = roots.length;

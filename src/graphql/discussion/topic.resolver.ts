@@ -11,7 +11,7 @@ import { memo, primeTopic } from './loaders';
 import { childFields, selectsFieldBelow } from './lookahead';
 import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
 import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
-import { threadPage, THREADS_DEFAULT_PAGE_SIZE } from './threads';
+import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
 
 /**
@@ -156,7 +156,7 @@ export class TopicResolver {
   })
   async threads(@Root() topic: TopicNode, @Args(() => ThreadsArgs) args: ThreadsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     // Bad paging arguments are refused before the tree is read.
-    threadPage([], { first: args.first, last: args.last } as ConnectionArgs);
+    threadPageArgs(args);
     const roots = await tree(ctx, topic, args.order ?? undefined, selectsFieldBelow(info, 'markdown'));
     return threadPage(roots, args);
   }

@@ -9,7 +9,7 @@ import type { ThreadNode } from './nodes';
 import { ConnectionArgs, ConnectionValue, toPageArgs } from './paging';
 
 export const THREADS_DEFAULT_PAGE_SIZE = 50;
-export const THREADS_MAX_PAGE_SIZE = 500;
+export const THREADS_MAX_PAGE_SIZE = 1000;
 
 function indexOf(roots: readonly ThreadNode[], cursor: string, field: 'after' | 'before'): number {
   const i = roots.findIndex((t) => t.comment.id36 === cursor);

@@ -11,7 +11,7 @@ import { memo, primeTopic } from './loaders';
 import { childFields, selectsFieldBelow } from './lookahead';
 import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
 import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
-import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE } from './threads';
+import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
 
 /**
@@ -150,7 +150,7 @@ export class TopicResolver {
   @FieldResolver(() => CommentThreadConnection, {
     description:
       'The comment tree by page (REST `comments`, which is the whole tree): top-level comments in `order`, ' +
-      `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most 500), each with all its replies ` +
+      `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most ${THREADS_MAX_PAGE_SIZE}), each with all its replies ` +
       '(`replies`, nested, or `descendants`, flat in display order); deleted comments without replies are pruned.',
     complexity: threadsComplexity,
   })

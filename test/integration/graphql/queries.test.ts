@@ -185,7 +185,7 @@ describe('topic', () => {
     expect(back.topic.threads.edges.map((e: any) => e.cursor)).toEqual([tops[2]!.id36, tops[3]!.id36]);
     const e = await fails(s, `{ topic(id: "${t.id36}") { threads(after: "zzzz") { edges { cursor } } } }`);
     expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
-    expect((await fails(s, `{ topic(id: "${t.id36}") { threads(first: 501) { edges { cursor } } } }`)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect((await fails(s, `{ topic(id: "${t.id36}") { threads(first: 1001) { edges { cursor } } } }`)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
   });
 
   it('each comment reaches its topic and its parent', async () => {

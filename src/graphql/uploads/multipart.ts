@@ -205,7 +205,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
     bb.on('error', () => fail(new RequestError(400, 'Invalid multipart request: malformed body.')));
     bb.on('close', () => {
       if (!mapped) fail(new RequestError(400, "Missing multipart field: expected 'operations' and 'map'."));
-      else for (const upload of state.uploads.values()) if (!upload.file) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
+      // A part still being spooled (several places) settles itself when its copy is written.
+      else for (const [name, upload] of state.uploads) if (!upload.file && !state.received.has(name)) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
       state.end();
     });
     request.raw.on('close', () => {

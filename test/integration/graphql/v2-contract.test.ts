@@ -88,6 +88,19 @@ describe('HTTP status per GraphQL over HTTP', () => {
   });
 });
 
+describe('a plain GET (as the README shows it)', () => {
+  it('runs a query with the preflight header; refuses it without (CSRF prevention) and refuses mutations', async () => {
+    const query = 'query($id: ID!) { topic(id: $id) { title threads(first: 10) { nodes { depth comment { textHtml } } } } }';
+    const url = `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ id: topicId36 }))}`;
+    const res = await fetch(url, { headers: { 'apollo-require-preflight': 'true' } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data.topic.title).toBe('Ids');
+    expect((await fetch(url)).status).toBe(400);
+    const mutation = `${s.url}/graphql?query=${encodeURIComponent('mutation { logoutEverywhere }')}`;
+    expect((await fetch(mutation, { headers: { 'apollo-require-preflight': 'true' } })).status).toBe(405);
+  });
+});
+
 describe('defaults mean what introspection says', () => {
   it('omitting an argument with a default is the same as passing the default; a viewer-dependent one is nullable without default', async () => {
     const intro = await ok(s, `{ __type(name: "Topic") { fields { name args { name defaultValue type { kind name } } } } }`);

@@ -9,8 +9,11 @@ import { childFields } from './lookahead';
 import { CommentNode, commentNode, TopicNode, topicNode } from './nodes';
 import { Topic } from './topic.type';
 
-/** Topic fields whose values depend on the viewer (they need the viewer's marks). */
-const VIEWER_FIELDS = new Set(['newCommentCount', 'viewerHasVoted', 'viewerHasBookmarked', 'viewerHasIgnored', 'lastVisitedAt', 'threads']);
+/**
+ * Topic fields whose values depend on the viewer (the viewer's marks, or the Markdown shown only to
+ * the topic's author and admins): asked for, the topic is read as the viewer, never as anonymous.
+ */
+const VIEWER_FIELDS = new Set(['newCommentCount', 'viewerHasVoted', 'viewerHasBookmarked', 'viewerHasIgnored', 'lastVisitedAt', 'threads', 'markdown']);
 
 /** Whether the selection below this field asks for a viewer-specific Topic value (once per field occurrence). */
 const viewerFieldsAsked = new WeakMap<object, boolean>();

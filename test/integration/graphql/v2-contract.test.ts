@@ -48,6 +48,13 @@ describe('Global Object Identification', () => {
     for (const id of ids) expect((await ok(s, 'query($id: ID!) { node(id: $id) { id } }', { id })).node).toEqual({ id });
   });
 
+  it('a topic reached through a comment shows its author the same Markdown as topic(id:)', async () => {
+    const q = `query($t: ID!) { topic(id: $t) { markdown } user(username: "bob") { comments { nodes { topic { markdown } } } } }`;
+    const d = await ok(s, q, { t: topicId36 }, alice.token);
+    expect(d.topic.markdown).toBe('Some *text* here');
+    expect(d.user.comments.nodes.map((c: any) => c.topic.markdown)).toEqual(['Some *text* here']);
+  });
+
   it('arguments naming a topic or a comment take the global id or the id36; an id of another type is BAD_USER_INPUT', async () => {
     const d = await ok(s, `query($t: ID!) { topic(id: $t) { id threads { nodes { comment { id } } } } }`, { t: topicId36 });
     const byGlobal = await ok(s, 'query($t: ID!) { topic(id: $t) { id36 } }', { t: d.topic.id });

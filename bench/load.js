@@ -125,11 +125,12 @@ async function seed(url) {
   return { tokens, topics, files, commentCount };
 }
 
-const TOPIC_FIELDS = 'id title textHtml commentsUrl group { path } tags voteCount commentCount author { username } voted bookmarked';
+const TOPIC_FIELDS = 'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username } viewerHasVoted viewerHasBookmarked';
 const GQL = {
   topics: `query($first: Int, $order: TopicOrder, $tag: String) { topics(first: $first, order: $order, tag: $tag) { edges { cursor node { ${TOPIC_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
-  topic: `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} comments { id author { username } renderedHtml votes children { id author { username } renderedHtml votes children { id renderedHtml children { id } } } } } }`,
-  history: `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { __typename ... on Topic { id title } ... on Comment { id renderedHtml } } } } } }`,
+  topic: `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node { depth comment { id author { username } textHtml voteCount }
+    replies { depth comment { id author { username } textHtml voteCount } replies { depth comment { id textHtml } replies { comment { id } } } } } } } } }`,
+  history: `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { __typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,
   file: 'query($f: String!) { file(filename: $f) { filename size mimetype sha256sum url directUrl expiresAt } }',
 };
 
@@ -186,7 +187,7 @@ function mix(data) {
     ['REST topic tree', 14, () => ({ method: 'GET', path: `/api/beta/topic/${r.pick(data.topics)}`, headers: auth(), check: rest((v) => (v.topic && Array.isArray(v.comments) && v.comments.length > 0 ? null : 'no topic or no comments')) })],
     ['REST user feed', 8, () => ({ method: 'GET', path: `/api/beta/user/${r.pick(DEMO_USERS)}${r.pick(['', '/topics', '/comments'])}?limit=25`, headers: auth(), check: rest(() => null) })],
     ['GraphQL listing', 12, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topics, variables: { first: 1 + r.int(50), order: r.pick(['ACTIVITY', 'VOTES', 'NEW']), tag: r.next() < 0.3 ? r.pick(TAGS) : null } }), check: expectGraphql((d) => (d.topics && Array.isArray(d.topics.edges) ? null : 'no topics.edges')) })],
-    ['GraphQL topic tree', 10, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topic, variables: { id: r.pick(data.topics) } }), check: expectGraphql((d) => (d.topic && d.topic.comments.length > 0 ? null : 'no topic or no comments')) })],
+    ['GraphQL topic tree', 10, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topic, variables: { id: r.pick(data.topics) } }), check: expectGraphql((d) => (d.topic && d.topic.threads.edges.length > 0 ? null : 'no topic or no comments')) })],
     ['GraphQL user feed', 6, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.history, variables: { u: r.pick(DEMO_USERS) } }), check: expectGraphql((d) => (d.user && Array.isArray(d.user.history.edges) ? null : 'no user history')) })],
     ['download', 16, () => {
       const f = data.files[zipf()];

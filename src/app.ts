@@ -13,7 +13,7 @@ import type { Metrics } from './metrics';
 import type { Services } from './services';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
-import { domainExtensions } from './graphql/errors';
+import { domainExtensions, errorExtensions } from './graphql/errors';
 import { graphqlMultipart } from './graphql/uploads';
 import { graphiqlRoutes } from './graphiql/routes';
 import { betaRoutes } from './rest/beta';
@@ -174,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const statusCode = (err as { statusCode?: number }).statusCode;
       const status = known ? known.status : statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
       if (!known && status === 500) request.log.error({ err }, 'unexpected error in /graphql');
-      const extensions = known ? domainExtensions(known) : { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' };
+      const extensions = known ? errorExtensions(known) : { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' };
       const message = known ? known.message : status === 500 ? 'Internal server error' : (err as Error).message;
       return reply.status(status).type('application/json; charset=utf-8').send({ errors: [{ message, extensions }] });
     },

@@ -113,8 +113,18 @@ export class CommentServiceImpl implements CommentService {
   }
 
   async findByIds(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]> {
+    return this.viewsByIds(actor, ids, false);
+  }
+
+  async findByIdsAsShown(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]> {
+    return this.viewsByIds(actor, ids, true);
+  }
+
+  /** Feed-shape views; hidden comments are left out, or (placeholders) shown as the tree shows them. */
+  private async viewsByIds(actor: Actor, ids: readonly number[], placeholders: boolean): Promise<(CommentView | null)[]> {
     const viewer = await this.d.viewers.of(actor);
-    const docs = (await this.d.comments.findByIds(ids)).filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
+    const found = await this.d.comments.findByIds(ids);
+    const docs = placeholders ? found : found.filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
     const marks = viewer && docs.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, docs.map((c) => c.topicId), docs.map((c) => c._id))) : null;
     const byId = new Map(
       docs.map((c) => [c._id, commentView(c, { viewer, mark: marks?.comment.get(c._id), previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null })]),

@@ -130,6 +130,12 @@ export interface CommentService {
   get(actor: Actor, comment: PostRef): Promise<CommentView>;
   /** For DataLoaders. */
   findByIds(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
+  /**
+   * Comments by id as a topic tree shows them: deleted ones, and removed ones the actor may not
+   * moderate, as placeholders (no author, no text) instead of null; null only where unknown. The
+   * caller checks that the actor may see the comments' topics.
+   */
+  findByIdsAsShown(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
 }
 
 export interface VoteService {

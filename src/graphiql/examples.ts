@@ -26,6 +26,8 @@ query ServerInfo {
 # activity first. For the next page, set "after" to
 # pageInfo.endCursor. Try order: NEW, VOTES or COMMENTS,
 # tag: "ask", period: "2d" or group: "tech".
+# "id" is the global id (any object, by node(id:));
+# "id36" is the REST id.
 
 query Topics($first: Int = 10, $after: String, $order: TopicOrder = ACTIVITY, $tag: String) {
   topics(first: $first, after: $after, order: $order, tag: $tag) {
@@ -33,17 +35,18 @@ query Topics($first: Int = 10, $after: String, $order: TopicOrder = ACTIVITY, $t
       cursor
       node {
         id
+        id36
         title
         url
         sourceSiteName
-        group { path }
-        author { username }
+        group { id path }
+        author { id username }
         tags
         voteCount
         commentCount
         createdAt
-        voted
-        bookmarked
+        viewerHasVoted
+        viewerHasBookmarked
       }
     }
     pageInfo { hasNextPage endCursor }
@@ -53,65 +56,84 @@ query Topics($first: Int = 10, $after: String, $order: TopicOrder = ACTIVITY, $t
     variables: '{\n  "first": 10\n}',
   },
   {
-    query: `# One topic with its comment tree, replies nested in
-# "children" (three levels shown here; the same fragment
-# repeats for deeper ones). Logged in, this records your
-# visit, like opening the topic page.
+    query: `# One topic with its threads: top-level comments by
+# page, each with its replies nested (three levels
+# shown; the same selection repeats for deeper ones).
+# A thread node holds the place (depth, collapsed, new
+# since your last visit); "comment" is the record.
+# Reading records no visit: run visitTopic for that.
 
 query TopicTree($id: ID!) {
   topic(id: $id) {
     id
     title
     textHtml
-    author { username }
-    group { path }
+    author { id username }
+    group { id path }
     commentCount
-    comments(order: RELEVANCE) {
-      ...CommentFields
-      children {
-        ...CommentFields
-        children {
-          ...CommentFields
-          children { ...CommentFields }
+    threads(first: 20, order: RELEVANCE) {
+      edges {
+        node {
+          ...Place
+          replies {
+            ...Place
+            replies {
+              ...Place
+              replies { ...Place }
+            }
+          }
         }
       }
+      pageInfo { hasNextPage endCursor }
     }
   }
 }
 
-fragment CommentFields on Comment {
-  id
-  author { username }
-  renderedHtml
-  votes
-  createdAt
-  exemplary
-  collapsed
-  isNew
+fragment Place on CommentThread {
   depth
+  isCollapsed
+  isNew
+  comment {
+    id
+    author { id username }
+    textHtml
+    voteCount
+    createdAt
+    isExemplary
+  }
 }
 `,
     variables: '{\n  "id": "1"\n}',
   },
   {
-    query: `# The same tree as one flat list in display order:
-# each comment carries its depth and parentId, so any
-# depth renders from one query.
+    query: `# The same threads flat, in display order: each
+# thread's "descendants" are all its replies at any
+# depth, each with its depth, so any depth renders
+# from one query.
 
 query TopicFlat($id: ID!) {
   topic(id: $id) {
     title
     commentCount
-    commentsFlat(order: RELEVANCE) {
-      id
-      parentId
-      depth
-      author { username }
-      renderedHtml
-      votes
-      createdAt
-      voted
-      bookmarked
+    threads(first: 50) {
+      edges {
+        node {
+          depth
+          comment { id author { id username } textHtml voteCount }
+          descendants {
+            depth
+            comment {
+              id
+              parent { id }
+              author { id username }
+              textHtml
+              voteCount
+              createdAt
+              viewerHasVoted
+            }
+          }
+        }
+      }
     }
   }
 }
@@ -121,10 +143,11 @@ query TopicFlat($id: ID!) {
   {
     query: `# A user's history: topics and comments mixed, newest
 # first. Fragments on the HistoryItem union select the
-# fields of each kind. Cursors are t-<id> / c-<id>.
+# fields of each kind. Cursors are t-<id36> / c-<id36>.
 
 query UserHistory($username: String!) {
   user(username: $username) {
+    id
     username
     joinedAt
     history(first: 20) {
@@ -144,20 +167,38 @@ query UserHistory($username: String!) {
 fragment TopicItem on Topic {
   id
   title
-  group { path }
+  group { id path }
   commentCount
   createdAt
 }
 
 fragment CommentItem on Comment {
   id
-  renderedHtml
-  votes
+  textHtml
+  voteCount
   createdAt
   topic { id title }
 }
 `,
     variables: '{\n  "username": "alice"\n}',
+  },
+  {
+    query: `# Any object again from its global id (Relay's
+# Global Object Identification): paste an "id" from
+# another tab.
+
+query Node($id: ID!) {
+  node(id: $id) {
+    __typename
+    id
+    ... on Topic { title commentCount }
+    ... on Comment { textHtml voteCount topic { id title } }
+    ... on User { username joinedAt }
+    ... on Group { path description }
+  }
+}
+`,
+    variables: '{\n  "id": "VG9waWM6MQ=="\n}',
   },
   {
     query: `# Log in (the demo accounts: alice, bob, carol, dave
@@ -170,7 +211,7 @@ mutation Login($username: String!, $password: String!) {
   login(username: $username, password: $password) {
     token
     expiresAt
-    user { username isAdmin }
+    user { id username isAdmin }
   }
 }
 `,
@@ -178,16 +219,21 @@ mutation Login($username: String!, $password: String!) {
   },
   {
     query: `# Post a comment (needs the Authorization header from
-# the Login tab). Give parentId to reply to a comment.
+# the Login tab). Give parentId (a comment's id or id36)
+# to reply. The answer is the new thread node: insert it
+# under its parent's thread in your cache.
 
 mutation PostComment($topicId: ID!, $parentId: ID, $markdown: String!) {
   postComment(topicId: $topicId, parentId: $parentId, markdown: $markdown) {
-    id
-    parentId
-    author { username }
-    renderedHtml
-    createdAt
-    topic { id title commentCount }
+    depth
+    comment {
+      id
+      parent { id }
+      author { id username }
+      textHtml
+      createdAt
+      topic { id title commentCount }
+    }
   }
 }
 `,

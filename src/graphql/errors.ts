@@ -1,6 +1,7 @@
 /**
- * Maps the domain's error vocabulary to GraphQL errors once: `extensions.code` and
- * `extensions.http.status`; unexpected errors are masked and logged.
+ * Maps the domain's error vocabulary to GraphQL errors once: `extensions.code` (and details such as
+ * `field`, `issues`, `retryAfter`); unexpected errors are masked and logged. Error bodies never
+ * carry `extensions.http`: the response's own status is the only status (httpStatusPlugin).
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
@@ -22,8 +23,9 @@ const PASS_THROUGH = new Set([
   'BAD_REQUEST',
 ]);
 
-export function domainExtensions(err: AppError): Record<string, unknown> {
-  const ext: Record<string, unknown> = { code: err.code, http: { status: err.status } };
+/** The extensions a client sees for a domain error. */
+export function errorExtensions(err: AppError): Record<string, unknown> {
+  const ext: Record<string, unknown> = { code: err.code };
   if (err.reason) ext.reason = err.reason;
   if (err instanceof ValidationError) {
     ext.issues = err.issues.map((i) => ({ field: i.field ?? null, message: i.message }));
@@ -32,6 +34,14 @@ export function domainExtensions(err: AppError): Record<string, unknown> {
   }
   if (err instanceof TooManyRequestsError) ext.retryAfter = err.retryAfter;
   return ext;
+}
+
+/**
+ * The extensions of a GraphQLError thrown for a domain error: the client's, plus `http` for Apollo,
+ * which takes the status from it when the whole request fails (and removes it from the body).
+ */
+export function domainExtensions(err: AppError): Record<string, unknown> {
+  return { ...errorExtensions(err), http: { status: err.status } };
 }
 
 export function makeFormatError(log: Logger) {
@@ -45,7 +55,6 @@ export function makeFormatError(log: Logger) {
         path: formatted.path,
         extensions: {
           code: 'BAD_USER_INPUT',
-          http: { status: 400 },
           field: issues?.[0]?.property,
           issues: (issues ?? []).map((i) => ({ field: i.property, message: Object.values(i.constraints ?? {}).join('; ') })),
         },
@@ -53,24 +62,31 @@ export function makeFormatError(log: Logger) {
     }
     const known = classifyError(original);
     if (known) {
-      return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: domainExtensions(known) };
+      return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: errorExtensions(known) };
     }
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && PASS_THROUGH.has(code)) return formatted;
-    if (original instanceof GraphQLError && original.extensions?.code && original.extensions.code !== 'INTERNAL_SERVER_ERROR') {
-      return formatted;
+    if ((typeof code === 'string' && PASS_THROUGH.has(code)) || (original instanceof GraphQLError && original.extensions?.code && original.extensions.code !== 'INTERNAL_SERVER_ERROR')) {
+      return withoutHttp(formatted);
     }
     log.error({ err: original }, 'unexpected error in a GraphQL operation');
     return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   };
 }
 
+function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  if (!formatted.extensions || !('http' in formatted.extensions)) return formatted;
+  const { http: _http, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
+}
+
 /**
- * Errors that concern the whole request also set the HTTP status of the response:
- * SERVICE_UNAVAILABLE (the database is away) → 503, UNAUTHENTICATED → 401 (with
- * `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`).
- * Other errors of the execution (NOT_FOUND, CONFLICT, BAD_USER_INPUT from a resolver) keep 200 so clients still get the partial data; their `extensions.http.status` says
- * what REST would answer.
+ * The response status, per GraphQL over HTTP: 200 whenever `data` is present and not null (partial
+ * data with field errors, under application/json and application/graphql-response+json alike), so
+ * clients keep the data. When the operation produced no data at all (`data: null`: every root field
+ * refused), an error that concerns the whole request sets it: SERVICE_UNAVAILABLE (the database is
+ * away) → 503, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
+ * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused before
+ * execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   // The database being away decides first: nothing else can be answered meaningfully then.
@@ -78,17 +94,25 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   return {
     async requestDidStart() {
       return {
-        async didEncounterErrors({ errors, response }) {
-          if (response.http.status) return;
+        async willSendResponse({ response, errors }) {
+          if (response.body.kind !== 'single' || !('data' in response.body.singleResult)) return;
+          const http = response.http;
+          if (response.body.singleResult.data != null) {
+            http.status = 200;
+            http.headers.delete('www-authenticate');
+            http.headers.delete('retry-after');
+            return;
+          }
           let chosen: AppError | undefined;
-          for (const e of errors) {
+          for (const e of errors ?? []) {
             const known = classifyError(unwrapResolverError(e));
             if (known && (RANK[known.code] ?? 0) > (chosen ? RANK[chosen.code]! : 0)) chosen = known;
           }
+          // Otherwise Apollo's status stands (an upload refused for its size: 413).
           if (!chosen) return;
-          response.http.status = chosen.status;
-          if (chosen.code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', 'Bearer');
-          if (chosen instanceof TooManyRequestsError) response.http.headers.set('retry-after', String(chosen.retryAfter));
+          http.status = chosen.status;
+          if (chosen.code === 'UNAUTHENTICATED') http.headers.set('www-authenticate', 'Bearer');
+          if (chosen instanceof TooManyRequestsError) http.headers.set('retry-after', String(chosen.retryAfter));
         },
       };
     },

@@ -3,6 +3,10 @@ import type { NonEmptyArray } from 'type-graphql';
 import { ServerInfoResolver } from './server-info.resolver';
 import { FileResolver } from './files';
 import { discussionResolvers } from './discussion';
+import { orderArgumentsAsDeclared } from './discussion/argument-order';
+import { NodeResolver } from './node/node.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers, FileResolver];
+export const resolvers: NonEmptyArray<Function> = [NodeResolver, ServerInfoResolver, ...discussionResolvers, FileResolver];
+
+orderArgumentsAsDeclared([NodeResolver, FileResolver]);

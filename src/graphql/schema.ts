@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { GraphQLSchema, GraphQLUnionType, lexicographicSortSchema, printSchema } from 'graphql';
+import { GraphQLInterfaceType, GraphQLSchema, GraphQLUnionType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
 import { historyItemType } from './discussion/history.type';
+import { nodeType } from './node/node.type';
 import { resolvers } from './resolvers';
 
 let cached: GraphQLSchema | undefined;
@@ -14,9 +15,10 @@ export function buildGraphQLSchema(): GraphQLSchema {
     // type-graphql 2 leaves class-validator off unless asked.
     validate: { forbidUnknownValues: false },
   });
-  // type-graphql wraps a union's resolveType in an async function; graphql-jit (jit-executor.ts)
-  // needs it synchronous, which ours is.
+  // type-graphql wraps an abstract type's resolveType in an async function; graphql-jit
+  // (jit-executor.ts) needs it synchronous, which ours are.
   (cached.getType('HistoryItem') as GraphQLUnionType).resolveType = historyItemType;
+  (cached.getType('Node') as GraphQLInterfaceType).resolveType = nodeType;
   return cached;
 }
 

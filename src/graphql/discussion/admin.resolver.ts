@@ -1,7 +1,8 @@
 /** Admin actions: groups, removing and restoring posts, locking, official topics, tags, bans. */
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { COMMENT_ID, TOPIC_ID, withFields } from './call';
+import { id36Of } from '../node/global-id';
+import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
 import { Comment } from './comment.type';
 import { Group } from './group.type';
 import { primeTopic, primeUser } from './loaders';
@@ -9,6 +10,9 @@ import { CommentNode, commentNode, discussion, GroupNode, groupNode, TopicNode, 
 import type { TopicView } from '../../discussion/views';
 import { Topic } from './topic.type';
 import { User } from './user.type';
+
+/** A Boolean switch of a mutation: non-null, so omitting it and passing its default are the same. */
+const on = (description: string) => ({ nullable: false as const, defaultValue: true, description });
 
 function topicOut(ctx: GraphQLContext, t: TopicView): TopicNode {
   primeTopic(ctx, t);
@@ -28,59 +32,64 @@ export class AdminResolver {
 
   @Mutation(() => Topic, { description: 'Admin: removes a topic (only its author and admins still see it), or restores it with `removed: false`.' })
   async removeTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('removed', () => Boolean, { nullable: true, defaultValue: true, description: 'true to remove, false to restore.' }) removed: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('removed', () => Boolean, on('true to remove, false to restore.')) removed: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
     const t = discussion(ctx).topics;
-    return topicOut(ctx, await withFields(removed !== false ? t.remove(ctx.actor, id) : t.restore(ctx.actor, id), TOPIC_ID));
+    return topicOut(ctx, await withFields(removed ? t.remove(ctx.actor, id) : t.restore(ctx.actor, id), TOPIC_ID));
   }
 
   @Mutation(() => Comment, { description: 'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with `removed: false`.' })
   async removeComment(
-    @Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string,
-    @Arg('removed', () => Boolean, { nullable: true, defaultValue: true, description: 'true to remove, false to restore.' }) removed: boolean | null,
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
+    @Arg('removed', () => Boolean, on('true to remove, false to restore.')) removed: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
+    const id = id36Of(commentArg, 'Comment', 'id');
     const c = discussion(ctx).comments;
-    return commentNode(await withFields(removed !== false ? c.remove(ctx.actor, id) : c.restore(ctx.actor, id), COMMENT_ID), 0);
+    return commentNode(await withFields(removed ? c.remove(ctx.actor, id) : c.restore(ctx.actor, id), COMMENT_ID));
   }
 
   @Mutation(() => Topic, { description: 'Admin: locks a topic (no new comments or edits, admins excepted), or unlocks it with `locked: false`.' })
   async lockTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('locked', () => Boolean, { nullable: true, defaultValue: true, description: 'true to lock, false to unlock.' }) locked: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('locked', () => Boolean, on('true to lock, false to unlock.')) locked: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
-    return topicOut(ctx, await withFields(discussion(ctx).topics.setLocked(ctx.actor, id, locked !== false), TOPIC_ID));
+    const id = id36Of(topicArg, 'Topic', 'id');
+    return topicOut(ctx, await withFields(discussion(ctx).topics.setLocked(ctx.actor, id, locked), TOPIC_ID));
   }
 
   @Mutation(() => Topic, { description: 'Admin: marks a topic official, or not with `official: false`.' })
   async setTopicOfficial(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('official', () => Boolean, { nullable: true, defaultValue: true, description: 'true to mark official, false to unmark.' }) official: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('official', () => Boolean, on('true to mark official, false to unmark.')) official: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
-    return topicOut(ctx, await withFields(discussion(ctx).topics.setOfficial(ctx.actor, id, official !== false), TOPIC_ID));
+    const id = id36Of(topicArg, 'Topic', 'id');
+    return topicOut(ctx, await withFields(discussion(ctx).topics.setOfficial(ctx.actor, id, official), TOPIC_ID));
   }
 
   @Mutation(() => Topic, { description: 'Replaces a topic\'s tags (admins, and the topic\'s author).' })
   async editTopicTags(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('tags', () => [String], { description: 'The new tags, in order.' }) tags: string[],
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
     return topicOut(ctx, await withFields(discussion(ctx).topics.setTags(ctx.actor, id, tags), TOPIC_ID));
   }
 
   @Mutation(() => User, { description: 'Admin: bans a user (their tokens stop working, their history is closed), or lifts the ban with `banned: false`.' })
   async banUser(
     @Arg('username', () => String, { description: 'The username, in any letter case.' }) username: string,
-    @Arg('banned', () => Boolean, { nullable: true, defaultValue: true, description: 'true to ban, false to unban.' }) banned: boolean | null,
+    @Arg('banned', () => Boolean, on('true to ban, false to unban.')) banned: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UserNode> {
     const u = discussion(ctx).users;
-    const v = await (banned !== false ? u.ban(ctx.actor, username) : u.unban(ctx.actor, username));
+    const v = await (banned ? u.ban(ctx.actor, username) : u.unban(ctx.actor, username));
     primeUser(ctx, v);
     return userNode(v);
   }

@@ -32,6 +32,10 @@ export async function orNull<T>(call: Promise<T>): Promise<T | null> {
   }
 }
 
+/** How every argument naming a topic or a comment describes what it accepts. */
+export const TOPIC_ID_DESCRIPTION = 'The topic: its global `id`, or its `id36` (the REST id).';
+export const COMMENT_ID_DESCRIPTION = 'The comment: its global `id`, or its `id36` (the REST id).';
+
 /** Field names the services may use for an id given as the GraphQL argument `id`. */
 export const TOPIC_ID = { topic_id36: 'id', topicId: 'id', topic: 'id', id36: 'id' };
 export const COMMENT_ID = { comment_id36: 'id', commentId: 'id', comment: 'id', id36: 'id' };

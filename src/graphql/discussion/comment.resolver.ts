@@ -4,13 +4,16 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { NotFoundError } from '../../core/errors';
 import type { GraphQLContext } from '../context';
 import { Comment } from './comment.type';
-import { commentsById, publicTopicsById, topicsById } from './loaders';
+import { commentsAsShownById, publicTopicsById, topicsById } from './loaders';
 import { childFields } from './lookahead';
 import { CommentNode, commentNode, TopicNode, topicNode } from './nodes';
 import { Topic } from './topic.type';
 
-/** Topic fields whose values depend on the viewer (they need the viewer's marks). */
-const VIEWER_FIELDS = new Set(['newCommentCount', 'voted', 'bookmarked', 'ignored', 'lastVisitTime']);
+/**
+ * Topic fields whose values depend on the viewer (the viewer's marks, or the Markdown shown only to
+ * the topic's author and admins): asked for, the topic is read as the viewer, never as anonymous.
+ */
+const VIEWER_FIELDS = new Set(['newCommentCount', 'viewerHasVoted', 'viewerHasBookmarked', 'viewerHasIgnored', 'lastVisitedAt', 'threads', 'markdown']);
 
 /** Whether the selection below this field asks for a viewer-specific Topic value (once per field occurrence). */
 const viewerFieldsAsked = new WeakMap<object, boolean>();
@@ -34,15 +37,18 @@ export class CommentResolver {
     return topicNode(ctx, t);
   }
 
-  @FieldResolver(() => Comment, { nullable: true, description: 'The comment this one replies to; null for a top-level comment.' })
+  @FieldResolver(() => Comment, {
+    nullable: true,
+    description: 'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for a top-level comment.',
+  })
   async parent(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): Promise<CommentNode | null> {
     if (c.parent !== undefined) return c.parent;
     if (c.view.parentId === null) return null;
-    const p = await commentsById(ctx).load(c.view.parentId);
+    const p = await commentsAsShownById(ctx).load(c.view.parentId);
     return p ? commentNode(p) : null;
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'The Markdown source; only for its author and admins (null for everyone else and when hidden).' })
+  @FieldResolver(() => String, { nullable: true, description: 'The Markdown source; only for its author and admins (null for everyone else and when deleted).' })
   markdown(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): string | null {
     const a = ctx.actor;
     if (a.kind !== 'user' || !(c.view.isMe === true || a.isAdmin)) return null;

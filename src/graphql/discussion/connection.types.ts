@@ -1,8 +1,8 @@
-/** Relay connections (edges { cursor node }, pageInfo) of topics, comments and the mixed history. */
+/** Relay connections (edges { cursor node }, pageInfo) of topics, comments, threads and the mixed history. */
 import { Field, ObjectType } from 'type-graphql';
-import { Comment } from './comment.type';
+import { Comment, CommentThread } from './comment.type';
 import { HistoryItem } from './history.type';
-import type { CommentNode, TopicNode } from './nodes';
+import type { CommentNode, ThreadNode, TopicNode } from './nodes';
 import { Topic } from './topic.type';
 
 @ObjectType('PageInfo', { simpleResolvers: true, description: 'Where a page sits in its sequence (the REST `next_link`/`prev_link` rules).' })
@@ -78,6 +78,27 @@ export class HistoryConnection {
 
   @Field(() => [HistoryItem], { description: 'The items of this page (the edges\' nodes).' })
   nodes!: (TopicNode | CommentNode)[];
+
+  @Field(() => PageInfo, { description: 'Cursors and whether more pages exist.' })
+  pageInfo!: PageInfo;
+}
+
+@ObjectType('CommentThreadEdge', { simpleResolvers: true, description: 'A top-level comment of a topic, with its replies.' })
+export class CommentThreadEdge {
+  @Field(() => String, { description: 'The cursor: the top-level comment\'s id36 (pass it as `after`/`before` in the same order).' })
+  cursor!: string;
+
+  @Field(() => CommentThread, { description: 'The top-level comment at its place, its replies below it.' })
+  node!: ThreadNode;
+}
+
+@ObjectType('CommentThreadConnection', { simpleResolvers: true, description: 'A page of a topic\'s top-level comments, each with all its replies.' })
+export class CommentThreadConnection {
+  @Field(() => [CommentThreadEdge], { description: 'The threads of this page, each with its cursor.' })
+  edges!: { cursor: string; node: ThreadNode }[];
+
+  @Field(() => [CommentThread], { description: 'The threads of this page (the edges\' nodes).' })
+  nodes!: ThreadNode[];
 
   @Field(() => PageInfo, { description: 'Cursors and whether more pages exist.' })
   pageInfo!: PageInfo;

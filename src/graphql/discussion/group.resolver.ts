@@ -1,7 +1,8 @@
 /** Query.groups, Query.group and the Group facts beyond its path. */
-import { Arg, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import type { GroupView } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
+import { toGlobalId } from '../node/global-id';
 import { orNull } from './call';
 import { Group } from './group.type';
 import { groupsByPath } from './loaders';
@@ -23,6 +24,11 @@ export class GroupResolver {
   async group(@Arg('path', () => String, { description: 'The group\'s path, with or without the `~`: `tech`, `~games.tabletop`.' }) path: string, @Ctx() ctx: GraphQLContext): Promise<GroupNode | null> {
     const g = await orNull(discussion(ctx).groups.get(path.replace(/^~/, '')));
     return g ? groupNode(g) : null;
+  }
+
+  @FieldResolver(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the group again.' })
+  id(@Root() g: GroupNode): string {
+    return toGlobalId('Group', g.path);
   }
 
   @FieldResolver(() => String, { description: 'What the group is about.' })

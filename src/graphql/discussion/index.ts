@@ -6,12 +6,14 @@ import { CommentResolver } from './comment.resolver';
 import { GroupResolver } from './group.resolver';
 import { PostResolver } from './post.resolver';
 import { ReactionResolver } from './reaction.resolver';
+import { ThreadResolver } from './thread.resolver';
 import { TopicResolver } from './topic.resolver';
 import { UserResolver } from './user.resolver';
 
 export const discussionResolvers = [
   TopicResolver,
   CommentResolver,
+  ThreadResolver,
   UserResolver,
   GroupResolver,
   AuthResolver,

@@ -66,6 +66,11 @@ export function commentsById(ctx: GraphQLContext): DataLoader<number, CommentVie
   return loader(ctx, 'commentsById', () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIds(ctx.actor, ids)));
 }
 
+/** Comments as a topic tree shows them (placeholders for deleted and hidden ones): parents and `node`. */
+export function commentsAsShownById(ctx: GraphQLContext): DataLoader<number, CommentView | null> {
+  return loader(ctx, 'commentsAsShownById', () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIdsAsShown(ctx.actor, ids)));
+}
+
 /** Every group, listed once per request (groups are few), by path. */
 export function groupsByPath(ctx: GraphQLContext): Promise<Map<string, GroupView>> {
   return memo(ctx, 'groupsByPath', async () => new Map((await services(ctx).groups.list()).map((g) => [g.path, g])));

@@ -7,6 +7,7 @@
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
 import type { DiscussionServiceSet } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
+import { toGlobalId } from '../node/global-id';
 import { memo } from './loaders';
 
 /** The discussion services with their full contract (services.ts). */
@@ -16,6 +17,7 @@ export function discussion(ctx: GraphQLContext): DiscussionServiceSet {
 
 /** A user reference: the username is always known; the rest is loaded only when asked for. */
 export interface UserNode {
+  kind: 'user';
   username: string;
   /** Known for topic authors and loaded users; comment views carry only the username. */
   userId?: number;
@@ -23,13 +25,16 @@ export interface UserNode {
 }
 
 export interface GroupNode {
+  kind: 'group';
   path: string;
   view?: GroupView;
 }
 
 export interface TopicNode {
   kind: 'topic';
+  /** The global id (node/global-id.ts). */
   id: string;
+  id36: string;
   title: string;
   textHtml: string | null;
   url: string | null;
@@ -44,44 +49,53 @@ export interface TopicNode {
   voteCount: number;
   commentCount: number;
   newCommentCount: number | null;
-  voted: boolean | null;
-  bookmarked: boolean | null;
-  ignored: boolean | null;
-  official: boolean;
-  locked: boolean;
+  viewerHasVoted: boolean | null;
+  viewerHasBookmarked: boolean | null;
+  viewerHasIgnored: boolean | null;
+  isOfficial: boolean;
+  isLocked: boolean;
   tags: string[];
-  lastVisitTime: Date | null;
+  lastVisitedAt: Date | null;
   isDeleted: boolean;
   isRemoved: boolean;
   view: TopicView;
 }
 
+/**
+ * A comment as a record: only values that are the same wherever the comment is read (a tree, a
+ * feed, a mutation's answer, `node`). Its place in a tree lives on ThreadNode.
+ */
 export interface CommentNode {
   kind: 'comment';
+  /** The global id (node/global-id.ts). */
   id: string;
-  topicId: string;
-  parentId: string | null;
+  id36: string;
   author: UserNode | null;
-  renderedHtml: string | null;
+  textHtml: string | null;
   createdAt: Date;
   editedAt: Date | null;
-  votes: number;
+  voteCount: number;
   isRemoved: boolean;
   isDeleted: boolean;
-  exemplary: boolean | null;
-  collapsed: boolean;
-  collapsedIndividual: boolean;
+  isExemplary: boolean | null;
   isOp: boolean | null;
-  isMe: boolean | null;
-  isNew: boolean | null;
-  voted: boolean | null;
-  bookmarked: boolean | null;
-  depth: number;
-  children: CommentNode[];
+  viewerIsAuthor: boolean | null;
+  viewerHasVoted: boolean | null;
+  viewerHasBookmarked: boolean | null;
   view: CommentView;
-  /** Inside a topic tree: the topic and the parent node, so neither is loaded again. */
+  /** Inside a topic tree: the topic and the parent record, so neither is loaded again. */
   topic?: TopicNode;
   parent?: CommentNode | null;
+}
+
+/** A comment at its place in one read of a topic's tree (one order, one viewer's previous visit). */
+export interface ThreadNode {
+  comment: CommentNode;
+  depth: number;
+  isCollapsed: boolean;
+  isCollapsedIndividually: boolean;
+  isNew: boolean | null;
+  replies: ThreadNode[];
 }
 
 /**
@@ -98,94 +112,101 @@ export function baseUrl(ctx: GraphQLContext): string {
 }
 
 export function userNode(view: UserView): UserNode {
-  return { username: view.username, userId: view.id, view };
+  return { kind: 'user', username: view.username, userId: view.id, view };
+}
+
+export function userRef(username: string, userId?: number): UserNode {
+  return userId === undefined ? { kind: 'user', username } : { kind: 'user', username, userId };
 }
 
 export function groupNode(view: GroupView): GroupNode {
-  return { path: view.path, view };
+  return { kind: 'group', path: view.path, view };
 }
 
 export function topicNode(ctx: GraphQLContext, t: TopicView, deleted = false): TopicNode {
   return {
     kind: 'topic',
-    id: t.id36,
+    id: toGlobalId('Topic', t.id36),
+    id36: t.id36,
     title: t.title,
     textHtml: t.textHtml,
     url: t.url,
     commentsUrl: `${baseUrl(ctx)}/~${t.groupPath}/${t.id36}/${t.slug}`,
     sourceSiteName: t.sourceSiteName,
     sourceSiteIcon: t.sourceSiteIcon ?? null,
-    group: { path: t.groupPath },
+    group: { kind: 'group', path: t.groupPath },
     contentMetadata: t.contentMetadata,
     createdAt: t.createdAt,
     editedAt: t.editedAt,
-    author: t.authorUsername ? { username: t.authorUsername, userId: t.authorId } : null,
+    author: t.authorUsername ? userRef(t.authorUsername, t.authorId) : null,
     voteCount: t.voteCount,
     commentCount: t.commentCount,
     newCommentCount: t.newCommentCount,
-    voted: t.voted,
-    bookmarked: t.bookmarked,
-    ignored: t.ignored,
-    official: t.official,
-    locked: t.locked,
+    viewerHasVoted: t.voted,
+    viewerHasBookmarked: t.bookmarked,
+    viewerHasIgnored: t.ignored,
+    isOfficial: t.official,
+    isLocked: t.locked,
     tags: t.tags,
-    lastVisitTime: t.lastVisitTime,
+    lastVisitedAt: t.lastVisitTime,
     isDeleted: deleted || Boolean((t as TopicView & { isDeleted?: boolean }).isDeleted),
     isRemoved: t.isRemoved,
     view: t,
   };
 }
 
-/** One comment outside a tree (feeds, mutations): no children, depth 0. */
-export function commentNode(c: CommentView, depth = c.depth): CommentNode {
+/** A comment record (any source: tree, feed, mutation); tree-only values stay on the view. */
+export function commentNode(c: CommentView): CommentNode {
   return {
     kind: 'comment',
-    id: c.id36,
-    topicId: c.topicId36,
-    parentId: c.parentId === null ? null : c.parentId.toString(36),
-    author: c.authorUsername === null ? null : { username: c.authorUsername },
-    renderedHtml: c.renderedHtml,
+    id: toGlobalId('Comment', c.id36),
+    id36: c.id36,
+    author: c.authorUsername === null ? null : userRef(c.authorUsername),
+    textHtml: c.renderedHtml,
     createdAt: c.createdAt,
     editedAt: c.editedAt,
-    votes: c.votes,
+    voteCount: c.votes,
     isRemoved: c.isRemoved,
     isDeleted: c.isDeleted,
-    exemplary: c.exemplary,
-    collapsed: c.collapsed,
-    collapsedIndividual: c.collapsedIndividual,
+    isExemplary: c.exemplary,
     isOp: c.isOp,
-    isMe: c.isMe,
-    isNew: c.isNew,
-    voted: c.voted,
-    bookmarked: c.bookmarked,
-    depth,
-    children: [],
+    viewerIsAuthor: c.isMe,
+    viewerHasVoted: c.voted,
+    viewerHasBookmarked: c.bookmarked,
     view: c,
   };
 }
 
-/** A topic's comment tree as nested nodes (each knowing its topic and parent) and in flat display order. */
-export interface CommentTree {
-  roots: CommentNode[];
-  flat: CommentNode[];
+/** A topic's comment tree as thread nodes, each comment knowing its topic and parent. */
+export function threadTree(topic: TopicNode, roots: readonly CommentView[]): ThreadNode[] {
+  const make = (v: CommentView, parent: CommentNode | null): ThreadNode => {
+    const comment = commentNode(v);
+    comment.topic = topic;
+    comment.parent = parent;
+    return { comment, depth: v.depth, isCollapsed: v.collapsed, isCollapsedIndividually: v.collapsedIndividual, isNew: v.isNew, replies: [] };
+  };
+  const top = roots.map((v) => make(v, null));
+  // Iterative walk: a deep reply chain must not overflow the stack.
+  const stack: ThreadNode[] = [...top];
+  while (stack.length > 0) {
+    const t = stack.pop()!;
+    const children = t.comment.view.children ?? [];
+    if (children.length === 0) continue;
+    t.replies = children.map((v) => make(v, t.comment));
+    for (const r of t.replies) stack.push(r);
+  }
+  return top;
 }
 
-export function commentTree(topic: TopicNode, roots: readonly CommentView[]): CommentTree {
-  const flat: CommentNode[] = [];
-  // Iterative pre-order walk: a deep reply chain must not overflow the stack.
-  const build = (views: readonly CommentView[], parent: CommentNode | null): CommentNode[] => views.map((v) => {
-    const n = commentNode(v);
-    n.topic = topic;
-    n.parent = parent;
-    return n;
-  });
-  const top = build(roots, null);
-  const stack: CommentNode[] = [...top].reverse();
+/** Every thread below `t` (not `t` itself), in display order: depth-first, replies in the tree's order. */
+export function descendantsOf(t: ThreadNode): ThreadNode[] {
+  const out: ThreadNode[] = [];
+  const stack: ThreadNode[] = [];
+  for (let i = t.replies.length - 1; i >= 0; i--) stack.push(t.replies[i]!);
   while (stack.length > 0) {
     const n = stack.pop()!;
-    flat.push(n);
-    n.children = build(n.view.children ?? [], n);
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    out.push(n);
+    for (let i = n.replies.length - 1; i >= 0; i--) stack.push(n.replies[i]!);
   }
-  return { roots: top, flat };
+  return out;
 }

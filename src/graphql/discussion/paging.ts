@@ -25,25 +25,25 @@ export class ConnectionArgs {
   before?: string | null;
 }
 
-function sizeIssue(name: 'first' | 'last', n: number): Issue | null {
+function sizeIssue(name: 'first' | 'last', n: number, max: number): Issue | null {
   if (n < 1) return { field: name, message: `${n} is less than the minimum of 1`, exception: 'ValidationError' };
-  if (n > MAX_PAGE_SIZE) return { field: name, message: `${n} is greater than the maximum of ${MAX_PAGE_SIZE}`, exception: 'ValidationError' };
+  if (n > max) return { field: name, message: `${n} is greater than the maximum of ${max}`, exception: 'ValidationError' };
   return null;
 }
 
 /** The service's page arguments, or BAD_USER_INPUT naming every offending argument. */
-export function toPageArgs(args: ConnectionArgs): PageArgs {
+export function toPageArgs(args: ConnectionArgs, sizes: { max: number; default: number } = { max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }): PageArgs {
   const issues: Issue[] = [];
   const first = args.first ?? undefined;
   const last = args.last ?? undefined;
   const after = args.after ?? undefined;
   const before = args.before ?? undefined;
   if (first !== undefined) {
-    const i = sizeIssue('first', first);
+    const i = sizeIssue('first', first, sizes.max);
     if (i) issues.push(i);
   }
   if (last !== undefined) {
-    const i = sizeIssue('last', last);
+    const i = sizeIssue('last', last, sizes.max);
     if (i) issues.push(i);
   }
   // At most one issue per argument (as REST): a combination problem only where the size was fine.
@@ -55,7 +55,7 @@ export function toPageArgs(args: ConnectionArgs): PageArgs {
   else if (first !== undefined && before !== undefined) add({ field: 'first', message: '`first` pages forwards: use `last` with `before`.' });
   if (after !== undefined && before !== undefined) issues.push({ field: 'before', message: "Can't specify both after and before.", exception: 'ValidationError' });
   if (issues.length > 0) throw new ValidationError(issues);
-  const out: PageArgs = { limit: first ?? last ?? DEFAULT_PAGE_SIZE };
+  const out: PageArgs = { limit: first ?? last ?? sizes.default };
   if (after !== undefined) out.after = after;
   if (before !== undefined) out.before = before;
   return out;

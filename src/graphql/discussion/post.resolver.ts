@@ -2,12 +2,27 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { CommentView, EditTopicInput as EditTopicView } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
-import { COMMENT_ID, TOPIC_ID, withFields } from './call';
-import { Comment } from './comment.type';
-import { primeTopic } from './loaders';
-import { CommentNode, commentNode, discussion, TopicNode, topicNode } from './nodes';
+import { id36Of } from '../node/global-id';
+import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { Comment, CommentThread } from './comment.type';
+import { commentsAsShownById, primeTopic } from './loaders';
+import { CommentNode, commentNode, discussion, ThreadNode, TopicNode, topicNode } from './nodes';
 import { EditTopicInput, PostTopicInput } from './topic.inputs';
 import { Topic } from './topic.type';
+
+/**
+ * A new comment's place: its depth from its ancestors (one batched lookup per level), no replies
+ * yet, never new nor collapsed for its author. Enough for a cache to insert it under its parent's
+ * thread (`comment.parent.id`) or as a top-level thread of `comment.topic`.
+ */
+async function newThread(ctx: GraphQLContext, c: CommentView): Promise<ThreadNode> {
+  let depth = 0;
+  for (let up = c.parentId; up !== null; depth++) {
+    const p = await commentsAsShownById(ctx).load(up);
+    up = p ? p.parentId : null;
+  }
+  return { comment: commentNode(c), depth, isCollapsed: false, isCollapsedIndividually: false, isNew: c.isNew === null ? null : false, replies: [] };
+}
 
 /** A deleted comment as a placeholder shows it (behaviour spec 6.4): nothing of its author or text. */
 function deletedComment(c: CommentView): CommentView {
@@ -31,10 +46,11 @@ export class PostResolver {
 
   @Mutation(() => Topic, { description: 'Edits a topic: its author (admins may change title, link and tags, not the text).' })
   async editTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('input', () => EditTopicInput, { description: 'What to change.' }) input: EditTopicInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
     const patch: EditTopicView = {};
     if (input.title != null) patch.title = input.title;
     if (input.markdown !== undefined) patch.markdown = input.markdown;
@@ -46,43 +62,53 @@ export class PostResolver {
   }
 
   @Mutation(() => Topic, { description: 'Deletes a topic (its author only); it disappears for everyone. Returns it as it was, with `isDeleted: true`.' })
-  async deleteTopic(@Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+  async deleteTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
     const ds = discussion(ctx);
     const t = await withFields(ds.topics.get(ctx.actor, id), TOPIC_ID);
     await ds.topics.delete(ctx.actor, id);
     return topicNode(ctx, t, true);
   }
 
-  @Mutation(() => Comment, { description: 'Posts a comment on a topic, or a reply to a comment at any depth (not on locked topics, admins excepted).' })
+  @Mutation(() => CommentThread, {
+    description:
+      'Posts a comment on a topic, or a reply to a comment at any depth (not on locked topics, admins excepted). ' +
+      'Returns its thread node: the new comment record (with `topic` and `parent`), its depth, no replies.',
+  })
   async postComment(
-    @Arg('topicId', () => ID, { description: 'The topic\'s id36.' }) topicId: string,
-    @Arg('parentId', () => ID, { nullable: true, description: 'The id36 of the comment to reply to; omit for a top-level comment.' }) parentId: string | null | undefined,
+    @Arg('topicId', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('parentId', () => ID, { nullable: true, description: 'The comment to reply to (its global `id` or its `id36`); omit or null for a top-level comment.' })
+    parentArg: string | null | undefined,
     @Arg('markdown', () => String, { description: 'The text, in Markdown.' }) markdown: string,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<CommentNode> {
-    const c = await withFields(discussion(ctx).comments.post(ctx.actor, { topicId, parentId: parentId ?? null, markdown }), {
+  ): Promise<ThreadNode> {
+    const topicId = id36Of(topicArg, 'Topic', 'topicId');
+    const parentId = parentArg == null ? null : id36Of(parentArg, 'Comment', 'parentId');
+    const c = await withFields(discussion(ctx).comments.post(ctx.actor, { topicId, parentId, markdown }), {
       topic_id36: 'topicId',
       topic: 'topicId',
       parent: 'parentId',
       parent_id36: 'parentId',
     });
-    return commentNode(c, 0);
+    return newThread(ctx, c);
   }
 
   @Mutation(() => Comment, { description: 'Edits a comment (its author only; not on locked topics, admins excepted).' })
   async editComment(
-    @Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string,
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('markdown', () => String, { description: 'The new text, in Markdown.' }) markdown: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
-    return commentNode(await withFields(discussion(ctx).comments.edit(ctx.actor, id, markdown), COMMENT_ID), 0);
+    const id = id36Of(commentArg, 'Comment', 'id');
+    return commentNode(await withFields(discussion(ctx).comments.edit(ctx.actor, id, markdown), COMMENT_ID));
   }
 
   @Mutation(() => Comment, { description: 'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the placeholder (`isDeleted: true`).' })
-  async deleteComment(@Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string, @Ctx() ctx: GraphQLContext): Promise<CommentNode> {
+  async deleteComment(@Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string, @Ctx() ctx: GraphQLContext): Promise<CommentNode> {
+    const id = id36Of(commentArg, 'Comment', 'id');
     const ds = discussion(ctx);
     const c = await withFields(ds.comments.get(ctx.actor, id), COMMENT_ID);
     await ds.comments.delete(ctx.actor, id);
-    return commentNode(deletedComment(c), 0);
+    return commentNode(deletedComment(c));
   }
 }

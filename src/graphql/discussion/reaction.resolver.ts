@@ -1,8 +1,9 @@
-/** A user's reactions to posts: votes, bookmarks, ignores and labels. Each answers the post as it is now. */
+/** A user's reactions to posts: votes, bookmarks, ignores, labels and visits. Each answers the post as it is now. */
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { PostKind } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
-import { COMMENT_ID, TOPIC_ID, withFields } from './call';
+import { id36Of } from '../node/global-id';
+import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
 import { Comment } from './comment.type';
 import { CommentLabel } from './enums';
 import { primeTopic } from './loaders';
@@ -16,7 +17,7 @@ async function topicNow(ctx: GraphQLContext, id: string): Promise<TopicNode> {
 }
 
 async function commentNow(ctx: GraphQLContext, id: string): Promise<CommentNode> {
-  return commentNode(await withFields(discussion(ctx).comments.get(ctx.actor, id), COMMENT_ID), 0);
+  return commentNode(await withFields(discussion(ctx).comments.get(ctx.actor, id), COMMENT_ID));
 }
 
 function rename(kind: PostKind) {
@@ -33,69 +34,88 @@ async function bookmark(ctx: GraphQLContext, kind: PostKind, id: string, on: boo
   await withFields(on ? b.bookmark(ctx.actor, kind, id) : b.unbookmark(ctx.actor, kind, id), rename(kind));
 }
 
+/** A Boolean switch of a mutation: non-null, so omitting it and passing its default are the same. */
+const on = (description: string) => ({ nullable: false as const, defaultValue: true, description });
+
 @Resolver()
 export class ReactionResolver {
   @Mutation(() => Topic, { description: 'Votes for a topic (or takes the vote back with `vote: false`); never on one\'s own. Idempotent.' })
   async voteTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('vote', () => Boolean, { nullable: true, defaultValue: true, description: 'true to vote, false to take the vote back.' }) on: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('vote', () => Boolean, on('true to vote, false to take the vote back.')) yes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
-    await vote(ctx, 'topic', id, on !== false);
+    const id = id36Of(topicArg, 'Topic', 'id');
+    await vote(ctx, 'topic', id, yes);
     return topicNow(ctx, id);
   }
 
   @Mutation(() => Comment, { description: 'Votes for a comment (or takes the vote back with `vote: false`); never on one\'s own. Idempotent.' })
   async voteComment(
-    @Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string,
-    @Arg('vote', () => Boolean, { nullable: true, defaultValue: true, description: 'true to vote, false to take the vote back.' }) on: boolean | null,
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
+    @Arg('vote', () => Boolean, on('true to vote, false to take the vote back.')) yes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
-    await vote(ctx, 'comment', id, on !== false);
+    const id = id36Of(commentArg, 'Comment', 'id');
+    await vote(ctx, 'comment', id, yes);
     return commentNow(ctx, id);
   }
 
   @Mutation(() => Topic, { description: 'Bookmarks a topic (or removes the bookmark with `bookmark: false`). Idempotent.' })
   async bookmarkTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('bookmark', () => Boolean, { nullable: true, defaultValue: true, description: 'true to bookmark, false to remove the bookmark.' }) on: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('bookmark', () => Boolean, on('true to bookmark, false to remove the bookmark.')) yes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
-    await bookmark(ctx, 'topic', id, on !== false);
+    const id = id36Of(topicArg, 'Topic', 'id');
+    await bookmark(ctx, 'topic', id, yes);
     return topicNow(ctx, id);
   }
 
   @Mutation(() => Comment, { description: 'Bookmarks a comment (or removes the bookmark with `bookmark: false`). Idempotent.' })
   async bookmarkComment(
-    @Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string,
-    @Arg('bookmark', () => Boolean, { nullable: true, defaultValue: true, description: 'true to bookmark, false to remove the bookmark.' }) on: boolean | null,
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
+    @Arg('bookmark', () => Boolean, on('true to bookmark, false to remove the bookmark.')) yes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
-    await bookmark(ctx, 'comment', id, on !== false);
+    const id = id36Of(commentArg, 'Comment', 'id');
+    await bookmark(ctx, 'comment', id, yes);
     return commentNow(ctx, id);
   }
 
-  @Mutation(() => Topic, { description: 'Ignores a topic: it leaves the viewer\'s listing but stays readable (`ignored: true`). `ignore: false` undoes it.' })
+  @Mutation(() => Topic, { description: 'Ignores a topic: it leaves the viewer\'s listing but stays readable (`viewerHasIgnored: true`). `ignore: false` undoes it.' })
   async ignoreTopic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
-    @Arg('ignore', () => Boolean, { nullable: true, defaultValue: true, description: 'true to ignore, false to stop ignoring.' }) on: boolean | null,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Arg('ignore', () => Boolean, on('true to ignore, false to stop ignoring.')) yes: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
     const i = discussion(ctx).ignores;
-    await withFields(on !== false ? i.ignore(ctx.actor, id) : i.unignore(ctx.actor, id), TOPIC_ID);
+    await withFields(yes ? i.ignore(ctx.actor, id) : i.unignore(ctx.actor, id), TOPIC_ID);
+    return topicNow(ctx, id);
+  }
+
+  @Mutation(() => Topic, {
+    description:
+      'Records the logged-in viewer\'s visit to a topic (what REST `GET /topic/{id}` does on each read): `lastVisitedAt` becomes now, ' +
+      '`newCommentCount` 0, and the next read of its threads marks `isNew` against this visit. Queries never record visits.',
+  })
+  async visitTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+    const id = id36Of(topicArg, 'Topic', 'id');
+    await withFields(discussion(ctx).visits.record(ctx.actor, id), TOPIC_ID);
     return topicNow(ctx, id);
   }
 
   @Mutation(() => Comment, { description: 'Puts a label on a comment that is not one\'s own (each label once per user), or takes it back with `add: false`. `EXEMPLARY` needs a reason.' })
   async labelComment(
-    @Arg('id', () => ID, { description: 'The comment\'s id36.' }) id: string,
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('label', () => CommentLabel, { description: 'The label.' }) label: CommentLabel,
     @Arg('reason', () => String, { nullable: true, description: 'Why (required for EXEMPLARY).' }) reason: string | null | undefined,
-    @Arg('add', () => Boolean, { nullable: true, defaultValue: true, description: 'true to add the label, false to take it back.' }) add: boolean | null,
+    @Arg('add', () => Boolean, on('true to add the label, false to take it back.')) add: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
+    const id = id36Of(commentArg, 'Comment', 'id');
     const l = discussion(ctx).labels;
-    const c = await withFields(add !== false ? l.label(ctx.actor, id, label, reason ?? null) : l.unlabel(ctx.actor, id, label), COMMENT_ID);
-    return commentNode(c, 0);
+    return commentNode(await withFields(add ? l.label(ctx.actor, id, label, reason ?? null) : l.unlabel(ctx.actor, id, label), COMMENT_ID));
   }
 }

@@ -3,30 +3,36 @@ import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolv
 import type { GraphQLResolveInfo } from 'graphql';
 import type { TopicListArgs } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
-import { orNull, remember, TOPIC_ID, withFields } from './call';
-import { Comment } from './comment.type';
-import { TopicConnection } from './connection.types';
+import { id36Of } from '../node/global-id';
+import { orNull, remember, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { CommentThreadConnection, TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
 import { memo, primeTopic } from './loaders';
-import { childFields, givenArgs, selectsFieldBelow } from './lookahead';
-import { CommentTree, commentTree, discussion, TopicNode, topicNode } from './nodes';
-import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
+import { childFields, selectsFieldBelow } from './lookahead';
+import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
+import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
+import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
 
-/** Estimated comments of a topic, for the cost limit (the tree and the flat list hold the same comments). */
-export const FLAT_COMMENTS_COST_FACTOR = 100;
-export const TOP_COMMENTS_COST_FACTOR = FLAT_COMMENTS_COST_FACTOR;
+/**
+ * Estimated comments of a topic, for the cost limit: a page of threads holds at most the topic's
+ * comments (estimated as before at 100, whatever the page size); a small page about four
+ * comments per thread (a top-level comment and its replies).
+ */
+export const TOPIC_COMMENTS_ESTIMATE = 100;
+const COMMENTS_PER_THREAD_ESTIMATE = 4;
 
 const ORDER_DESCRIPTION =
-  'How siblings are sorted at every level. When omitted: the logged-in viewer\'s preferred order (`settings.defaultCommentOrder`, itself RELEVANCE unless changed), as REST does; RELEVANCE for anonymous viewers.';
+  'How siblings are sorted at every level. Null or omitted: the logged-in viewer\'s preferred order ' +
+  '(`settings.defaultCommentOrder`, RELEVANCE unless changed), as REST does; RELEVANCE for anonymous viewers.';
 
 @ArgsType()
 export class TopicsArgs extends ConnectionArgs {
-  @Field(() => TopicOrder, { nullable: true, defaultValue: TopicOrder.ACTIVITY, description: 'Sort order (REST `order`).' })
-  order?: TopicOrder | null;
+  @Field(() => TopicOrder, { defaultValue: TopicOrder.ACTIVITY, description: 'Sort order (REST `order`).' })
+  order!: TopicOrder;
 
-  @Field(() => String, { nullable: true, defaultValue: 'all', description: 'Only topics posted within this period: `all`, or a number of hours or days such as `4h`, `2d` (REST `period`).' })
-  period?: string | null;
+  @Field(() => String, { defaultValue: 'all', description: 'Only topics posted within this period: `all`, or a number of hours or days such as `4h`, `2d` (REST `period`).' })
+  period!: string;
 
   @Field(() => String, { nullable: true, description: 'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).' })
   tag?: string | null;
@@ -40,35 +46,35 @@ export class TopicsArgs extends ConnectionArgs {
   group?: string | null;
 }
 
+@ArgsType()
+export class ThreadsArgs extends ConnectionArgs {
+  @Field(() => CommentOrder, { nullable: true, description: ORDER_DESCRIPTION })
+  order?: CommentOrder | null;
+}
+
 function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boolean): string {
   return `tree:${topicId}:${order ?? 'preferred'}:${markdown ? 'md' : 'html'}`;
 }
 
 /**
- * The `order` a comment tree field asks for: the given one, or undefined when the operation gave
- * none, so the service applies the viewer's preferred order (settings.defaultCommentOrder) exactly
- * as REST does without `order`; anonymous viewers get RELEVANCE.
- */
-function requestedOrder(order: CommentOrder | null | undefined, given: boolean): CommentOrder | undefined {
-  return given && order != null ? order : undefined;
-}
-
-/**
- * The topic's comment tree in `order`, read once per request (no visit recorded here); with the
+ * The topic's comment tree in `order` (undefined: the viewer's preferred order), read once per
+ * request, never recording a visit (queries have no side effects; see `visitTopic`); with the
  * comments' Markdown source only when the selection asks for `markdown` (a tree read with it also
  * serves selections without it).
  */
-function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<CommentTree> {
+function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<ThreadNode[]> {
   const richer = treeKey(topic.view.id, order, true);
   const key = markdown || ctx.loaders.has(`memo:${richer}`) ? richer : treeKey(topic.view.id, order, false);
   return memo(ctx, key, async () => {
-    const read = await discussion(ctx).topics.read(ctx.actor, topic.id, { ...(order ? { order } : {}), recordVisit: false, markdown: key === richer });
-    return commentTree(topic, read.comments);
+    const read = await discussion(ctx).topics.read(ctx.actor, topic.id36, { ...(order ? { order } : {}), recordVisit: false, markdown: key === richer });
+    return threadTree(topic, read.comments);
   });
 }
 
-function orderGiven(info: GraphQLResolveInfo): boolean {
-  return info.fieldNodes.some((n) => givenArgs(n, info.variableValues).has('order'));
+/** The cost of a page of threads: its comments (bounded by the topic's estimate) times one comment's selection. */
+function threadsComplexity({ args, childComplexity }: { args: Record<string, unknown>; childComplexity: number }): number {
+  const threads = typeof args.first === 'number' || typeof args.last === 'number' ? pageSizeOf(args) : THREADS_DEFAULT_PAGE_SIZE;
+  return 1 + Math.min(TOPIC_COMMENTS_ESTIMATE, threads * COMMENTS_PER_THREAD_ESTIMATE) * childComplexity;
 }
 
 @Resolver(() => Topic)
@@ -80,8 +86,8 @@ export class TopicResolver {
   async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
     const page = await discussion(ctx).topics.list(ctx.actor, {
       ...toPageArgs(args),
-      order: args.order ?? TopicOrder.ACTIVITY,
-      period: args.period ?? 'all',
+      order: args.order,
+      period: args.period,
       ...(args.tag != null ? { tag: args.tag } : {}),
       ...(args.group != null ? { group: args.group } : {}),
     } as TopicListArgs);
@@ -95,19 +101,20 @@ export class TopicResolver {
     nullable: true,
     description:
       'One topic (REST `GET /topic/{id}`); null when unknown, deleted, or removed (unless the viewer is its author or an admin). ' +
-      'Asking for its `comments` or `commentsFlat` records a logged-in viewer\'s visit, after the answer was computed against the previous one.',
+      'Reading it records no visit (REST does): `visitTopic` does, when the client has shown the topic.',
   })
   async topic(
-    @Arg('id', () => ID, { description: 'The topic\'s id36.' }) id: string,
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) idArg: string,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<TopicNode | null> {
+    const id = id36Of(idArg, 'Topic', 'id');
     const ds = discussion(ctx);
     const orders = [
       ...new Set(
         childFields(info)
-          .filter((f) => f.name === 'comments' || f.name === 'commentsFlat')
-          .map((f) => requestedOrder(f.args.order as CommentOrder | null | undefined, f.given.has('order'))),
+          .filter((f) => f.name === 'threads')
+          .map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined),
       ),
     ];
     if (orders.length === 0) {
@@ -116,18 +123,18 @@ export class TopicResolver {
       primeTopic(ctx, t);
       return topicNode(ctx, t);
     }
-    // One read per order asked, in sequence; only the last records the visit, so every tree sees the previous one.
-    // Markdown anywhere below covers every tree's selection (tree() then finds these reads).
+    // The topic and its tree in one read per order asked (tree() then finds them).
+    // Markdown anywhere below covers every tree's selection.
     const markdown = selectsFieldBelow(info, 'markdown');
     let node: TopicNode | undefined;
-    for (const [i, order] of orders.entries()) {
-      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: i === orders.length - 1, markdown }), TOPIC_ID));
+    for (const order of orders) {
+      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: false, markdown }), TOPIC_ID));
       if (!read) return null;
       if (!node) {
         primeTopic(ctx, read.topic);
         node = topicNode(ctx, read.topic);
       }
-      remember(ctx, treeKey(read.topic.id, order, markdown), Promise.resolve(commentTree(node, read.comments)));
+      remember(ctx, treeKey(read.topic.id, order, markdown), Promise.resolve(threadTree(node, read.comments)));
     }
     return node!;
   }
@@ -140,30 +147,17 @@ export class TopicResolver {
     return topic.view.markdown;
   }
 
-  @FieldResolver(() => [Comment], {
-    description: 'The comment tree (REST `comments`): top-level comments, replies nested in `children`; deleted comments without replies are pruned, every level sorted by `order`.',
-    complexity: ({ childComplexity }) => 1 + TOP_COMMENTS_COST_FACTOR * childComplexity,
-  })
-  async comments(
-    @Root() topic: TopicNode,
-    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: ORDER_DESCRIPTION }) order: CommentOrder | null,
-    @Ctx() ctx: GraphQLContext,
-    @Info() info: GraphQLResolveInfo,
-  ) {
-    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)), selectsFieldBelow(info, 'markdown'))).roots;
-  }
-
-  @FieldResolver(() => [Comment], {
+  @FieldResolver(() => CommentThreadConnection, {
     description:
-      'Every comment of the tree in display order (depth-first), each with `depth` and `parentId`, so a client renders any depth with one flat selection.',
-    complexity: ({ childComplexity }) => 1 + FLAT_COMMENTS_COST_FACTOR * childComplexity,
+      'The comment tree by page (REST `comments`, which is the whole tree): top-level comments in `order`, ' +
+      `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most ${THREADS_MAX_PAGE_SIZE}), each with all its replies ` +
+      '(`replies`, nested, or `descendants`, flat in display order); deleted comments without replies are pruned.',
+    complexity: threadsComplexity,
   })
-  async commentsFlat(
-    @Root() topic: TopicNode,
-    @Arg('order', () => CommentOrder, { nullable: true, defaultValue: CommentOrder.RELEVANCE, description: ORDER_DESCRIPTION }) order: CommentOrder | null,
-    @Ctx() ctx: GraphQLContext,
-    @Info() info: GraphQLResolveInfo,
-  ) {
-    return (await tree(ctx, topic, requestedOrder(order, orderGiven(info)), selectsFieldBelow(info, 'markdown'))).flat;
+  async threads(@Root() topic: TopicNode, @Args(() => ThreadsArgs) args: ThreadsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+    // Bad paging arguments are refused before the tree is read.
+    threadPageArgs(args);
+    const roots = await tree(ctx, topic, args.order ?? undefined, selectsFieldBelow(info, 'markdown'));
+    return threadPage(roots, args);
   }
 }

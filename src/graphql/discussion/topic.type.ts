@@ -1,4 +1,5 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Node } from '../node/node.type';
 import { DateTimeScalar } from './scalars';
 import { Group } from './group.type';
 import { User } from './user.type';
@@ -6,17 +7,20 @@ import type { GroupNode, UserNode } from './nodes';
 
 /**
  * A topic. Plain fields come straight from the mapped node (simpleResolvers: no middleware per
- * field); `markdown`, `comments` and `commentsFlat` are resolved in topic.resolver.ts.
+ * field); `markdown` and `threads` are resolved in topic.resolver.ts.
  */
-@ObjectType('Topic', { simpleResolvers: true, description: 'A topic: a text post or a link, posted in a group, with a tree of comments.' })
+@ObjectType('Topic', { implements: Node, simpleResolvers: true, description: 'A topic: a text post or a link, posted in a group, with a tree of comments.' })
 export class Topic {
-  @Field(() => ID, { description: 'The topic\'s id36 (base-36 id), as in REST URLs and cursors.' })
+  @Field(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the topic again.' })
   id!: string;
+
+  @Field(() => String, { description: 'The topic\'s REST id (base-36), as in `/api/beta` URLs and cursors; arguments naming a topic accept it too.' })
+  id36!: string;
 
   @Field(() => String, { description: 'The title.' })
   title!: string;
 
-  @Field(() => String, { nullable: true, description: 'The text rendered from Markdown; null for link topics and text topics without text.' })
+  @Field(() => String, { nullable: true, description: 'The text rendered from Markdown to HTML; null for link topics and text topics without text.' })
   textHtml!: string | null;
 
   @Field(() => String, { nullable: true, description: 'The link of a link topic; null for text topics.' })
@@ -55,26 +59,26 @@ export class Topic {
   @Field(() => Int, { nullable: true, description: 'Viewer-specific: comments added since the viewer\'s previous visit; null without a visit or when anonymous.' })
   newCommentCount!: number | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: whether the viewer voted for the topic; null when anonymous.' })
-  voted!: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer voted for the topic; null when anonymous.' })
+  viewerHasVoted!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: whether the viewer bookmarked the topic; null when anonymous.' })
-  bookmarked!: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer bookmarked the topic; null when anonymous.' })
+  viewerHasBookmarked!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: whether the viewer ignores the topic (ignored topics are left out of the listing); null when anonymous.' })
-  ignored!: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer ignores the topic (ignored topics are left out of the listing); null when anonymous.' })
+  viewerHasIgnored!: boolean | null;
 
   @Field(() => Boolean, { description: 'Marked official by an admin.' })
-  official!: boolean;
+  isOfficial!: boolean;
 
   @Field(() => Boolean, { description: 'Locked by an admin: no new comments or edits (admins excepted).' })
-  locked!: boolean;
+  isLocked!: boolean;
 
   @Field(() => [String], { description: 'Tags in entry order: lowercase, words separated by spaces, hierarchy by `.` (`ask.survey`).' })
   tags!: string[];
 
-  @Field(() => DateTimeScalar, { nullable: true, description: 'Viewer-specific: the viewer\'s previous visit to the topic; null without one or when anonymous.' })
-  lastVisitTime!: Date | null;
+  @Field(() => DateTimeScalar, { nullable: true, description: 'Viewer-specific: the viewer\'s previous visit to the topic (recorded by `visitTopic` and by REST reads); null without one or when anonymous.' })
+  lastVisitedAt!: Date | null;
 
   @Field(() => Boolean, { description: 'Deleted by its author (only ever true in the answer of `deleteTopic`: deleted topics are not found).' })
   isDeleted!: boolean;

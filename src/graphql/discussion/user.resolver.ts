@@ -1,9 +1,10 @@
 /** Query.viewer, Query.user and the User fields: profile facts and the three feeds. */
-import { Arg, Args, Ctx, FieldResolver, Info, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import { ValidationError } from '../../core/errors';
 import type { AccountView, CommentView, HistoryItem, Page, TopicView, UserView } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
+import { toGlobalId } from '../node/global-id';
 import { orNull } from './call';
 import { CommentConnection, HistoryConnection, TopicConnection } from './connection.types';
 import { memo, primeTopic, primeUser, usersById, usersByName } from './loaders';
@@ -77,6 +78,12 @@ export class UserResolver {
     return userNode(u);
   }
 
+  @FieldResolver(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the user again.' })
+  id(@Root() u: UserNode): string {
+    // Usernames are unique regardless of letter case: one user, one id, whichever case a path used.
+    return toGlobalId('User', u.username.toLowerCase());
+  }
+
   @FieldResolver(() => DateTimeScalar, { description: 'When the user registered.' })
   async joinedAt(@Root() u: UserNode, @Ctx() ctx: GraphQLContext): Promise<Date> {
     return (await viewOf(ctx, u)).createdAt;
@@ -107,7 +114,7 @@ export class UserResolver {
       page as Page<HistoryItem>,
       (i) => (i.kind === 'topic' ? `t-${i.topic.id36}` : `c-${i.comment.id36}`),
       (i) => {
-        if (i.kind === 'comment') return commentNode(i.comment, 0);
+        if (i.kind === 'comment') return commentNode(i.comment);
         primeTopic(ctx, i.topic);
         return topicNode(ctx, i.topic);
       },
@@ -126,6 +133,6 @@ export class UserResolver {
   @FieldResolver(() => CommentConnection, { description: 'The user\'s comments, newest first (REST `GET /user/{username}/comments`).', complexity: connectionComplexity })
   async comments(@Root() u: UserNode, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: GraphQLContext): Promise<CommentConnection> {
     const { page } = await feed(ctx, 'comments', u.username, args);
-    return toConnection(page as Page<CommentView>, (c) => c.id36, (c) => commentNode(c, 0)) as unknown as CommentConnection;
+    return toConnection(page as Page<CommentView>, (c) => c.id36, (c) => commentNode(c)) as unknown as CommentConnection;
   }
 }

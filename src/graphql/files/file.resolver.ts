@@ -7,8 +7,9 @@ import { admitUpload } from '../../rest/files/admission';
 import { baseUrl, filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
 import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
+import { toGlobalId } from '../node/global-id';
 import { GraphQLUpload, Upload } from '../uploads';
-import { FileInfo, UploadedFile } from './file.types';
+import { FileFacts, FileInfo, UploadedFile } from './file.types';
 
 /**
  * Domain errors become GraphQL errors carrying their HTTP status (413 for a too large upload, …).
@@ -37,7 +38,7 @@ async function requireApiKey(ctx: GraphQLContext): Promise<void> {
   }
 }
 
-function info<T extends FileInfo>(target: T, base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): T {
+function info<T extends FileFacts>(target: T, base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): T {
   target.url = `${base}/${f.filename}`;
   target.directUrl = `${base}/selif/${f.filename}`;
   target.filename = f.filename;
@@ -51,45 +52,105 @@ function info<T extends FileInfo>(target: T, base: string, f: { filename: string
 function presentUploaded(base: string, r: UploadResult): UploadedFile {
   const out = info(new UploadedFile(), base, r);
   out.deleteKey = r.deleteKey;
+  out.file = presentInfo(base, r);
   return out;
 }
 
-function presentInfo(base: string, f: StoredFile): FileInfo {
-  return info(new FileInfo(), base, f);
+function presentInfo(base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): FileInfo {
+  const out = info(new FileInfo(), base, f);
+  out.id = toGlobalId('FileInfo', f.filename);
+  return out;
 }
+
+/** A stored file as `file(filename:)` shows it (access key from the Files-Access-Key header); null when none or not allowed. */
+export async function fileNode(ctx: GraphQLContext, filename: string): Promise<FileInfo | null> {
+  const { files, settings } = ctx.services.files;
+  const found = await files.findLive(filename);
+  if (!found) return null;
+  try {
+    await files.checkAccess(found, nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)));
+  } catch (err) {
+    if (classifyError(err)) return null;
+    throw err;
+  }
+  return presentInfo(baseUrl(ctx.request, settings), found);
+}
+
+interface UploadOptions {
+  filename: string | null;
+  randomize: boolean | null;
+  deleteKey: string | null;
+  expiresIn: number | null;
+  accessKey: string | null;
+}
+
+/** One upload, as `PUT /upload` stores it. */
+async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promise<UploadedFile> {
+  return mapped(async () => {
+    await requireApiKey(ctx);
+    // Before the file's bytes are read; the slot is freed when the response is over (or the client left).
+    await admitUpload(ctx.services.files.uploads, ctx.request.ip, ctx.reply.raw);
+    const upload = await file.promise;
+    const result = await ctx.services.files.uploads.upload(upload.createReadStream(), {
+      requestedName: o.filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
+      randomize: o.randomize === true,
+      deleteKey: nonEmpty(o.deleteKey ?? undefined),
+      accessKey: nonEmpty(o.accessKey ?? undefined),
+      expiry: o.expiresIn === null ? undefined : String(o.expiresIn),
+      isServerPath: (name) => isServerPath(ctx.request, name),
+    });
+    return presentUploaded(baseUrl(ctx.request, ctx.services.files.settings), result);
+  });
+}
+
+const DELETE_KEY = 'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.';
+const EXPIRES_IN = 'Seconds until the file expires; absent, 0 or above the server maximum → the maximum (never when unlimited).';
+const ACCESS_KEY = 'Key required to read the file; absent or empty → readable by anyone.';
+const RANDOMIZE = 'Replace the name (not its extension) with 8 random characters.';
 
 @Resolver()
 export class FileResolver {
   @Mutation(() => UploadedFile, {
     description:
-      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Errors: 400 empty file or bad name, 401 API key required, 413 over the size limit, 429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS).',
+      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: ' +
+      'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Its failure fails the operation ' +
+      '(use `uploadFiles` for several files whose results must arrive even when one fails): 400 empty file or bad name, 401 API key required, 413 over the size limit, ' +
+      '429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) ' +
+      'or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may fill several variables (the spec\'s map).',
   })
   uploadFile(
     @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' }) file: Upload,
     @Arg('filename', () => String, { nullable: true, description: 'Requested name; defaults to the filename the part was sent with.' }) filename: string | null,
-    @Arg('randomize', () => Boolean, { nullable: true, description: 'Replace the name (not its extension) with 8 random characters.' }) randomize: boolean | null,
-    @Arg('deleteKey', () => String, { nullable: true, description: 'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.' })
-    deleteKey: string | null,
-    @Arg('expiresIn', () => Int, { nullable: true, description: 'Seconds until the file expires; absent, 0 or above the server maximum → the maximum (never when unlimited).' })
-    expiresIn: number | null,
-    @Arg('accessKey', () => String, { nullable: true, description: 'Key required to read the file; absent or empty → readable by anyone.' }) accessKey: string | null,
+    @Arg('randomize', () => Boolean, { nullable: true, description: RANDOMIZE }) randomize: boolean | null,
+    @Arg('deleteKey', () => String, { nullable: true, description: DELETE_KEY }) deleteKey: string | null,
+    @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
+    @Arg('accessKey', () => String, { nullable: true, description: ACCESS_KEY }) accessKey: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<UploadedFile> {
-    return mapped(async () => {
-      await requireApiKey(ctx);
-      // Before the file's bytes are read; the slot is freed when the response is over (or the client left).
-      await admitUpload(ctx.services.files.uploads, ctx.request.ip, ctx.reply.raw);
-      const upload = await file.promise;
-      const result = await ctx.services.files.uploads.upload(upload.createReadStream(), {
-        requestedName: filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
-        randomize: randomize === true,
-        deleteKey: nonEmpty(deleteKey ?? undefined),
-        accessKey: nonEmpty(accessKey ?? undefined),
-        expiry: expiresIn === null ? undefined : String(expiresIn),
-        isServerPath: (name) => isServerPath(ctx.request, name),
-      });
-      return presentUploaded(baseUrl(ctx.request, ctx.services.files.settings), result);
-    });
+    return store(ctx, file, { filename, randomize, deleteKey, expiresIn, accessKey });
+  }
+
+  @Mutation(() => [UploadedFile], {
+    nullable: 'items',
+    description:
+      'Uploads several files (a list variable, each element a multipart part), one after the other, each named by its part\'s filename; ' +
+      'the same rules and errors as `uploadFile`. A file that fails is null in the list with an error at its index; the others are stored and answered.',
+  })
+  async uploadFiles(
+    @Arg('files', () => [GraphQLUpload], { description: 'The files (multipart parts mapped to `variables.files.0`, `variables.files.1`, …).' }) files: Upload[],
+    @Arg('randomize', () => Boolean, { nullable: true, description: RANDOMIZE }) randomize: boolean | null,
+    @Arg('deleteKey', () => String, { nullable: true, description: DELETE_KEY }) deleteKey: string | null,
+    @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
+    @Arg('accessKey', () => String, { nullable: true, description: ACCESS_KEY }) accessKey: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<(UploadedFile | Error)[]> {
+    const out: (UploadedFile | Error)[] = [];
+    // In order: the parts arrive in order, and each upload reads its part to the end.
+    for (const file of files) {
+      out.push(await store(ctx, file, { filename: null, randomize, deleteKey, expiresIn, accessKey }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))));
+    }
+    // An error in place of an item is reported at its index, the item null (graphql-js and graphql-jit alike).
+    return out;
   }
 
   @Query(() => FileInfo, { nullable: true, description: 'Information about a stored file; null when there is none (or it expired). A protected file needs its access key.' })

@@ -1,10 +1,16 @@
 /** GraphQL object types of file sharing. */
 import { GraphQLSafeInt } from 'graphql-scalars';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { Node } from '../node/node.type';
 import { DateTimeScalar } from '../discussion/scalars';
 
-@ObjectType({ description: 'A stored file as anyone can see it: its links, size, type and checksum.' })
-export class FileInfo {
+/**
+ * What anyone may know of a stored file; shared by FileInfo (the record) and UploadedFile (an
+ * upload's answer). Decorated so both inherit its fields; never used as a field's type, so it is
+ * not in the schema.
+ */
+@ObjectType('FileFacts')
+export abstract class FileFacts {
   @Field(() => String, { description: 'Public URL of the file (`{base}/{filename}`): JSON information with `Accept: application/json`, otherwise the file itself.' })
   url!: string;
 
@@ -27,8 +33,23 @@ export class FileInfo {
   sha256sum!: string;
 }
 
-@ObjectType({ description: 'A file just uploaded (or overwritten): its information plus the delete key, which is shown only here.' })
-export class UploadedFile extends FileInfo {
+@ObjectType('FileInfo', { implements: Node, description: 'A stored file as anyone can see it: its links, size, type and checksum.' })
+export class FileInfo extends FileFacts implements Node {
+  readonly kind = 'file';
+
+  @Field(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the file again (with its access key in the Files-Access-Key header when protected).' })
+  id!: string;
+}
+
+/**
+ * The answer of an upload: the file's facts and the delete key, which exists only here. Not a
+ * Node (no id): the record a cache keeps is `file`.
+ */
+@ObjectType('UploadedFile', { description: 'A file just uploaded (or overwritten): the stored file (`file`, also its facts flat here) plus the delete key, which is shown only here.' })
+export class UploadedFile extends FileFacts {
   @Field(() => String, { description: 'The key that deletes or overwrites the file: the one given, or 30 generated characters. Keep it; it is stored only as a hash.' })
   deleteKey!: string;
+
+  @Field(() => FileInfo, { description: 'The stored file as a record (the same as `file(filename:)` and `node(id:)` answer).' })
+  file!: FileInfo;
 }

@@ -66,6 +66,8 @@ export function applyMap(operations: unknown, map: unknown, maxFiles: number): M
     }
     const targets = (paths as string[]).map((p) => resolvePath(operations, p));
     const upload = new Upload();
+    // One file may fill several places (apollo-upload-client maps the same File object once).
+    upload.uses = targets.length;
     for (const { container, key } of targets) {
       if ((container as Record<string, unknown>)[key] !== null) {
         throw new MapError(`Invalid 'map' entry ${JSON.stringify(field)}: a path is mapped twice`, 400);

@@ -5,6 +5,10 @@
  * the response goes out (so the connection stays usable). Limits answer 413, order and shape
  * errors 400, a client that goes away mid-upload 499.
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -37,6 +41,10 @@ class MultipartState {
   /** Files handed to uploads: the busboy stream and the stream the resolver reads. */
   readonly delivered: { source: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown }; target: PassThrough }[] = [];
   uploads = new Map<string, Upload>();
+  /** File fields whose part arrived (a second part with the same name is ignored). */
+  readonly received = new Set<string>();
+  /** Temporary copies of files that fill several places; removed when the response is over. */
+  readonly spools: string[] = [];
   responding = false;
   limitHit = false;
   aborted = false;
@@ -60,6 +68,10 @@ class MultipartState {
       source.resume();
       if (!target.readableEnded) target.destroy();
     }
+  }
+
+  removeSpools(): void {
+    for (const file of this.spools.splice(0)) fs.rm(file, { force: true }, () => {});
   }
 
   /** Fails every upload not yet delivered, and every delivered stream still open. */
@@ -156,11 +168,13 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
       // A malformed body also errors the part in progress; the busboy 'error' handler answers it.
       stream.on('error', () => {});
       const upload = state.uploads.get(name);
-      if (!mapped || !upload || upload.file || state.responding) {
+      if (!mapped || !upload || state.received.has(name) || state.responding) {
         stream.resume();
         if (!mapped) fail(new RequestError(400, "Misordered multipart fields: files must follow 'operations' and 'map'."));
         return;
       }
+      state.received.add(name);
+      if (upload.uses > 1) return spool(state, stream, upload, info, limits);
       const target = new PassThrough();
       // The error may come before a resolver reads the stream; the reader still sees it (errored state).
       target.on('error', () => {});
@@ -191,7 +205,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
     bb.on('error', () => fail(new RequestError(400, 'Invalid multipart request: malformed body.')));
     bb.on('close', () => {
       if (!mapped) fail(new RequestError(400, "Missing multipart field: expected 'operations' and 'map'."));
-      else for (const upload of state.uploads.values()) if (!upload.file) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
+      // A part still being spooled (several places) settles itself when its copy is written.
+      else for (const [name, upload] of state.uploads) if (!upload.file && !state.received.has(name)) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
       state.end();
     });
     request.raw.on('close', () => {
@@ -201,6 +216,40 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
     });
     request.raw.pipe(bb);
   });
+}
+
+/**
+ * A file that fills several places of the operation: written to a temporary file as it arrives,
+ * then offered to each place (one read stream per call). The resolvers may run one after the other
+ * (mutations do), so one stream split between them would stall on the first reader's back-pressure.
+ */
+function spool(state: MultipartState, stream: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown }, upload: Upload, info: busboy.FileInfo, limits: MultipartLimits): void {
+  const file = path.join(os.tmpdir(), `agora-upload-${crypto.randomUUID()}`);
+  state.spools.push(file);
+  const out = fs.createWriteStream(file, { mode: 0o600 });
+  let failed: Error | undefined;
+  stream.on('limit', () => {
+    state.limitHit = true;
+    failed = new PayloadTooLargeError(`File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`, 'FILE_TOO_LARGE');
+    stream.unpipe(out);
+    stream.resume();
+    out.end();
+  });
+  stream.on('error', (err: Error) => {
+    failed ??= err;
+    out.end();
+  });
+  out.on('error', (err) => upload.reject(err));
+  out.on('close', () => {
+    if (failed) return upload.reject(failed);
+    upload.resolve({
+      filename: info.filename ?? '',
+      mimetype: info.mimeType,
+      encoding: info.encoding,
+      createReadStream: () => fs.createReadStream(file),
+    });
+  });
+  stream.pipe(out);
 }
 
 export interface GraphQLMultipart {
@@ -219,6 +268,8 @@ export function graphqlMultipart(app: FastifyInstance, limits: MultipartLimits):
       if (request.method !== 'POST' || !isMultipart(request) || !hasPreflightHeader(request)) return;
       try {
         request.body = await parse(request, limits);
+        // The temporary copies outlive every resolver: removed once the response is over.
+        reply.raw.once('close', () => states.get(request.raw)?.removeSpools());
       } catch (err) {
         if (!(err instanceof RequestError)) throw err;
         // The request was refused as a whole: nothing is left to drain for onSend.

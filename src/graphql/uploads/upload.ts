@@ -8,7 +8,11 @@ export interface FileUpload {
   filename: string;
   mimetype: string;
   encoding: string;
-  /** The file's bytes; callable once. Errors with PayloadTooLargeError or ClientClosedRequestError. */
+  /**
+   * The file's bytes; callable once per place the file fills (a file mapped to several variables
+   * is kept in a temporary file so each reader gets every byte). Errors with PayloadTooLargeError
+   * or ClientClosedRequestError.
+   */
   createReadStream(): Readable;
 }
 
@@ -22,6 +26,8 @@ export class Upload {
   reject!: (err: Error) => void;
   /** Set once the file's part arrived. */
   file?: FileUpload;
+  /** How many places of the operation the `map` fills with this file (the spec allows several). */
+  uses = 1;
 
   constructor() {
     this.promise = new Promise<FileUpload>((resolve, reject) => {

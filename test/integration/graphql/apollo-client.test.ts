@@ -55,7 +55,7 @@ const TOPICS = gql`
         node {
           id
           title
-          voted
+          viewerHasVoted
           voteCount
           author {
             username
@@ -105,13 +105,13 @@ it('logs in, sends the token, and a vote updates the normalized Topic in the cac
 
   const list = await c.query({ query: TOPICS, variables: { first: 10 } });
   const target = list.data.topics.edges.find((e: any) => e.node.author.username === 'alice').node;
-  expect(target.voted).toBe(false);
+  expect(target.viewerHasVoted).toBe(false);
   await c.mutate({
     mutation: gql`
       mutation Vote($id: ID!) {
         voteTopic(id: $id) {
           id
-          voted
+          viewerHasVoted
           voteCount
         }
       }
@@ -119,7 +119,7 @@ it('logs in, sends the token, and a vote updates the normalized Topic in the cac
     variables: { id: target.id },
   });
   const cached = c.readQuery({ query: TOPICS, variables: { first: 10 } }) as any;
-  expect(cached.topics.edges.find((e: any) => e.node.id === target.id).node).toMatchObject({ voted: true, voteCount: 1 });
+  expect(cached.topics.edges.find((e: any) => e.node.id === target.id).node).toMatchObject({ viewerHasVoted: true, voteCount: 1 });
 });
 
 it('reads a history with fragments on the HistoryItem union', async () => {
@@ -146,7 +146,7 @@ it('reads a history with fragments on the HistoryItem union', async () => {
       }
       fragment CommentItem on Comment {
         id
-        renderedHtml
+        textHtml
         topic {
           id
           title
@@ -170,23 +170,33 @@ it('reads a topic tree (nested and flat) through automatic persisted queries sen
     query Tree($id: ID!) {
       topic(id: $id) {
         id
-        comments {
-          id
-          children {
-            id
+        threads {
+          nodes {
+            comment {
+              id
+            }
+            replies {
+              comment {
+                id
+              }
+            }
+            descendants {
+              depth
+              comment {
+                id
+                parent {
+                  id
+                }
+              }
+            }
           }
-        }
-        commentsFlat {
-          id
-          depth
-          parentId
         }
       }
     }
   `;
   const r1 = await c.query({ query: q, variables: { id: '1' }, fetchPolicy: 'network-only' });
   const r2 = await c.query({ query: q, variables: { id: '1' }, fetchPolicy: 'network-only' });
-  expect(r1.data.topic.commentsFlat).toHaveLength(1);
+  expect(r1.data.topic.threads.nodes).toHaveLength(1);
   expect(r2.data).toEqual(r1.data);
 });
 

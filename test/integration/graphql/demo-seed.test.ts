@@ -16,18 +16,18 @@ describe('with DEMO_SEED on and an empty database', () => {
     const d = await ok(
       s,
       `{ groups { path }
-         topics(first: 100) { edges { node { id title tags voteCount commentCount official group { path } author { username } } } }
-         topic(id: "1") { title commentsFlat { depth exemplary votes } } }`,
+         topics(first: 100) { edges { node { id title tags voteCount commentCount isOfficial group { path } author { username } } } }
+         topic(id: "1") { title threads { nodes { depth comment { isExemplary voteCount } descendants { depth comment { isExemplary voteCount } } } } } }`,
     );
     expect(d.groups.map((g: { path: string }) => g.path)).toEqual(expect.arrayContaining(['tech', 'games.tabletop', 'music']));
     const topics = d.topics.edges.map((e: { node: any }) => e.node);
     expect(topics.length).toBeGreaterThanOrEqual(5);
     expect(topics.some((t: any) => t.tags.length > 0)).toBe(true);
     expect(topics.some((t: any) => t.voteCount > 0 && t.commentCount > 0)).toBe(true);
-    expect(topics.some((t: any) => t.official)).toBe(true);
-    const flat = d.topic.commentsFlat;
-    expect(Math.max(...flat.map((c: any) => c.depth))).toBeGreaterThanOrEqual(2);
-    expect(flat.some((c: any) => c.exemplary === true)).toBe(true);
+    expect(topics.some((t: any) => t.isOfficial)).toBe(true);
+    const flat = d.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]);
+    expect(Math.max(...flat.map((t: any) => t.depth))).toBeGreaterThanOrEqual(2);
+    expect(flat.some((t: any) => t.comment.isExemplary === true)).toBe(true);
   });
 
   it('lets every demo account log in with the documented password', async () => {

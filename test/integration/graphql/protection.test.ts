@@ -25,7 +25,7 @@ describe('with the default configuration and the demo data', () => {
     const history = exampleTabs.find((t) => /query UserHistory/.test(t.query))!.query;
     expect(history).toMatch(/on Topic/);
     expect(history).toMatch(/on Comment/);
-    expect(exampleTabs.find((t) => /query TopicTree/.test(t.query))!.query).toMatch(/children/);
+    expect(exampleTabs.find((t) => /query TopicTree/.test(t.query))!.query).toMatch(/replies/);
   });
 
   it.each(exampleTabs.map((t, i) => [i, t] as const))('example tab %i runs within the depth and cost limits and returns data', async (_i, tab) => {
@@ -39,12 +39,13 @@ describe('with the default configuration and the demo data', () => {
   it('the tree example returns the seeded thread (nested three levels, and flat with depths)', async () => {
     const tree = exampleTabs.find((t) => /query TopicTree/.test(t.query))!;
     const r = await gql(s, tree.query, JSON.parse(tree.variables!));
-    expect(r.body.data.topic.comments.length).toBeGreaterThan(0);
-    expect(r.body.data.topic.comments.some((c: any) => c.children.some((d: any) => d.children.length > 0))).toBe(true);
+    const threads = r.body.data.topic.threads.edges.map((e: any) => e.node);
+    expect(threads.length).toBeGreaterThan(0);
+    expect(threads.some((t: any) => t.replies.some((r: any) => r.depth === 1 && r.replies.length > 0))).toBe(true);
   });
 
   it('refuses an operation above the cost limit (connection sizes multiply), before running it', async () => {
-    const q = `{ topics(first: 100) { edges { node { comments { id children { id children { id children { id } } } } } } } }`;
+    const q = `{ topics(first: 100) { edges { node { threads { nodes { comment { id } replies { comment { id } replies { comment { id } } } } } } } } }`;
     const r = await gql(s, q);
     expect(r.status).toBe(400);
     expect(r.body.errors?.[0]?.message).toMatch(/too expensive/);
@@ -52,13 +53,13 @@ describe('with the default configuration and the demo data', () => {
   });
 
   it('counts the page size: the same selection passes with first: 2 but not with first: 100', async () => {
-    const sel = 'edges { node { commentsFlat { id author { username } renderedHtml votes createdAt } } }';
+    const sel = 'edges { node { threads { nodes { descendants { comment { id author { username } textHtml voteCount createdAt } } } } } }';
     expect((await gql(s, `{ topics(first: 2) { ${sel} } }`)).status).toBe(200);
     expect((await gql(s, `{ topics(first: 100) { ${sel} } }`)).status).toBe(400);
   });
 
   it('refuses an operation deeper than the depth limit', async () => {
-    const q = `{ topic(id: "1") { comments { ${'children { '.repeat(20)}id${' }'.repeat(20)} } } }`;
+    const q = `{ topic(id: "1") { threads { nodes { ${'replies { '.repeat(20)}depth${' }'.repeat(20)} } } } }`;
     const r = await gql(s, q);
     expect(r.status).toBe(400);
     expect(r.body.errors?.[0]?.message).toMatch(/too deep/);

@@ -11,7 +11,7 @@ let s: TestServer;
 let alice: TestUser;
 const byGroup = new Map<string, TopicView[]>();
 
-const ids = (d: any): string[] => d.topics.edges.map((e: any) => e.node.id);
+const ids = (d: any): string[] => d.topics.edges.map((e: any) => e.node.id36);
 /** Newest first, as order: NEW lists them. */
 const newest = (...groups: string[]): string[] =>
   groups
@@ -35,14 +35,14 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 it('lists a group and its subgroups, not groups that only share a prefix', async () => {
-  expect(ids(await ok(s, '{ topics(group: "games", order: NEW) { edges { node { id } } } }'))).toEqual(newest('games', 'games.tabletop', 'games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "games.tabletop", order: NEW) { edges { node { id } } } }'))).toEqual(newest('games.tabletop', 'games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "games.tabletop.chess", order: NEW) { edges { node { id } } } }'))).toEqual(newest('games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "gamesx", order: NEW) { edges { node { id } } } }'))).toEqual(newest('gamesx'));
+  expect(ids(await ok(s, '{ topics(group: "games", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games', 'games.tabletop', 'games.tabletop.chess'));
+  expect(ids(await ok(s, '{ topics(group: "games.tabletop", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games.tabletop', 'games.tabletop.chess'));
+  expect(ids(await ok(s, '{ topics(group: "games.tabletop.chess", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games.tabletop.chess'));
+  expect(ids(await ok(s, '{ topics(group: "gamesx", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('gamesx'));
 });
 
 it('accepts the path with ~ and in any case', async () => {
-  expect(ids(await ok(s, '{ topics(group: "~Tech", order: NEW) { edges { node { id } } } }'))).toEqual(newest('tech'));
+  expect(ids(await ok(s, '{ topics(group: "~Tech", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('tech'));
 });
 
 it('fills every page from the group (the filter is in the query, not applied to a page afterwards)', async () => {
@@ -50,7 +50,7 @@ it('fills every page from the group (the filter is in the query, not applied to 
   const sizes: number[] = [];
   let after: string | null = null;
   for (let i = 0; i < 10; i++) {
-    const d: any = await ok(s, 'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }', { a: after });
+    const d: any = await ok(s, 'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id36 group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }', { a: after });
     expect(d.topics.edges.every((e: any) => e.node.group.path === 'tech')).toBe(true);
     sizes.push(d.topics.edges.length);
     seen.push(...ids(d));
@@ -60,7 +60,7 @@ it('fills every page from the group (the filter is in the query, not applied to 
   expect(seen).toEqual(newest('tech'));
   expect(sizes).toEqual([2, 2, 2]);
   // Backwards from the last one.
-  const back = await ok(s, `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id } } pageInfo { hasPreviousPage } } }`);
+  const back = await ok(s, `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id36 } } pageInfo { hasPreviousPage } } }`);
   expect(ids(back)).toEqual(seen.slice(3, 5));
   expect(back.topics.pageInfo.hasPreviousPage).toBe(true);
 });
@@ -68,23 +68,23 @@ it('fills every page from the group (the filter is in the query, not applied to 
 it('combines with tag, period and every order', async () => {
   const t = await makeTopic(s, alice, { group: 'games.tabletop', title: 'Tagged', tags: ['ask.rules'] });
   byGroup.set('games.tabletop', [...byGroup.get('games.tabletop')!, t]);
-  expect(ids(await ok(s, '{ topics(group: "games", tag: "ask") { edges { node { id } } } }'))).toEqual([t.id36]);
-  expect(ids(await ok(s, '{ topics(group: "tech", tag: "ask") { edges { node { id } } } }'))).toEqual([]);
-  expect(ids(await ok(s, '{ topics(group: "games", period: "1h") { edges { node { id } } } }'))).toEqual([t.id36]);
+  expect(ids(await ok(s, '{ topics(group: "games", tag: "ask") { edges { node { id36 } } } }'))).toEqual([t.id36]);
+  expect(ids(await ok(s, '{ topics(group: "tech", tag: "ask") { edges { node { id36 } } } }'))).toEqual([]);
+  expect(ids(await ok(s, '{ topics(group: "games", period: "1h") { edges { node { id36 } } } }'))).toEqual([t.id36]);
   for (const order of ['ACTIVITY', 'VOTES', 'COMMENTS', 'NEW', 'ALL_ACTIVITY']) {
-    const d = await ok(s, `{ topics(group: "games.tabletop", order: ${order}) { edges { node { id } } } }`);
+    const d = await ok(s, `{ topics(group: "games.tabletop", order: ${order}) { edges { node { id36 } } } }`);
     expect(ids(d).sort()).toEqual(newest('games.tabletop', 'games.tabletop.chess').sort());
   }
 });
 
 it('gives an empty page for an unknown group', async () => {
-  const d = await ok(s, '{ topics(group: "nope") { edges { node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
+  const d = await ok(s, '{ topics(group: "nope") { edges { node { id36 } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
   expect(d.topics).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
-  expect(ids(await ok(s, '{ topics(group: "tech.unknown") { edges { node { id } } } }'))).toEqual([]);
+  expect(ids(await ok(s, '{ topics(group: "tech.unknown") { edges { node { id36 } } } }'))).toEqual([]);
 });
 
 it.each(['', '~', 'a..b', '.games', 'games.', 'Games Tabletop', 'games__x', 'x'.repeat(65)])('refuses the invalid path %p with BAD_USER_INPUT on group', async (group) => {
-  const e = await fails(s, 'query($g: String) { topics(group: $g) { edges { node { id } } } }', { g: group });
+  const e = await fails(s, 'query($g: String) { topics(group: $g) { edges { node { id36 } } } }', { g: group });
   expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'group' });
 });
 

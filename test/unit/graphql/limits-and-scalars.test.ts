@@ -33,7 +33,7 @@ describe('the cost model', () => {
   });
 
   it('comment trees of every topic of a page are refused', () => {
-    expect(cost('{ topics(first: 100) { edges { node { commentsFlat { id renderedHtml } } } } }')).toBeGreaterThan(defaults.maxCost);
+    expect(cost('{ topics(first: 100) { edges { node { threads { nodes { comment { id textHtml } } } } } } }')).toBeGreaterThan(defaults.maxCost);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The schema contract of issue 4: type, field and argument names, types, nullability and defaults
- * are fixed (clients rely on them), and everything carries a description.
+ * The schema contract (issue 4, v2 of issue 14): type, field and argument names, types, nullability
+ * and defaults are fixed (clients rely on them), every object with identity implements Node, and
+ * everything carries a description.
  */
 import {
   GraphQLArgument,
@@ -50,19 +51,58 @@ const PAGE = 'first: Int, after: String, last: Int, before: String';
 describe('Query', () => {
   it.each([
     ['viewer', 'viewer: User'],
-    ['topics', `topics(${PAGE}, order: TopicOrder = ACTIVITY, period: String = "all", tag: String, group: String): TopicConnection!`],
+    ['topics', `topics(${PAGE}, order: TopicOrder! = ACTIVITY, period: String! = "all", tag: String, group: String): TopicConnection!`],
     ['topic', 'topic(id: ID!): Topic'],
     ['user', 'user(username: String!): User'],
     ['groups', 'groups: [Group!]!'],
     ['group', 'group(path: String!): Group'],
+    ['node', 'node(id: ID!): Node'],
+    ['nodes', 'nodes(ids: [ID!]!): [Node]!'],
   ])('%s', (name, sig) => {
     expect(signature('Query', name)).toBe(sig);
+  });
+});
+
+describe('Global Object Identification', () => {
+  it('Node is an interface with id: ID!, implemented by every type with identity', () => {
+    const node = schema.getType('Node');
+    expect(node).toBeInstanceOf(GraphQLInterfaceType);
+    expect(String((node as GraphQLInterfaceType).getFields().id!.type)).toBe('ID!');
+    const implementing = Object.values(schema.getTypeMap())
+      .filter((t): t is GraphQLObjectType => t instanceof GraphQLObjectType && t.getInterfaces().some((i) => i.name === 'Node'))
+      .map((t) => t.name)
+      .sort();
+    expect(implementing).toEqual(['Comment', 'FileInfo', 'Group', 'Topic', 'User']);
+  });
+
+  it('no other object type has an id field (a normalised cache would key it)', () => {
+    const withId = Object.values(schema.getTypeMap())
+      .filter((t): t is GraphQLObjectType => t instanceof GraphQLObjectType && !t.name.startsWith('__') && 'id' in t.getFields())
+      .filter((t) => !t.getInterfaces().some((i) => i.name === 'Node'))
+      .map((t) => t.name);
+    expect(withId).toEqual([]);
+  });
+
+  it('every argument naming a topic or a comment is an ID that says it takes the global id or the id36', () => {
+    const named: string[] = [];
+    for (const type of [schema.getQueryType()!, schema.getMutationType()!]) {
+      for (const f of Object.values(type.getFields())) {
+        for (const a of f.args) {
+          if (!/^(id|topicId|parentId)$/.test(a.name) || f.name === 'node') continue;
+          named.push(`${f.name}(${a.name})`);
+          expect([f.name, a.name, String(a.type).replace('!', '')]).toEqual([f.name, a.name, 'ID']);
+          expect(a.description).toMatch(/global `id`.*`id36`/);
+        }
+      }
+    }
+    expect(named.length).toBeGreaterThanOrEqual(19);
   });
 });
 
 describe('Topic', () => {
   it.each([
     ['id', 'ID!'],
+    ['id36', 'String!'],
     ['title', 'String!'],
     ['markdown', 'String'],
     ['textHtml', 'String'],
@@ -78,56 +118,71 @@ describe('Topic', () => {
     ['voteCount', 'Int!'],
     ['commentCount', 'Int!'],
     ['newCommentCount', 'Int'],
-    ['voted', 'Boolean'],
-    ['bookmarked', 'Boolean'],
-    ['ignored', 'Boolean'],
-    ['official', 'Boolean!'],
-    ['locked', 'Boolean!'],
+    ['viewerHasVoted', 'Boolean'],
+    ['viewerHasBookmarked', 'Boolean'],
+    ['viewerHasIgnored', 'Boolean'],
+    ['isOfficial', 'Boolean!'],
+    ['isLocked', 'Boolean!'],
     ['tags', '[String!]!'],
-    ['lastVisitTime', 'DateTime'],
+    ['lastVisitedAt', 'DateTime'],
     ['isDeleted', 'Boolean!'],
     ['isRemoved', 'Boolean!'],
   ])('%s: %s', (name, type) => {
     expect(String(field('Topic', name).type)).toBe(type);
   });
 
-  it('comments and commentsFlat take an order defaulting to RELEVANCE', () => {
-    expect(signature('Topic', 'comments')).toBe('comments(order: CommentOrder = RELEVANCE): [Comment!]!');
-    expect(signature('Topic', 'commentsFlat')).toBe('commentsFlat(order: CommentOrder = RELEVANCE): [Comment!]!');
+  it('threads: a Relay connection whose order has no default (null: the viewer\'s preference, described)', () => {
+    expect(signature('Topic', 'threads')).toBe(`threads(${PAGE}, order: CommentOrder): CommentThreadConnection!`);
+    const order = field('Topic', 'threads').args.find((a) => a.name === 'order')!;
+    expect(order.description).toMatch(/Null or omitted: the logged-in viewer's preferred order/);
   });
 });
 
-describe('Comment', () => {
+describe('Comment and CommentThread', () => {
   it.each([
     ['id', 'ID!'],
+    ['id36', 'String!'],
     ['topic', 'Topic!'],
-    ['parentId', 'ID'],
     ['parent', 'Comment'],
     ['author', 'User'],
     ['markdown', 'String'],
-    ['renderedHtml', 'String'],
+    ['textHtml', 'String'],
     ['createdAt', 'DateTime!'],
     ['editedAt', 'DateTime'],
-    ['votes', 'Int!'],
+    ['voteCount', 'Int!'],
     ['isRemoved', 'Boolean!'],
     ['isDeleted', 'Boolean!'],
-    ['exemplary', 'Boolean'],
-    ['collapsed', 'Boolean!'],
-    ['collapsedIndividual', 'Boolean!'],
+    ['isExemplary', 'Boolean'],
     ['isOp', 'Boolean'],
-    ['isMe', 'Boolean'],
-    ['isNew', 'Boolean'],
-    ['voted', 'Boolean'],
-    ['bookmarked', 'Boolean'],
-    ['depth', 'Int!'],
-    ['children', '[Comment!]!'],
-  ])('%s: %s', (name, type) => {
+    ['viewerIsAuthor', 'Boolean'],
+    ['viewerHasVoted', 'Boolean'],
+    ['viewerHasBookmarked', 'Boolean'],
+  ])('Comment.%s: %s', (name, type) => {
     expect(String(field('Comment', name).type)).toBe(type);
+  });
+
+  it('Comment has no field that depends on a place in a tree', () => {
+    for (const name of ['depth', 'children', 'replies', 'collapsed', 'isCollapsed', 'isNew', 'collapsedIndividual']) {
+      expect(object('Comment').getFields()[name]).toBeUndefined();
+    }
+  });
+
+  it.each([
+    ['comment', 'Comment!'],
+    ['depth', 'Int!'],
+    ['isCollapsed', 'Boolean!'],
+    ['isCollapsedIndividually', 'Boolean!'],
+    ['isNew', 'Boolean'],
+    ['replies', '[CommentThread!]!'],
+    ['descendants', '[CommentThread!]!'],
+  ])('CommentThread.%s: %s', (name, type) => {
+    expect(String(field('CommentThread', name).type)).toBe(type);
   });
 });
 
 describe('User and the feeds', () => {
   it('has username, joinedAt, isAdmin and three paginated feeds', () => {
+    expect(String(field('User', 'id').type)).toBe('ID!');
     expect(String(field('User', 'username').type)).toBe('String!');
     expect(String(field('User', 'joinedAt').type)).toBe('DateTime!');
     expect(String(field('User', 'isAdmin').type)).toBe('Boolean!');
@@ -146,6 +201,7 @@ describe('User and the feeds', () => {
     ['TopicConnection', 'TopicEdge', 'Topic!'],
     ['CommentConnection', 'CommentEdge', 'Comment!'],
     ['HistoryConnection', 'HistoryEdge', 'HistoryItem!'],
+    ['CommentThreadConnection', 'CommentThreadEdge', 'CommentThread!'],
   ])('%s is a Relay connection', (conn, edge, node) => {
     expect(String(field(conn, 'edges').type)).toBe(`[${edge}!]!`);
     expect(String(field(conn, 'pageInfo').type)).toBe('PageInfo!');
@@ -181,25 +237,39 @@ describe('Mutation', () => {
     ['postTopic', 'postTopic(input: PostTopicInput!): Topic!'],
     ['editTopic', 'editTopic(id: ID!, input: EditTopicInput!): Topic!'],
     ['deleteTopic', 'deleteTopic(id: ID!): Topic!'],
-    ['postComment', 'postComment(topicId: ID!, parentId: ID, markdown: String!): Comment!'],
+    ['postComment', 'postComment(topicId: ID!, parentId: ID, markdown: String!): CommentThread!'],
     ['editComment', 'editComment(id: ID!, markdown: String!): Comment!'],
     ['deleteComment', 'deleteComment(id: ID!): Comment!'],
-    ['voteTopic', 'voteTopic(id: ID!, vote: Boolean = true): Topic!'],
-    ['voteComment', 'voteComment(id: ID!, vote: Boolean = true): Comment!'],
-    ['bookmarkTopic', 'bookmarkTopic(id: ID!, bookmark: Boolean = true): Topic!'],
-    ['bookmarkComment', 'bookmarkComment(id: ID!, bookmark: Boolean = true): Comment!'],
-    ['ignoreTopic', 'ignoreTopic(id: ID!, ignore: Boolean = true): Topic!'],
-    ['labelComment', 'labelComment(id: ID!, label: CommentLabel!, reason: String, add: Boolean = true): Comment!'],
+    ['voteTopic', 'voteTopic(id: ID!, vote: Boolean! = true): Topic!'],
+    ['voteComment', 'voteComment(id: ID!, vote: Boolean! = true): Comment!'],
+    ['bookmarkTopic', 'bookmarkTopic(id: ID!, bookmark: Boolean! = true): Topic!'],
+    ['bookmarkComment', 'bookmarkComment(id: ID!, bookmark: Boolean! = true): Comment!'],
+    ['ignoreTopic', 'ignoreTopic(id: ID!, ignore: Boolean! = true): Topic!'],
+    ['labelComment', 'labelComment(id: ID!, label: CommentLabel!, reason: String, add: Boolean! = true): Comment!'],
     ['updateSettings', 'updateSettings(input: UpdateSettingsInput!): User!'],
     ['createGroup', 'createGroup(path: String!, description: String): Group!'],
-    ['removeTopic', 'removeTopic(id: ID!, removed: Boolean = true): Topic!'],
-    ['removeComment', 'removeComment(id: ID!, removed: Boolean = true): Comment!'],
-    ['lockTopic', 'lockTopic(id: ID!, locked: Boolean = true): Topic!'],
-    ['setTopicOfficial', 'setTopicOfficial(id: ID!, official: Boolean = true): Topic!'],
+    ['removeTopic', 'removeTopic(id: ID!, removed: Boolean! = true): Topic!'],
+    ['removeComment', 'removeComment(id: ID!, removed: Boolean! = true): Comment!'],
+    ['lockTopic', 'lockTopic(id: ID!, locked: Boolean! = true): Topic!'],
+    ['setTopicOfficial', 'setTopicOfficial(id: ID!, official: Boolean! = true): Topic!'],
     ['editTopicTags', 'editTopicTags(id: ID!, tags: [String!]!): Topic!'],
-    ['banUser', 'banUser(username: String!, banned: Boolean = true): User!'],
+    ['banUser', 'banUser(username: String!, banned: Boolean! = true): User!'],
+    ['visitTopic', 'visitTopic(id: ID!): Topic!'],
+    ['uploadFile', 'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile!'],
+    ['uploadFiles', 'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): [UploadedFile]!'],
   ])('%s', (name, sig) => {
     expect(signature('Mutation', name)).toBe(sig);
+  });
+
+  it('every argument with a default is non-null: omitting it and passing it are the same', () => {
+    const nullableWithDefault: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
+      for (const f of Object.values(type.getFields())) {
+        for (const a of f.args) if (a.defaultValue !== undefined && !String(a.type).endsWith('!')) nullableWithDefault.push(`${type.name}.${f.name}(${a.name})`);
+      }
+    }
+    expect(nullableWithDefault).toEqual([]);
   });
 
   it('AuthPayload holds the token and the user', () => {

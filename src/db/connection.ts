@@ -22,6 +22,8 @@ export class Database {
   private pinging: Promise<boolean> | undefined;
   /** When the app's own client last got a reply (performance.now()). */
   private lastReplyAt = -Infinity;
+  /** Says why the database is known to be away (its supervisor is relaunching it), if it is. */
+  private knownOutage: () => string | undefined = () => undefined;
 
   private constructor(
     readonly conn: Connection,
@@ -76,6 +78,7 @@ export class Database {
    * handles the reply late), and an instance must not leave rotation for being busy.
    */
   ping(timeoutMs = 2000): Promise<boolean> {
+    if (this.knownOutage()) return Promise.resolve(false);
     this.pinging ??= this.pingOnce(timeoutMs).finally(() => {
       this.pinging = undefined;
     });
@@ -98,6 +101,16 @@ export class Database {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Lets whoever looks after the database process (db/supervisor.ts) say when it is away and why. */
+  reportOutagesFrom(outage: () => string | undefined): void {
+    this.knownOutage = outage;
+  }
+
+  /** Why the database is unavailable, for /readyz. */
+  unavailableReason(timeoutMs = 2000): string {
+    return this.knownOutage() ?? `the database did not answer a ping within ${timeoutMs / 1000} seconds`;
   }
 
   get name(): string {

@@ -3,6 +3,7 @@
  * metrics so round trips per request can be counted.
  */
 import mongoose, { Connection, Model, Schema } from 'mongoose';
+import { isNoSpaceError } from '../core/errors';
 import { Metrics } from '../metrics';
 
 export interface ConnectOptions {
@@ -28,6 +29,8 @@ export class Database {
   private constructor(
     readonly conn: Connection,
     private readonly uri: string,
+    /** The app's metrics, when it has them (the byte store counts its failures there too). */
+    readonly metrics: Metrics | undefined,
   ) {}
 
   static async connect(uri: string, options: ConnectOptions = {}): Promise<Database> {
@@ -46,7 +49,7 @@ export class Database {
       await conn.close().catch(() => {});
       throw err;
     }
-    const db = new Database(conn, uri);
+    const db = new Database(conn, uri, options.metrics);
     conn.getClient().on('commandSucceeded', () => {
       db.lastReplyAt = performance.now();
     });
@@ -57,6 +60,9 @@ export class Database {
       const took = (e: { commandName: string; duration: number }) => metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
       client.on('commandSucceeded', took);
       client.on('commandFailed', took);
+      client.on('commandFailed', (e) => {
+        if (isNoSpaceError(e.failure)) metrics.storageFailures.inc({ store: 'database' });
+      });
     }
     return db;
   }

@@ -67,7 +67,8 @@ export function makeFormatError(log: Logger) {
 
 /**
  * Errors that concern the whole request also set the HTTP status of the response:
- * SERVICE_UNAVAILABLE (the database is away) → 503, UNAUTHENTICATED → 401 (with
+ * SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE → 507 when no field
+ * succeeded, UNAUTHENTICATED → 401 (with
  * `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`).
  * Other errors of the execution (NOT_FOUND, CONFLICT, BAD_USER_INPUT from a resolver) keep 200 so clients still get the partial data; their `extensions.http.status` says
  * what REST would answer.
@@ -77,18 +78,27 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   const RANK: Record<string, number> = { SERVICE_UNAVAILABLE: 4, UNAUTHENTICATED: 3, FORBIDDEN: 2, TOO_MANY_REQUESTS: 1 };
   return {
     async requestDidStart() {
+      let noSpace = false;
       return {
         async didEncounterErrors({ errors, response }) {
           if (response.http.status) return;
           let chosen: AppError | undefined;
           for (const e of errors) {
             const known = classifyError(unwrapResolverError(e));
+            if (known?.code === 'INSUFFICIENT_STORAGE') noSpace = true;
             if (known && (RANK[known.code] ?? 0) > (chosen ? RANK[chosen.code]! : 0)) chosen = known;
           }
           if (!chosen) return;
           response.http.status = chosen.status;
           if (chosen.code === 'UNAUTHENTICATED') response.http.headers.set('www-authenticate', 'Bearer');
           if (chosen instanceof TooManyRequestsError) response.http.headers.set('retry-after', String(chosen.retryAfter));
+        },
+        // An upload that could not be stored is the whole answer's status (507) only when nothing
+        // else in the operation succeeded: otherwise 200 keeps the partial data.
+        async willSendResponse({ response }) {
+          if (!noSpace || response.http.status || response.body.kind !== 'single') return;
+          const data = response.body.singleResult.data;
+          if (!data || Object.values(data).every((v) => v === null)) response.http.status = 507;
         },
       };
     },

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
+import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 
@@ -237,13 +238,17 @@ export class DiskStore implements ByteStore {
   /** Object directories known to exist (at most 256): a commit skips their mkdir. */
   private readonly objectDirs = new Set<string>();
 
-  private constructor(readonly root: string) {
+  private constructor(
+    readonly root: string,
+    private readonly onNoSpace: () => void,
+  ) {
     this.tmpDir = path.join(root, 'tmp');
     this.objectsDir = path.join(root, 'objects');
   }
 
-  static async open(root: string): Promise<DiskStore> {
-    const store = new DiskStore(root);
+  /** `onNoSpace` is told of every write the file system refused for space (the metrics count them). */
+  static async open(root: string, options: { onNoSpace?: () => void } = {}): Promise<DiskStore> {
+    const store = new DiskStore(root, options.onNoSpace ?? (() => {}));
     await fs.promises.mkdir(store.tmpDir, { recursive: true });
     await fs.promises.mkdir(store.objectsDir, { recursive: true });
     return store;
@@ -254,7 +259,29 @@ export class DiskStore implements ByteStore {
     return path.join(this.objectsDir, id.slice(0, 2), id);
   }
 
+  /** Passes `op`'s result through, telling onNoSpace when it failed for want of space. */
+  private async noting<T>(op: Promise<T>): Promise<T> {
+    try {
+      return await op;
+    } catch (err) {
+      if (isNoSpaceError(err)) this.onNoSpace();
+      throw err;
+    }
+  }
+
   async create(): Promise<TempObject> {
+    const temp = await this.noting(this.createTemp());
+    return {
+      id: temp.id,
+      write: (chunk) => this.noting(temp.write(chunk)),
+      writev: (chunks) => this.noting(temp.writev!(chunks)),
+      commit: () => this.noting(temp.commit()),
+      settle: () => temp.settle(),
+      abort: () => temp.abort(),
+    };
+  }
+
+  private async createTemp(): Promise<TempObject> {
     const id = crypto.randomBytes(16).toString('hex');
     const tmpPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
     const finalPath = this.objectPath(id);

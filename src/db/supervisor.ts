@@ -26,7 +26,7 @@ export interface SupervisorOptions {
 /** After this many failed relaunches in a row, /readyz says so. */
 export const FAILURES_REPORTED = 5;
 /** A relaunched database that dies sooner than this did not recover: the backoff keeps growing. */
-const STABLE_MS = 30_000;
+const STABLE_MS = 10_000;
 
 type Supervisable = LaunchedDatabase & { ensure(): Promise<EnsureOutcome>; pid: number };
 

@@ -141,6 +141,17 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 ]);
 
 /**
+ * A socket error the MongoDB driver passes on unwrapped: a command written on a connection the
+ * database closed a moment before (it was killed) fails with Node's own EPIPE ("This socket has
+ * been ended by the other party"), not a MongoNetworkError. Only errors raised inside the driver
+ * count: a client's closed socket is not the database being away.
+ */
+function isDriverSocketError(err: object): boolean {
+  const { code, stack } = err as { code?: unknown; stack?: unknown };
+  return (code === 'EPIPE' || code === 'ECONNRESET') && typeof stack === 'string' && /[\\/]node_modules[\\/]mongodb[\\/]/.test(stack);
+}
+
+/**
  * Classifies an error thrown anywhere below a front door: domain errors pass through, database
  * connectivity failures become ServiceUnavailableError, anything else is unexpected (null).
  * Out of space: the database refusing a write is a 503 (it may have room again later; nothing
@@ -158,6 +169,7 @@ export function classifyError(err: unknown): AppError | null {
     if (typeof name === 'string' && UNAVAILABLE_ERROR_NAMES.has(name)) {
       return new ServiceUnavailableError('The database is unavailable, try again shortly');
     }
+    if (isDriverSocketError(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
   }
   return null;
 }

@@ -44,6 +44,7 @@ const TIMEOUT_MS = 10_000;
 const READY_LIMIT_MS = 30_000;
 const USERS = ['alice', 'bob', 'carol', 'dave'];
 const log = (m) => process.stderr.write(`[chaos] ${m}\n`);
+const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -54,7 +55,8 @@ let baseUrl = '';
 /** One request; resolves { status, body } or { error } (connection refused/reset, timeout). */
 function request(method, pathname, { headers = {}, body, fresh = false } = {}) {
   return new Promise((resolve) => {
-    const req = http.request(`${baseUrl}${pathname}`, { method, headers, agent: fresh ? false : agent, timeout: TIMEOUT_MS }, (res) => {
+    const options = { method, headers, agent: fresh ? false : agent, timeout: TIMEOUT_MS };
+    const req = http.request(`${baseUrl}${pathname}`, options, (res) => {
       const chunks = [];
       res.on('data', (d) => chunks.push(d));
       res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
@@ -129,7 +131,11 @@ function serverEnv() {
 function startServer() {
   const n = ++serverStarts;
   const out = fs.openSync(path.join(dataDir, `server-${n}.log`), 'a');
-  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], { cwd: ROOT, env: serverEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+    cwd: ROOT,
+    env: serverEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise((r) => child.once('exit', (code, signal) => r(code ?? signal)));
   return new Promise((resolve, reject) => {
     let text = '';
@@ -187,7 +193,8 @@ function leftProcesses() {
     } catch {
       continue;
     }
-    if ((cmd.includes(dataDir) || env.includes(`DATA_DIR=${dataDir}\0`)) && alive(Number(entry))) found.push(`${entry} ${cmd.split('\0').join(' ').slice(0, 120)}`);
+    const ours = cmd.includes(dataDir) || env.includes(`DATA_DIR=${dataDir}\0`);
+    if (ours && alive(Number(entry))) found.push(`${entry} ${cmd.split('\0').join(' ').slice(0, 120)}`);
   }
   return found;
 }
@@ -221,7 +228,9 @@ function count(kind, res, ok) {
   else if (res.status === 507) o.s507++;
   else {
     o.other[res.status] = (o.other[res.status] ?? 0) + 1;
-    if (res.status >= 500 && wrong.length < 50) wrong.push(`${kind}: ${res.status} ${res.body.toString().slice(0, 200)}`);
+    if (res.status >= 500 && wrong.length < 50) {
+      wrong.push(`${kind}: ${res.status} ${res.body.toString().slice(0, 200)}`);
+    }
   }
 }
 
@@ -234,18 +243,21 @@ async function op(r) {
   if (x < 0.2) {
     const id = topics[Math.floor(r() * topics.length)];
     const user = USERS[Math.floor(r() * USERS.length)];
-    const res = await request('GET', `/api/beta/topic/${id}`, { headers: r() < 0.5 ? { authorization: `Bearer ${tokens[user]}` } : {} });
+    const headers = r() < 0.5 ? { authorization: `Bearer ${tokens[user]}` } : {};
+    const res = await request('GET', `/api/beta/topic/${id}`, { headers });
     return count('REST topic', res, res.status === 200);
   }
   if (x < 0.3) {
-    const res = await gql('query($n: Int) { topics(first: $n) { edges { node { id title commentCount } } } }', { n: 20 });
+    const res = await gql('query($n: Int) { topics(first: $n) { edges { node { id title commentCount } } } }', {
+      n: 20,
+    });
     return count('GraphQL topics', res, res.status === 200 && !res.json?.errors);
   }
   if (x < 0.5) {
     const user = USERS[Math.floor(r() * USERS.length)];
     const topic = topics[Math.floor(r() * topics.length)];
     const text = `chaos ${crypto.randomBytes(6).toString('hex')}`;
-    const res = await gql('mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }', { t: topic, m: text }, tokens[user]);
+    const res = await gql(POST_COMMENT, { t: topic, m: text }, tokens[user]);
     const id = res.status === 200 && !res.json?.errors ? res.json?.data?.postComment?.id : undefined;
     if (id) acked.comments.push({ id, topic, user, text });
     return count('comment', res, Boolean(id));
@@ -262,15 +274,18 @@ async function op(r) {
   }
   if (x < 0.8) {
     const bytes = crypto.randomBytes(1 + Math.floor(r() * 64 * 1024));
-    const res = await request('PUT', `/upload/chaos-${crypto.randomBytes(4).toString('hex')}.bin`, { headers: { accept: 'application/json' }, body: bytes });
-    const name = res.status === 200 ? json(res)?.filename : undefined;
-    if (name) acked.uploads.push({ name, sha256: sha256(bytes), size: bytes.length });
-    return count('upload', res, Boolean(name));
+    const name = `chaos-${crypto.randomBytes(4).toString('hex')}.bin`;
+    const res = await request('PUT', `/upload/${name}`, { headers: { accept: 'application/json' }, body: bytes });
+    const stored = res.status === 200 ? json(res)?.filename : undefined;
+    if (stored) acked.uploads.push({ name: stored, sha256: sha256(bytes), size: bytes.length });
+    return count('upload', res, Boolean(stored));
   }
   if (acked.uploads.length === 0) return;
   const f = acked.uploads[Math.floor(r() * acked.uploads.length)];
   const res = await request('GET', `/selif/${f.name}`);
-  if (res.status === 200 && sha256(res.body) !== f.sha256) wrong.push(`download ${f.name}: ${res.body.length} bytes, not the ${f.size} uploaded`);
+  if (res.status === 200 && sha256(res.body) !== f.sha256) {
+    wrong.push(`download ${f.name}: ${res.body.length} bytes, not the ${f.size} uploaded`);
+  }
   if (res.status === 404) wrong.push(`download ${f.name}: 404 for an acknowledged upload`);
   count('download', res, res.status === 200);
 }
@@ -290,7 +305,8 @@ async function worker(seed) {
 
 /** Every comment of a topic as `user` sees it (flattened), and the topic. */
 async function topicAs(id, user) {
-  const res = await request('GET', `/api/beta/topic/${id}`, { headers: user ? { authorization: `Bearer ${tokens[user]}` } : {}, fresh: true });
+  const headers = user ? { authorization: `Bearer ${tokens[user]}` } : {};
+  const res = await request('GET', `/api/beta/topic/${id}`, { headers, fresh: true });
   if (res.status !== 200) throw new Error(`GET /api/beta/topic/${id} as ${user}: ${res.status ?? res.error}`);
   const body = json(res);
   const byId = new Map();
@@ -306,10 +322,14 @@ async function countMismatches() {
     const views = {};
     for (const u of USERS) views[u] = await topicAs(id, u);
     const { topic, comments } = views[USERS[0]];
-    if (topic.comment_count !== comments.size) out.push({ what: `topic ${id}: comment_count ${topic.comment_count}, ${comments.size} comments`, topic: id });
+    if (topic.comment_count !== comments.size) {
+      out.push({ what: `topic ${id}: comment_count ${topic.comment_count}, ${comments.size} comments`, topic: id });
+    }
     for (const [cid, c] of comments) {
       const voters = USERS.filter((u) => views[u].comments.get(cid)?.voted);
-      if (c.votes !== voters.length) out.push({ what: `comment ${cid}: votes ${c.votes}, ${voters.length} voters`, topic: id, comment: cid, voters, author: c.author });
+      if (c.votes === voters.length) continue;
+      const what = `comment ${cid}: votes ${c.votes}, ${voters.length} voters`;
+      out.push({ what, topic: id, comment: cid, voters, author: c.author });
     }
   }
   return out;
@@ -324,15 +344,15 @@ async function countMismatches() {
 async function settle(mismatches, failures) {
   const VOTE = 'mutation($id: ID!, $v: Boolean) { voteComment(id: $id, vote: $v) { id voted } }';
   for (const id of topics) {
-    const res = await gql('mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }', { t: id, m: 'after the chaos' }, tokens.alice);
-    if (res.status !== 200 || res.json?.errors) failures.push(`the settling comment on topic ${id} failed: ${res.status}`);
+    const res = await gql(POST_COMMENT, { t: id, m: 'after the chaos' }, tokens.alice);
+    if (res.status !== 200 || res.json?.errors) failures.push(`the settling comment on topic ${id}: ${res.status}`);
   }
   for (const m of mismatches.filter((x) => x.comment)) {
     const fresh = USERS.find((u) => u !== m.author && !m.voters.includes(u));
     const steps = fresh ? [[fresh, true]] : [[m.voters[0], false], [m.voters[0], true]];
     for (const [u, v] of steps) {
       const res = await gql(VOTE, { id: m.comment, v }, tokens[u]);
-      if (res.status !== 200 || res.json?.errors) failures.push(`the settling vote on comment ${m.comment} failed: ${res.status}`);
+      if (res.status !== 200 || res.json?.errors) failures.push(`the settling vote on ${m.comment}: ${res.status}`);
     }
   }
 }
@@ -364,7 +384,8 @@ async function verify() {
   await settle(countsAsLeft, failures);
   const countsAfter = await countMismatches();
   for (const m of countsAfter) failures.push(`count: ${m.what}`);
-  return { failures, uploadsOk, commentsOk, votesOk, countsAsLeft: countsAsLeft.map((m) => m.what), countsAfter: countsAfter.map((m) => m.what) };
+  const what = (list) => list.map((m) => m.what);
+  return { failures, uploadsOk, commentsOk, votesOk, countsAsLeft: what(countsAsLeft), countsAfter: what(countsAfter) };
 }
 
 /** Every file's metadata against its bytes on disk, read straight from the database. */
@@ -379,14 +400,18 @@ async function checkFiles() {
       referenced.add(doc.objectId);
       const file = path.join(dataDir, 'files', 'objects', doc.objectId.slice(0, 2), doc.objectId);
       const size = fs.existsSync(file) ? fs.statSync(file).size : -1;
-      if (size !== doc.size) problems.push(`file ${doc._id}: metadata says ${doc.size} bytes, the store has ${size < 0 ? 'none' : size}`);
+      if (size !== doc.size) {
+        problems.push(`file ${doc._id}: metadata says ${doc.size} bytes, the store has ${size < 0 ? 'none' : size}`);
+      }
     }
   } finally {
     await client.close();
   }
   let unreferenced = 0;
   const objects = path.join(dataDir, 'files', 'objects');
-  for (const d of fs.readdirSync(objects)) for (const id of fs.readdirSync(path.join(objects, d))) if (!referenced.has(id)) unreferenced++;
+  for (const d of fs.readdirSync(objects)) {
+    for (const id of fs.readdirSync(path.join(objects, d))) if (!referenced.has(id)) unreferenced++;
+  }
   return { problems, files: referenced.size, unreferenced };
 }
 
@@ -403,7 +428,10 @@ async function main() {
     process.exit(2);
   }
   port = await freePort();
-  log(`DATA_DIR ${dataDir}, port ${port}: ${SECONDS} s of traffic at ${CONNECTIONS} connections, the database killed every ${DB_KILL_EVERY} s, the server every ${SERVER_KILL_EVERY} s`);
+  log(
+    `DATA_DIR ${dataDir}, port ${port}: ${SECONDS} s of traffic at ${CONNECTIONS} connections, ` +
+      `the database killed every ${DB_KILL_EVERY} s, the server every ${SERVER_KILL_EVERY} s`,
+  );
   try {
     server = await startServer();
   } catch (err) {
@@ -413,7 +441,10 @@ async function main() {
   baseUrl = `http://127.0.0.1:${port}`;
   await readyAfter(Date.now());
   for (const u of USERS) {
-    const res = await request('POST', '/api/beta/login', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: u, password: 'demo-password' }) });
+    const res = await request('POST', '/api/beta/login', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: u, password: 'demo-password' }),
+    });
     tokens[u] = json(res)?.token;
     if (!tokens[u]) throw new Error(`login ${u}: ${res.status}`);
   }
@@ -425,7 +456,8 @@ async function main() {
   const workers = Array.from({ length: CONNECTIONS }, (_, i) => worker(1000 + i));
   const events = [];
   for (let t = DB_KILL_EVERY; t < SECONDS - 10; t += DB_KILL_EVERY) events.push({ t, kind: 'database' });
-  for (let t = SERVER_KILL_EVERY - DB_KILL_EVERY + SERVER_KILL_OFFSET; t < SECONDS - 10; t += SERVER_KILL_EVERY) events.push({ t, kind: 'server' });
+  const firstServerKill = SERVER_KILL_EVERY - DB_KILL_EVERY + SERVER_KILL_OFFSET;
+  for (let t = firstServerKill; t < SECONDS - 10; t += SERVER_KILL_EVERY) events.push({ t, kind: 'server' });
   events.sort((a, b) => a.t - b.t);
   for (const e of events) {
     await sleep(Math.max(0, started + e.t * 1000 - Date.now()));
@@ -460,7 +492,10 @@ async function main() {
   const checked = await verify();
   const files = await checkFiles();
   const failures = [...checked.failures, ...files.problems, ...wrong];
-  for (const k of kills) if (!(k.ms <= READY_LIMIT_MS)) failures.push(`not ready within ${READY_LIMIT_MS / 1000} s after the ${k.kind} kill at t=${k.t}s`);
+  for (const k of kills) {
+    if (k.ms <= READY_LIMIT_MS) continue;
+    failures.push(`not ready within ${READY_LIMIT_MS / 1000} s after the ${k.kind} kill at t=${k.t}s`);
+  }
 
   // The final Ctrl-C: the server stops its database; nothing of the run may be left.
   server.child.kill('SIGINT');
@@ -480,7 +515,12 @@ async function main() {
   const ms = (kind) => kills.filter((k) => k.kind === kind && Number.isFinite(k.ms)).map((k) => k.ms);
   const summary = {
     date: new Date().toISOString(),
-    settings: { seconds: SECONDS, connections: CONNECTIONS, dbKillEvery: DB_KILL_EVERY, serverKillEvery: SERVER_KILL_EVERY },
+    settings: {
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      dbKillEvery: DB_KILL_EVERY,
+      serverKillEvery: SERVER_KILL_EVERY,
+    },
     trafficSeconds: Math.round(trafficSeconds),
     kills,
     readyMs: {
@@ -498,9 +538,18 @@ async function main() {
     passed: failures.length === 0,
   };
   writeResults(summary, errorLines);
-  log(`acknowledged: ${acked.uploads.length} uploads, ${acked.comments.length} comments, ${acked.votes.length} votes; found ${checked.uploadsOk}/${checked.commentsOk}/${checked.votesOk}`);
-  log(`ready after a database kill: p50 ${summary.readyMs.database.p50} ms, max ${summary.readyMs.database.max} ms (${summary.readyMs.database.count}); after a server kill: p50 ${summary.readyMs.server.p50} ms, max ${summary.readyMs.server.max} ms (${summary.readyMs.server.count})`);
-  log(`counts off as the run left them: ${checked.countsAsLeft.length}; after settling: ${checked.countsAfter.length}; unreferenced objects: ${files.unreferenced}; processes left: ${left.length}`);
+  const { uploads, comments, votes } = summary.acknowledged;
+  const found = `${checked.uploadsOk}/${checked.commentsOk}/${checked.votesOk}`;
+  log(`acknowledged: ${uploads} uploads, ${comments} comments, ${votes} votes; found ${found}`);
+  const ready = (k) => {
+    const r = summary.readyMs[k];
+    return `p50 ${r.p50} ms, max ${r.max} ms (${r.count})`;
+  };
+  log(`ready after a database kill: ${ready('database')}; after a server kill: ${ready('server')}`);
+  log(
+    `counts off as the run left them: ${checked.countsAsLeft.length}; after settling: ${checked.countsAfter.length}; ` +
+      `unreferenced objects: ${files.unreferenced}; processes left: ${left.length}`,
+  );
   if (failures.length) {
     log(`FAILED (${failures.length}):\n  ${failures.slice(0, 40).join('\n  ')}`);
     process.exitCode = 1;
@@ -514,12 +563,16 @@ async function main() {
 function writeResults(s, errorLines) {
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'chaos.json'), JSON.stringify({ ...s, serverErrorSamples: errorLines.slice(0, 10).map((l) => l.slice(0, 400)) }, null, 2) + '\n');
-  const row = (kind, o) => `| ${kind} | ${o.ok} | ${o.s503} | ${o.s507} | ${o.conn} | ${o.timeout} | ${Object.entries(o.other).map(([k, v]) => `${k}×${v}`).join(' ') || '–'} |`;
+  const samples = errorLines.slice(0, 10).map((l) => l.slice(0, 400));
+  fs.writeFileSync(path.join(dir, 'chaos.json'), JSON.stringify({ ...s, serverErrorSamples: samples }, null, 2) + '\n');
+  const others = (o) => Object.entries(o.other).map(([k, v]) => `${k}×${v}`).join(' ') || '–';
+  const row = (kind, o) => `| ${kind} | ${o.ok} | ${o.s503} | ${o.s507} | ${o.conn} | ${o.timeout} | ${others(o)} |`;
   const md = [
     `# Chaos run, ${s.date}`,
     '',
-    `${s.trafficSeconds} s of traffic at ${s.settings.connections} connections; the database SIGKILLed every ${s.settings.dbKillEvery} s, the server SIGKILLed and restarted every ${s.settings.serverKillEvery} s. **${s.passed ? 'Passed' : 'FAILED'}.**`,
+    `${s.trafficSeconds} s of traffic at ${s.settings.connections} connections; the database SIGKILLed every ` +
+      `${s.settings.dbKillEvery} s, the server SIGKILLed and restarted every ${s.settings.serverKillEvery} s. ` +
+      `**${s.passed ? 'Passed' : 'FAILED'}.**`,
     '',
     '| Kill | Count | Ready again p50 | max |',
     '|---|---|---|---|',
@@ -532,7 +585,12 @@ function writeResults(s, errorLines) {
     `| comments | ${s.acknowledged.comments} | ${s.found.comments} |`,
     `| votes | ${s.acknowledged.votes} | ${s.found.votes} |`,
     '',
-    `Counts off as the run left them: ${s.counts.mismatchesAsLeft.length} (after one more counted change per topic: ${s.counts.mismatchesAfterSettling.length}). Files with metadata: ${s.files.withMetadata}, their bytes all present and of the right size unless listed below; unreferenced objects (bytes committed by a server killed before its metadata write; removed by the sweeper after the grace period): ${s.files.unreferencedObjects}; partial uploads left: ${s.files.partial}. Processes left after the final SIGINT: ${s.processesLeft.length}. Error lines logged by the servers: ${s.serverErrorLines}.`,
+    `Counts off as the run left them: ${s.counts.mismatchesAsLeft.length} (after one more counted change on each ` +
+      `post that was off: ${s.counts.mismatchesAfterSettling.length}). Files with metadata: ${s.files.withMetadata}, ` +
+      'their bytes all present and of the right size unless listed below; unreferenced objects (bytes committed by ' +
+      'a server killed before its metadata write; removed by the sweeper after the grace period): ' +
+      `${s.files.unreferencedObjects}; partial uploads left: ${s.files.partial}. Processes left after the final ` +
+      `SIGINT: ${s.processesLeft.length}. Error lines logged by the servers: ${s.serverErrorLines}.`,
     '',
     '| Requests | answered | 503 | 507 | connection refused/reset | timeout | other |',
     '|---|---|---|---|---|---|---|',

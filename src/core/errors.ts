@@ -128,7 +128,8 @@ export function isNoSpaceError(err: unknown): boolean {
 
 /** For writes of an upload: a refusal for space is the client's 507, whatever store refused. */
 export function asUploadStorageError(err: unknown): unknown {
-  return isNoSpaceError(err) && !(err instanceof AppError) ? new InsufficientStorageError('Insufficient storage', 'NO_SPACE') : err;
+  if (!isNoSpaceError(err) || err instanceof AppError) return err;
+  return new InsufficientStorageError('Insufficient storage', 'NO_SPACE');
 }
 
 const UNAVAILABLE_ERROR_NAMES = new Set([
@@ -148,7 +149,8 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
  */
 function isDriverSocketError(err: object): boolean {
   const { code, stack } = err as { code?: unknown; stack?: unknown };
-  return (code === 'EPIPE' || code === 'ECONNRESET') && typeof stack === 'string' && /[\\/]node_modules[\\/]mongodb[\\/]/.test(stack);
+  if (code !== 'EPIPE' && code !== 'ECONNRESET') return false;
+  return typeof stack === 'string' && /[\\/]node_modules[\\/]mongodb[\\/]/.test(stack);
 }
 
 /**

@@ -93,7 +93,9 @@ export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatab
   };
   const settled = await withLock(place, () => settle(place, false));
   const db = new EmbeddedDatabase(place, settled);
-  if (settled.outcome === 'shared' || settled.outcome === 'adopted') db.description += ` (already running, pid ${db.pid})`;
+  if (settled.outcome === 'shared' || settled.outcome === 'adopted') {
+    db.description += ` (already running, pid ${db.pid})`;
+  }
   return db;
 }
 
@@ -196,7 +198,14 @@ async function settle(place: Place, keepPort: boolean, currentPort?: number): Pr
       writeRecord(place.recordFile, provisional);
     },
   });
-  const record: ServerRecord = { kind: launched.kind, uri: launched.uri, pid: launched.pid, ownerPid: process.pid, description: launched.description, startedAt: provisional?.startedAt ?? new Date().toISOString() };
+  const record: ServerRecord = {
+    kind: launched.kind,
+    uri: launched.uri,
+    pid: launched.pid,
+    ownerPid: process.pid,
+    description: launched.description,
+    startedAt: provisional?.startedAt ?? new Date().toISOString(),
+  };
   writeRecord(place.recordFile, record);
   fs.writeFileSync(place.portFile, String(new URL(launched.uri).port));
   return { record, outcome: 'launched', stopServer: launched.stop };
@@ -212,7 +221,9 @@ async function answers(uri: string): Promise<boolean> {
 }
 
 async function withLock<T>(place: Place, fn: () => Promise<T>): Promise<T> {
-  const release = await acquireLock(place.lockFile, (pid) => place.log(`waiting for process ${pid}, which is launching the database in ${place.dbDir} …`));
+  const release = await acquireLock(place.lockFile, (pid) =>
+    place.log(`waiting for process ${pid}, which is launching the database in ${place.dbDir} …`),
+  );
   try {
     return await fn();
   } finally {
@@ -240,7 +251,16 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, ch
   const tried: string[] = [];
 
   const mongod = cfg.mongodBin ?? whichSync('mongod', cfg.searchPath);
-  if (mongod) return startProcess('mongod', mongod, dbDir, log, choice, (port, dir) => ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port)]);
+  if (mongod) {
+    return startProcess('mongod', mongod, dbDir, log, choice, (port, dir) => [
+      '--dbpath',
+      dir,
+      '--bind_ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ]);
+  }
   tried.push('MONGOD_BIN / a `mongod` on PATH: none found');
 
   let ferret = cfg.ferretdbBin;

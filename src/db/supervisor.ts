@@ -71,7 +71,10 @@ export class DatabaseSupervisor {
     if (!this.down) return undefined;
     const seconds = ((Date.now() - this.down.since) / 1000).toFixed(1);
     if (this.failures >= FAILURES_REPORTED) {
-      return `the embedded database exited ${seconds} s ago and ${this.failures} relaunches in a row failed ` + `(last: ${this.lastError}); still retrying every ${Math.round(this.delayMs / 1000)} s`;
+      return (
+        `the embedded database exited ${seconds} s ago and ${this.failures} relaunches in a row failed ` +
+        `(last: ${this.lastError}); still retrying every ${Math.round(this.delayMs / 1000)} s`
+      );
     }
     return `the embedded database (pid ${this.down.pid}) exited ${seconds} s ago and is being relaunched`;
   }
@@ -111,9 +114,10 @@ export class DatabaseSupervisor {
       const before = this.db.pid;
       try {
         const outcome = await this.db.ensure();
-        if (outcome === 'launched') log.info(`the database is back: pid ${this.db.pid} on ${this.db.uri} (attempt ${attempt})`);
-        else if (outcome === 'adopted') log.info(`took over the database (pid ${this.db.pid}): its owner is gone`);
-        else if (this.db.pid !== before) log.info(`the database was relaunched by process ${this.db.ownerPid}: pid ${this.db.pid}`);
+        const { pid, uri, ownerPid } = this.db;
+        if (outcome === 'launched') log.info(`the database is back: pid ${pid} on ${uri} (attempt ${attempt})`);
+        else if (outcome === 'adopted') log.info(`took over the database (pid ${pid}): its owner is gone`);
+        else if (pid !== before) log.info(`the database was relaunched by process ${ownerPid}: pid ${pid}`);
         if (outcome === 'launched' || this.db.pid !== before) this.upSince = Date.now();
         this.failures = 0;
         this.down = undefined;
@@ -125,7 +129,10 @@ export class DatabaseSupervisor {
         gone = true;
         this.down ??= { since: Date.now(), pid: before };
         this.delayMs = Math.min(this.delayMs * 2, this.maxDelayMs);
-        log.error(`relaunching the database failed (attempt ${attempt}, ${this.failures} in a row): ${this.lastError}; next try in ${this.delayMs / 1000} s`);
+        log.error(
+          `relaunching the database failed (attempt ${attempt}, ${this.failures} in a row): ${this.lastError}; ` +
+            `next try in ${this.delayMs / 1000} s`,
+        );
       }
     }
   }

@@ -109,7 +109,8 @@ export class TopicQueries {
 
     if (viewer && args.recordVisit !== false) {
       // A database out of space still serves reads: the visit then goes unrecorded.
-      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount).catch((err: unknown) => {
+      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      await recorded.catch((err: unknown) => {
         if (!isNoSpaceError(err)) throw err;
       });
     }

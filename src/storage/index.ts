@@ -19,5 +19,6 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     await store.ensureIndexes();
     return store;
   }
-  return DiskStore.open(path.join(config.dataDir, 'files'), { onNoSpace: () => db.metrics?.storageFailures.inc({ store: 'files' }) });
+  const onNoSpace = () => db.metrics?.storageFailures.inc({ store: 'files' });
+  return DiskStore.open(path.join(config.dataDir, 'files'), { onNoSpace });
 }

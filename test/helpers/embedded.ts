@@ -85,7 +85,12 @@ export interface GqlResult {
   body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
-export async function gql(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<GqlResult> {
+export async function gql(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<GqlResult> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   const r = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
@@ -94,7 +99,11 @@ export async function gql(url: string, query: string, variables: Record<string, 
 
 /** Logs a demo user in (DEMO_SEED): its token. */
 export async function login(url: string, username: string): Promise<string> {
-  const r = await fetch(`${url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'demo-password' }) });
+  const r = await fetch(`${url}/api/beta/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'demo-password' }),
+  });
   if (r.status !== 200) throw new Error(`login ${username}: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { token: string }).token;
 }

@@ -26,7 +26,8 @@ beforeAll(() => {
   mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-full-disk-'));
   const run = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=40m', 'tmpfs', mountPoint], { encoding: 'utf8' });
   mounted = run.status === 0;
-  if (!mounted) skipReason = `cannot mount a 40 MiB tmpfs (${(run.stderr || run.error?.message || `exit ${run.status}`).trim()}); needs root`;
+  const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim();
+  if (!mounted) skipReason = `cannot mount a 40 MiB tmpfs (${why}); needs root`;
 });
 
 afterAll(async () => {
@@ -41,8 +42,15 @@ afterAll(async () => {
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
-async function put(url: string, name: string, body: Buffer, json = false): Promise<{ status: number; text: string; type: string | null }> {
-  const r = await fetch(`${url}/upload/${name}`, { method: 'PUT', body, headers: json ? { accept: 'application/json' } : {} });
+interface Answer {
+  status: number;
+  text: string;
+  type: string | null;
+}
+
+async function put(url: string, name: string, body: Buffer, json = false): Promise<Answer> {
+  const headers: Record<string, string> = json ? { accept: 'application/json' } : {};
+  const r = await fetch(`${url}/upload/${name}`, { method: 'PUT', body, headers });
   return { status: r.status, text: await r.text(), type: r.headers.get('content-type') };
 }
 
@@ -68,7 +76,10 @@ function metric(text: string, store: string): number {
 
 const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
 
-it('answers 507 for uploads and 503 for discussion writes when full, keeps reading, counts, and recovers without a restart', async () => {
+const FULL_DISK = 'answers 507 for uploads and 503 for discussion writes when full, keeps reading, counts, '
+  + 'and recovers without a restart';
+
+it(FULL_DISK, async () => {
   if (!mounted) {
     console.warn(`full-disk test skipped: ${skipReason}`);
     return;
@@ -81,7 +92,7 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
 
   // Uploads until the disk is full: each one either stored whole (200) or refused with 507.
   const stored: { name: string; sha: string }[] = [{ name: 'kept.bin', sha: sha256(kept) }];
-  let refused: { status: number; text: string; type: string | null } | undefined;
+  let refused: Answer | undefined;
   for (let i = 0; i < 15 && !refused; i++) {
     const body = crypto.randomBytes(4 * 1024 * 1024);
     const r = await put(url, `big${i}.bin`, body);
@@ -90,7 +101,8 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
   }
   expect(refused).toEqual({ status: 507, text: 'Insufficient storage\n', type: 'text/plain; charset=utf-8' });
   const json = await put(url, 'json.bin', crypto.randomBytes(4 * 1024 * 1024), true);
-  expect(json).toEqual({ status: 507, text: '{"error":"Insufficient storage"}', type: 'application/json; charset=utf-8' });
+  const jsonType = 'application/json; charset=utf-8';
+  expect(json).toEqual({ status: 507, text: '{"error":"Insufficient storage"}', type: jsonType });
   // Nothing of a refused upload is kept: no temporary bytes, no metadata.
   expect(fs.readdirSync(path.join(mountPoint, 'files', 'tmp'))).toEqual([]);
   const info = await fetch(`${url}/json.bin`, { headers: { accept: 'application/json' } });
@@ -98,12 +110,15 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
 
   // GraphQL: the upload is the whole operation and failed: INSUFFICIENT_STORAGE with HTTP 507.
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: 'mutation($f: Upload!) { uploadFile(file: $f) { filename } }', variables: { f: null } }));
+  const upload = 'mutation($f: Upload!) { uploadFile(file: $f) { filename } }';
+  form.append('operations', JSON.stringify({ query: upload, variables: { f: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.f'] }));
   form.append('0', new Blob([crypto.randomBytes(4 * 1024 * 1024)]), 'g.bin');
-  const g = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'apollo-require-preflight': 'true' }, body: form });
+  const preflight = { 'apollo-require-preflight': 'true' };
+  const g = await fetch(`${url}/graphql`, { method: 'POST', headers: preflight, body: form });
   const gBody = (await g.json()) as { data: unknown; errors: { extensions: { code: string } }[] };
-  expect([g.status, gBody.errors.map((e) => e.extensions.code), gBody.data]).toEqual([507, ['INSUFFICIENT_STORAGE'], null]);
+  const codes = gBody.errors.map((e) => e.extensions.code);
+  expect([g.status, codes, gBody.data]).toEqual([507, ['INSUFFICIENT_STORAGE'], null]);
 
   // Now no room at all, for the database either.
   const filler = fill(mountPoint);
@@ -119,7 +134,11 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
   expect([...statuses].every((s) => s === 200 || s === 503)).toBe(true);
   let betaRefusal: { status: number; body: unknown } | undefined;
   for (let i = 0; i < 20 && !betaRefusal; i++) {
-    const r = await fetch(`${url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"bob","password":"demo-password"}' });
+    const r = await fetch(`${url}/api/beta/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":"bob","password":"demo-password"}',
+    });
     expect([200, 503]).toContain(r.status);
     if (r.status === 503) betaRefusal = { status: r.status, body: await r.json() };
   }
@@ -130,7 +149,8 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
   expect((await fetch(`${url}/api/beta/topics`)).status).toBe(200);
   expect((await fetch(`${url}/api/beta/topic/1`, { headers: { authorization: `Bearer ${alice}` } })).status).toBe(200);
   expect((await gql(url, '{ topics(first: 5) { edges { node { id } } } }')).status).toBe(200);
-  for (const s of stored) expect(sha256(Buffer.from(await (await fetch(`${url}/selif/${s.name}`)).arrayBuffer()))).toBe(s.sha);
+  const download = async (name: string) => Buffer.from(await (await fetch(`${url}/selif/${name}`)).arrayBuffer());
+  for (const s of stored) expect(sha256(await download(s.name))).toBe(s.sha);
 
   const metrics = await (await fetch(`${url}/metrics`)).text();
   expect(metric(metrics, 'files')).toBeGreaterThanOrEqual(2);
@@ -140,11 +160,12 @@ it('answers 507 for uploads and 503 for discussion writes when full, keeps readi
   fs.rmSync(filler);
   const after = crypto.randomBytes(512 * 1024);
   expect((await put(url, 'after.bin', after)).status).toBe(200);
-  expect(sha256(Buffer.from(await (await fetch(`${url}/selif/after.bin`)).arrayBuffer()))).toBe(sha256(after));
+  expect(sha256(await download('after.bin'))).toBe(sha256(after));
   const c = await gql(url, POST_COMMENT, { t: '1', m: 'room again' }, alice);
   expect([c.status, c.body.errors]).toEqual([200, undefined]);
   // One stored object per stored file: no bytes of the refused uploads are left.
-  const objects = fs.readdirSync(path.join(mountPoint, 'files', 'objects')).flatMap((d) => fs.readdirSync(path.join(mountPoint, 'files', 'objects', d)));
+  const objectsDir = path.join(mountPoint, 'files', 'objects');
+  const objects = fs.readdirSync(objectsDir).flatMap((d) => fs.readdirSync(path.join(objectsDir, d)));
   expect(objects).toHaveLength(stored.length + 1);
 
   server.child.kill('SIGINT');

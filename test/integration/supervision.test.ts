@@ -17,7 +17,8 @@ import { whichSync } from '../../src/db/server-process';
 import { DatabaseSupervisor } from '../../src/db/supervisor';
 import { baseEnv, ServerProcess, startServerProcess } from '../helpers/child';
 import { ensureBuilt } from '../helpers/dist';
-import { databaseProcesses, gql, killHard, login, portOf, readRecord, sleep, until, waitReady } from '../helpers/embedded';
+import { databaseProcesses, gql, killHard, login, portOf, readRecord } from '../helpers/embedded';
+import { sleep, until, waitReady } from '../helpers/embedded';
 
 jest.setTimeout(180_000);
 
@@ -66,7 +67,7 @@ async function commentsOf(url: string, topic: string): Promise<Map<string, RestC
 }
 
 describe('a killed embedded database', () => {
-  it('is relaunched on its port within seconds; every write acknowledged before the kill is there afterwards', async () => {
+  it('is relaunched on its port within seconds; every write acknowledged before the kill is there', async () => {
     const dir = dataDir();
     const server = await start(dir);
     const first = readRecord(dir)!;
@@ -86,9 +87,11 @@ describe('a killed embedded database', () => {
         expect((v.body.data?.voteComment as { votes: number }).votes).toBe(1);
       }
       const bytes = crypto.randomBytes(200_000);
-      const up = await fetch(`${server.url}/upload/round${round}.bin`, { method: 'PUT', headers: { accept: 'application/json' }, body: bytes });
+      const headers = { accept: 'application/json' };
+      const up = await fetch(`${server.url}/upload/round${round}.bin`, { method: 'PUT', headers, body: bytes });
       expect(up.status).toBe(200);
-      uploads.push({ name: ((await up.json()) as { filename: string }).filename, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
+      const { filename } = (await up.json()) as { filename: string };
+      uploads.push({ name: filename, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
 
       await killHard(pid);
       const ms = await waitReady(server.url, 10_000);
@@ -111,7 +114,8 @@ describe('a killed embedded database', () => {
     }
     // Each relaunch is logged, with its attempt.
     // Killed again soon after a relaunch: the wait doubles (crash-loop backoff).
-    expect(server.output().match(/exited unexpectedly; relaunching it in [\d.]+ s/g)).toEqual([0.5, 1, 2].map((s) => `exited unexpectedly; relaunching it in ${s} s`));
+    const waits = server.output().match(/exited unexpectedly; relaunching it in [\d.]+ s/g);
+    expect(waits).toEqual([0.5, 1, 2].map((s) => `exited unexpectedly; relaunching it in ${s} s`));
     expect(server.output()).toMatch(/the database is back: pid \d+ on mongodb:\/\/127\.0\.0\.1:\d+ \(attempt 1\)/);
 
     server.child.kill('SIGINT');
@@ -119,7 +123,9 @@ describe('a killed embedded database', () => {
     expect(databaseProcesses(dir)).toEqual([]);
   });
 
-  it('while relaunches fail: 503 in each door\'s format, /readyz names five failures in a row, and it keeps trying until one works', async () => {
+  const FAILING = "while relaunches fail: 503 in each door's format, /readyz names five failures in a row, "
+    + 'and it keeps trying until one works';
+  it(FAILING, async () => {
     const cfg = loadConfig({ PATH: process.env.PATH, HOME: process.env.HOME }).database;
     const real = cfg.ferretdbBin ?? cachedFerretdbPath(cfg.cacheDir);
     if (cfg.mongodBin || whichSync('mongod', cfg.searchPath) || !fs.existsSync(real)) {
@@ -130,7 +136,9 @@ describe('a killed embedded database', () => {
     // A FerretDB that refuses to start while the flag file exists.
     const flag = path.join(dir, 'refuse-to-start');
     const wrapper = path.join(dir, 'ferretdb-wrapper.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\n[ -e '${flag}' ] && { echo 'refusing to start (test)' >&2; exit 1; }\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const refuse = `[ -e '${flag}' ] && { echo 'refusing to start (test)' >&2; exit 1; }`;
+    const script = `#!/bin/sh\n${refuse}\nexec '${real}' "$@"\n`;
+    fs.writeFileSync(wrapper, script, { mode: 0o755 });
     const server = await start(dir, { FERRETDB_BIN: wrapper, DEMO_SEED: 'false' });
     const put = await fetch(`${server.url}/upload/kept.txt`, { method: 'PUT', body: 'kept' });
     expect(put.status).toBe(200);
@@ -166,7 +174,9 @@ describe('a killed embedded database', () => {
     );
     expect(reason).toMatch(/still retrying every \d+ s/);
     expect(Date.now() - killedAt).toBeGreaterThan(14_000);
-    for (let n = 1; n <= 5; n++) expect(server.output()).toMatch(new RegExp(`relaunching the database failed \\(attempt ${n}, ${n} in a row\\)`));
+    for (let n = 1; n <= 5; n++) {
+      expect(server.output()).toMatch(new RegExp(`relaunching the database failed \\(attempt ${n}, ${n} in a row\\)`));
+    }
 
     // The next, slower attempt succeeds once the database can start again.
     fs.rmSync(flag);
@@ -179,7 +189,7 @@ describe('a killed embedded database', () => {
 });
 
 describe('ownership of the embedded database', () => {
-  it('after crash → restart → SIGINT no database process is left; the restarted server owns and supervises the adopted one', async () => {
+  it('after crash → restart → SIGINT no database process is left; the restarted server owns it', async () => {
     const dir = dataDir();
     const first = await start(dir, { DEMO_SEED: 'false' });
     const launched = readRecord(dir)!;
@@ -239,7 +249,8 @@ describe('ownership of the embedded database', () => {
   });
 
   it('an operator\'s database (MONGODB_URI) is never supervised, adopted or stopped', async () => {
-    const db = await launchDatabase({ dataDir: dataDir(), database: { ...loadConfig({ PATH: process.env.PATH }).database, uri: 'mongodb://127.0.0.1:1' }, log: () => {} });
+    const database = { ...loadConfig({ PATH: process.env.PATH }).database, uri: 'mongodb://127.0.0.1:1' };
+    const db = await launchDatabase({ dataDir: dataDir(), database, log: () => {} });
     expect(db.kind).toBe('external');
     expect(db.owned).toBe(false);
     expect(db.ensure).toBeUndefined();

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config';
 import { resolveJwtSecret } from './config/secret';
 import { launchDatabase } from './db/launcher';
-import { DatabaseSupervisor } from './db/supervisor';
+import { DatabaseSupervisor, SupervisorLog } from './db/supervisor';
 import { createAgora, withDatabaseName } from './server';
 import { VERSION } from './version';
 
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   say(`Database: ${database.description}`);
 
   // The embedded database is relaunched if it dies, and adopted if its owner does (db/supervisor.ts).
-  let appLog: { info(m: string): void; warn(m: string): void; error(m: string): void } | undefined;
+  let appLog: SupervisorLog | undefined;
   const supervisor = DatabaseSupervisor.for(database, {
     log: {
       info: (m) => (appLog ? appLog.info(m) : say(m)),

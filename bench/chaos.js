@@ -398,7 +398,8 @@ async function verify() {
 
 /** Every file's metadata against its bytes on disk, read straight from the database. */
 async function checkFiles() {
-  const { MongoClient } = require('mongodb');
+  // The driver mongoose brings (not a dependency of its own).
+  const { MongoClient } = require('mongoose').mongo;
   const rec = record();
   const client = await MongoClient.connect(`${rec.uri}/agora`, { serverSelectionTimeoutMS: 5000 });
   const problems = [];

@@ -140,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
-    return reply.status(503).send({ status: 'unavailable', reason: 'the database did not answer a ping within 2 seconds' });
+    return reply.status(503).send({ status: 'unavailable', reason: db.unavailableReason(2000) });
   });
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', metrics.registry.contentType);

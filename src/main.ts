@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config';
 import { resolveJwtSecret } from './config/secret';
 import { launchDatabase } from './db/launcher';
+import { DatabaseSupervisor, SupervisorLog } from './db/supervisor';
 import { createAgora, withDatabaseName } from './server';
 import { VERSION } from './version';
 
@@ -27,20 +28,37 @@ async function main(): Promise<void> {
   const database = await launchDatabase({ dataDir: config.dataDir, database: config.database, log: say });
   say(`Database: ${database.description}`);
 
+  // The embedded database is relaunched if it dies, and adopted if its owner does (db/supervisor.ts).
+  let appLog: SupervisorLog | undefined;
+  const supervisor = DatabaseSupervisor.for(database, {
+    log: {
+      info: (m) => (appLog ? appLog.info(m) : say(m)),
+      warn: (m) => (appLog ? appLog.warn(m) : say(m)),
+      error: (m) => (appLog ? appLog.error(m) : say(m)),
+    },
+  });
+  supervisor?.start();
+  const stopDatabase = async () => {
+    await supervisor?.stop();
+    await database.stop();
+  };
+
   let agora;
   try {
     agora = await createAgora(config, { mongoUri: withDatabaseName(database.uri, 'agora'), databaseKind: database.kind, jwtSecret });
   } catch (err) {
-    await database.stop();
+    await stopDatabase();
     throw err;
   }
   const { app } = agora;
+  appLog = { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) };
+  if (supervisor) agora.db.reportOutagesFrom(() => supervisor.outage());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
       say(`${signal} again: stopping the database and exiting now`);
-      await database.stop().catch(() => {});
+      await stopDatabase().catch(() => {});
       process.exit(1);
     }
     stopping = true;
@@ -56,7 +74,7 @@ async function main(): Promise<void> {
       app.log.error({ err }, 'error while closing');
     }
     clearTimeout(timer);
-    await database.stop();
+    await stopDatabase();
     app.log.info('stopped');
     process.exit(0);
   };
@@ -68,7 +86,7 @@ async function main(): Promise<void> {
   } catch (err) {
     say(`Cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
     await agora.close().catch(() => {});
-    await database.stop();
+    await stopDatabase();
     process.exit(1);
   }
   await agora.start();

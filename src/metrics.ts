@@ -41,6 +41,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Writes refused for want of space: `files` (the disk byte store: ENOSPC/EDQUOT) and `database`
+   * (a command the database failed for space, e.g. SQLite's "database or disk is full").
+   */
+  readonly storageFailures = new Counter({
+    name: 'storage_failures_total',
+    help: 'Writes refused for lack of space, by store (files, database).',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }

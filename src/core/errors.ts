@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'PRECONDITION_FAILED'
   | 'RANGE_NOT_SATISFIABLE'
   | 'SERVICE_UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
   | 'CLIENT_CLOSED_REQUEST';
 
 export abstract class AppError extends Error {
@@ -107,6 +108,30 @@ export class ServiceUnavailableError extends AppError {
   readonly status = 503;
 }
 
+/** An upload could not be stored: no space left for its bytes or its metadata (507). */
+export class InsufficientStorageError extends AppError {
+  readonly code = 'INSUFFICIENT_STORAGE' as const;
+  readonly status = 507;
+}
+
+/**
+ * Whether a write failed for want of space: the OS's ENOSPC / EDQUOT, SQLite's SQLITE_FULL as
+ * FerretDB reports it ("database or disk is full (13)"), or MongoDB's OutOfDiskSpace (14031).
+ */
+export function isNoSpaceError(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; message?: unknown; errmsg?: unknown };
+  if (e.code === 'ENOSPC' || e.code === 'EDQUOT' || e.code === 14031) return true;
+  const text = `${typeof e.message === 'string' ? e.message : ''} ${typeof e.errmsg === 'string' ? e.errmsg : ''}`;
+  return /database or disk is full|no space left on device|disk quota exceeded/i.test(text);
+}
+
+/** For writes of an upload: a refusal for space is the client's 507, whatever store refused. */
+export function asUploadStorageError(err: unknown): unknown {
+  if (!isNoSpaceError(err) || err instanceof AppError) return err;
+  return new InsufficientStorageError('Insufficient storage', 'NO_SPACE');
+}
+
 const UNAVAILABLE_ERROR_NAMES = new Set([
   'MongoServerSelectionError',
   'MongoNetworkError',
@@ -117,16 +142,36 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 ]);
 
 /**
+ * A socket error the MongoDB driver passes on unwrapped: a command written on a connection the
+ * database closed a moment before (it was killed) fails with Node's own EPIPE ("This socket has
+ * been ended by the other party"), not a MongoNetworkError. Only errors raised inside the driver
+ * count: a client's closed socket is not the database being away.
+ */
+function isDriverSocketError(err: object): boolean {
+  const { code, stack } = err as { code?: unknown; stack?: unknown };
+  if (code !== 'EPIPE' && code !== 'ECONNRESET') return false;
+  return typeof stack === 'string' && /[\\/]node_modules[\\/]mongodb[\\/]/.test(stack);
+}
+
+/**
  * Classifies an error thrown anywhere below a front door: domain errors pass through, database
  * connectivity failures become ServiceUnavailableError, anything else is unexpected (null).
+ * Out of space: the database refusing a write is a 503 (it may have room again later; nothing
+ * is wrong with the request), the server's own disk refusing bytes a 507.
  */
 export function classifyError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
+  if (isNoSpaceError(err)) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return new InsufficientStorageError('Insufficient storage', 'NO_SPACE');
+    return new ServiceUnavailableError('The database is out of space, try again later', 'DATABASE_FULL');
+  }
   if (err && typeof err === 'object') {
     const name = (err as { name?: unknown }).name;
     if (typeof name === 'string' && UNAVAILABLE_ERROR_NAMES.has(name)) {
       return new ServiceUnavailableError('The database is unavailable, try again shortly');
     }
+    if (isDriverSocketError(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
   }
   return null;
 }

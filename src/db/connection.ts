@@ -3,6 +3,7 @@
  * metrics so round trips per request can be counted.
  */
 import mongoose, { Connection, Model, Schema } from 'mongoose';
+import { isNoSpaceError } from '../core/errors';
 import { Metrics } from '../metrics';
 
 export interface ConnectOptions {
@@ -22,10 +23,14 @@ export class Database {
   private pinging: Promise<boolean> | undefined;
   /** When the app's own client last got a reply (performance.now()). */
   private lastReplyAt = -Infinity;
+  /** Says why the database is known to be away (its supervisor is relaunching it), if it is. */
+  private knownOutage: () => string | undefined = () => undefined;
 
   private constructor(
     readonly conn: Connection,
     private readonly uri: string,
+    /** The app's metrics, when it has them (the byte store counts its failures there too). */
+    readonly metrics: Metrics | undefined,
   ) {}
 
   static async connect(uri: string, options: ConnectOptions = {}): Promise<Database> {
@@ -44,7 +49,7 @@ export class Database {
       await conn.close().catch(() => {});
       throw err;
     }
-    const db = new Database(conn, uri);
+    const db = new Database(conn, uri, options.metrics);
     conn.getClient().on('commandSucceeded', () => {
       db.lastReplyAt = performance.now();
     });
@@ -55,6 +60,9 @@ export class Database {
       const took = (e: { commandName: string; duration: number }) => metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
       client.on('commandSucceeded', took);
       client.on('commandFailed', took);
+      client.on('commandFailed', (e) => {
+        if (isNoSpaceError(e.failure)) metrics.storageFailures.inc({ store: 'database' });
+      });
     }
     return db;
   }
@@ -76,6 +84,7 @@ export class Database {
    * handles the reply late), and an instance must not leave rotation for being busy.
    */
   ping(timeoutMs = 2000): Promise<boolean> {
+    if (this.knownOutage()) return Promise.resolve(false);
     this.pinging ??= this.pingOnce(timeoutMs).finally(() => {
       this.pinging = undefined;
     });
@@ -98,6 +107,16 @@ export class Database {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Lets whoever looks after the database process (db/supervisor.ts) say when it is away and why. */
+  reportOutagesFrom(outage: () => string | undefined): void {
+    this.knownOutage = outage;
+  }
+
+  /** Why the database is unavailable, for /readyz. */
+  unavailableReason(timeoutMs = 2000): string {
+    return this.knownOutage() ?? `the database did not answer a ping within ${timeoutMs / 1000} seconds`;
   }
 
   get name(): string {

@@ -6,18 +6,25 @@
  *   4. mongodb-memory-server (downloads MongoDB; needs the internet);
  *   5. otherwise a clear error naming all of the above.
  *
- * A launched server is recorded in DATA_DIR/db/server.json (pid, uri). Any later process on the
- * same DATA_DIR (a second command line, a restarted server) reuses a recorded server that is still
- * alive instead of starting a second one on the same files; only the process that launched it
- * stops it.
+ * A launched server is recorded in DATA_DIR/db/server.json (pid, uri, owner). Any later process on
+ * the same DATA_DIR (a second command line, a restarted server) reuses a recorded server that is
+ * still alive instead of starting a second one on the same files. Its owner stops it; when the
+ * owner is gone (a crashed server), the next process to look becomes the owner. Every decision —
+ * launch, relaunch, adopt — is taken holding DATA_DIR/db/launch.lock, so two live processes never
+ * both own the database. A relaunch keeps the port (remembered in DATA_DIR/db/port), so clients
+ * already connected reconnect by themselves.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../config';
+import { commandLine } from '../core/process';
 import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION, ferretdbBuildName } from './ferretdb-build';
-import { freePort, isAlive, startServer, stopPid, waitForPort, whichSync } from './server-process';
+import { freePort, isAlive, portIsFree, startServer, stopPid, waitForPort, whichSync } from './server-process';
 
 export type DatabaseKind = 'external' | 'mongod' | 'ferretdb' | 'memory-server';
+
+/** What `ensure()` found: the database was fine, was ownerless and is now ours, or was relaunched. */
+export type EnsureOutcome = 'running' | 'shared' | 'adopted' | 'launched';
 
 export interface LaunchedDatabase {
   kind: DatabaseKind;
@@ -25,12 +32,20 @@ export interface LaunchedDatabase {
   uri: string;
   /** Human-readable: what runs where. */
   description: string;
-  /** True when this process started the server (and so stops it). */
+  /** True when this process owns the server (launched or adopted it), and so stops it. */
   owned: boolean;
   /** Stops the server if this process owns it; otherwise does nothing. */
   stop(): Promise<void>;
   /** Pid of the launched server process, when there is one. */
   pid?: number;
+  /** Pid of the process that owns the server (this one when `owned`). */
+  ownerPid?: number;
+  /**
+   * Embedded mongod/FerretDB only (what a supervisor can look after): under the launch lock,
+   * adopts the server when its owner is gone, relaunches it on the same port and data when it is
+   * gone, and refreshes pid/owner from the record. Throws when a relaunch fails.
+   */
+  ensure?(): Promise<EnsureOutcome>;
 }
 
 interface ServerRecord {
@@ -40,6 +55,7 @@ interface ServerRecord {
   ownerPid: number;
   description: string;
   startedAt: string;
+  adoptedAt?: string;
 }
 
 type Log = (msg: string) => void;
@@ -50,6 +66,16 @@ export interface LaunchOptions {
   log: Log;
 }
 
+/** Where one DATA_DIR keeps its database's files, record, lock and port. */
+interface Place {
+  dbDir: string;
+  recordFile: string;
+  lockFile: string;
+  portFile: string;
+  cfg: DatabaseConfig;
+  log: Log;
+}
+
 export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatabase> {
   const { database: cfg, log } = opts;
   if (cfg.uri) {
@@ -57,33 +83,149 @@ export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatab
   }
   const dbDir = path.join(opts.dataDir, 'db');
   fs.mkdirSync(dbDir, { recursive: true });
-  const recordFile = path.join(dbDir, 'server.json');
+  const place: Place = {
+    dbDir,
+    recordFile: path.join(dbDir, 'server.json'),
+    lockFile: path.join(dbDir, 'launch.lock'),
+    portFile: path.join(dbDir, 'port'),
+    cfg,
+    log,
+  };
+  const settled = await withLock(place, () => settle(place, false));
+  const db = new EmbeddedDatabase(place, settled);
+  if (settled.outcome === 'shared' || settled.outcome === 'adopted') {
+    db.description += ` (already running, pid ${db.pid})`;
+  }
+  return db;
+}
 
-  const release = await acquireLock(path.join(dbDir, 'launch.lock'), (pid) => log(`waiting for process ${pid}, which is launching the database in ${dbDir} …`));
-  try {
-    const existing = readRecord(recordFile);
-    if (existing && isAlive(existing.pid)) {
-      const port = Number(new URL(existing.uri).port);
-      try {
-        await waitForPort(port, 2000);
-        return { kind: existing.kind, uri: existing.uri, description: `${existing.description} (already running, pid ${existing.pid})`, owned: false, pid: existing.pid, stop: async () => {} };
-      } catch {
-        // Alive but not answering: a stale pid reused by another process, or a hung server.
-      }
+interface Settled {
+  record: ServerRecord;
+  outcome: EnsureOutcome;
+  /** The server's own stop, for one this process launched. */
+  stopServer?: () => Promise<void>;
+}
+
+/** The database of one DATA_DIR as this process sees it; pid and owner follow the record. */
+class EmbeddedDatabase implements LaunchedDatabase {
+  kind: DatabaseKind;
+  uri: string;
+  description: string;
+  owned: boolean;
+  pid: number;
+  ownerPid: number;
+  private stopServer: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly place: Place,
+    settled: Settled,
+  ) {
+    this.kind = settled.record.kind;
+    this.uri = settled.record.uri;
+    this.description = settled.record.description;
+    this.owned = false;
+    this.pid = settled.record.pid;
+    this.ownerPid = settled.record.ownerPid;
+    this.apply(settled);
+    // mongodb-memory-server manages its own process: nothing here can relaunch it.
+    if (this.kind !== 'memory-server') this.ensure = () => this.resettle();
+  }
+
+  ensure?: () => Promise<EnsureOutcome>;
+
+  private apply(s: Settled): void {
+    if (s.outcome === 'launched') this.stopServer = s.stopServer;
+    else if (s.record.pid !== this.pid) this.stopServer = undefined;
+    this.uri = s.record.uri;
+    this.pid = s.record.pid;
+    this.ownerPid = s.record.ownerPid;
+    this.owned = s.record.ownerPid === process.pid;
+  }
+
+  private async resettle(): Promise<EnsureOutcome> {
+    const settled = await withLock(this.place, () => settle(this.place, true, Number(new URL(this.uri).port)));
+    this.apply(settled);
+    return settled.outcome;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.owned) return;
+    const now = readRecord(this.place.recordFile);
+    // Another process took the server over meanwhile (it judged this one gone): it is theirs now.
+    if (now && now.pid === this.pid && now.ownerPid !== process.pid && isAlive(now.ownerPid)) {
+      this.owned = false;
+      return;
     }
-    fs.rmSync(recordFile, { force: true });
-    const launched = await startLocalServer(dbDir, cfg, log);
-    const record: ServerRecord = { kind: launched.kind, uri: launched.uri, pid: launched.pid, ownerPid: process.pid, description: launched.description, startedAt: new Date().toISOString() };
-    fs.writeFileSync(recordFile, JSON.stringify(record, null, 2));
-    return {
-      ...launched,
-      owned: true,
-      stop: async () => {
-        await launched.stop();
-        const now = readRecord(recordFile);
-        if (now && now.pid === launched.pid) fs.rmSync(recordFile, { force: true });
-      },
-    };
+    await (this.stopServer ? this.stopServer() : stopPid(this.pid));
+    this.owned = false;
+    const after = readRecord(this.place.recordFile);
+    if (after && after.pid === this.pid) fs.rmSync(this.place.recordFile, { force: true });
+  }
+}
+
+/**
+ * The one decision, taken holding the lock: reuse the recorded server if it answers (adopting it
+ * when its owner is gone), otherwise launch one — on the port it had, when `keepPort` demands it
+ * or that port is free.
+ */
+async function settle(place: Place, keepPort: boolean, currentPort?: number): Promise<Settled> {
+  const existing = readRecord(place.recordFile);
+  if (existing && isAlive(existing.pid)) {
+    if (await answers(existing.uri)) {
+      if (existing.ownerPid === process.pid) return { record: existing, outcome: 'running' };
+      if (!existing.ownerPid || !isAlive(existing.ownerPid)) {
+        const record: ServerRecord = { ...existing, ownerPid: process.pid, adoptedAt: new Date().toISOString() };
+        writeRecord(place.recordFile, record);
+        place.log(`Adopted the database (pid ${existing.pid}) whose owner, process ${existing.ownerPid}, is gone`);
+        return { record, outcome: 'adopted' };
+      }
+      return { record: existing, outcome: 'shared' };
+    }
+    // Alive but not answering: a hung server of this DATA_DIR (stop it: it holds the files), or a
+    // recycled pid that belongs to something else entirely (leave it alone).
+    if (commandLine(existing.pid).some((arg) => arg.includes(place.dbDir))) await stopPid(existing.pid);
+  }
+  fs.rmSync(place.recordFile, { force: true });
+  const port = (existing ? Number(new URL(existing.uri).port) : undefined) ?? readPort(place.portFile) ?? currentPort;
+  let provisional: ServerRecord | undefined;
+  const launched = await startLocalServer(place.dbDir, place.cfg, place.log, {
+    port,
+    keepPort,
+    // Recorded the moment it exists: if this process dies before the server answers, the next
+    // one finds (and adopts or stops) it instead of leaving it behind holding the files and port.
+    onSpawn: (kind, pid, uri) => {
+      provisional = { kind, uri, pid, ownerPid: process.pid, description: kind, startedAt: new Date().toISOString() };
+      writeRecord(place.recordFile, provisional);
+    },
+  });
+  const record: ServerRecord = {
+    kind: launched.kind,
+    uri: launched.uri,
+    pid: launched.pid,
+    ownerPid: process.pid,
+    description: launched.description,
+    startedAt: provisional?.startedAt ?? new Date().toISOString(),
+  };
+  writeRecord(place.recordFile, record);
+  fs.writeFileSync(place.portFile, String(new URL(launched.uri).port));
+  return { record, outcome: 'launched', stopServer: launched.stop };
+}
+
+async function answers(uri: string): Promise<boolean> {
+  try {
+    await waitForPort(Number(new URL(uri).port), 2000);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function withLock<T>(place: Place, fn: () => Promise<T>): Promise<T> {
+  const release = await acquireLock(place.lockFile, (pid) =>
+    place.log(`waiting for process ${pid}, which is launching the database in ${place.dbDir} …`),
+  );
+  try {
+    return await fn();
   } finally {
     release();
   }
@@ -97,11 +239,28 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log): Promise<Started> {
+interface PortChoice {
+  /** The port to listen on when it is free (the one this DATA_DIR's server had). */
+  port?: number;
+  /** Fail rather than move to another port (a relaunch: connected clients know only this one). */
+  keepPort: boolean;
+  onSpawn(kind: DatabaseKind, pid: number, uri: string): void;
+}
+
+async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, choice: PortChoice): Promise<Started> {
   const tried: string[] = [];
 
   const mongod = cfg.mongodBin ?? whichSync('mongod', cfg.searchPath);
-  if (mongod) return startProcess('mongod', mongod, dbDir, log, (port, dir) => ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port)]);
+  if (mongod) {
+    return startProcess('mongod', mongod, dbDir, log, choice, (port, dir) => [
+      '--dbpath',
+      dir,
+      '--bind_ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ]);
+  }
   tried.push('MONGOD_BIN / a `mongod` on PATH: none found');
 
   let ferret = cfg.ferretdbBin;
@@ -119,7 +278,7 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log): P
     }
   }
   if (ferret) {
-    return startProcess('ferretdb', ferret, dbDir, log, (port, dir) => [
+    return startProcess('ferretdb', ferret, dbDir, log, choice, (port, dir) => [
       '--handler=sqlite',
       `--sqlite-url=file:${dir}/`,
       `--listen-addr=127.0.0.1:${port}`,
@@ -143,16 +302,24 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log): P
   );
 }
 
-async function startProcess(kind: 'mongod' | 'ferretdb', bin: string, dbDir: string, log: Log, args: (port: number, dir: string) => string[]): Promise<Started> {
+async function startProcess(
+  kind: 'mongod' | 'ferretdb',
+  bin: string,
+  dbDir: string,
+  log: Log,
+  choice: PortChoice,
+  args: (port: number, dir: string) => string[],
+): Promise<Started> {
   const dir = path.join(dbDir, kind);
   fs.mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  const port = await choosePort(choice);
   // FerretDB spends a fifth of its CPU in Go's garbage collector while decoding documents: a
   // collection at a quarter of the frequency answers listings ~15% faster, for a few MiB of heap.
   const env = kind === 'ferretdb' ? { ...process.env, GOGC: '400' } : process.env;
   const child = startServer(bin, args(port, dir), path.join(dbDir, `${kind}.log`), env);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${bin}`);
+  choice.onSpawn(kind, pid, `mongodb://127.0.0.1:${port}`);
   try {
     await waitForPort(port, 30_000, child);
   } catch (err) {
@@ -187,6 +354,40 @@ async function startMemoryServer(dbDir: string, log: Log): Promise<Started> {
   const server = await Promise.race([mod.MongoMemoryServer.create({ instance: { dbPath: dir, storageEngine: 'wiredTiger', ip: '127.0.0.1' } }), timeout]).finally(() => clearTimeout(timer));
   const uri = server.getUri().replace(/\/[^/]*$/, '');
   return { kind: 'memory-server', uri, description: `mongodb-memory-server (data in ${dir})`, pid: server.instanceInfo?.instance?.mongodProcess?.pid ?? process.pid, stop: async () => void (await server.stop()) };
+}
+
+/**
+ * The remembered port if it is free (waiting up to 3 s for it: a port that just closed may still
+ * be held for a moment), else — unless the port must be kept — any free one.
+ */
+async function choosePort(choice: PortChoice): Promise<number> {
+  if (choice.port) {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      if (await portIsFree(choice.port)) return choice.port;
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (choice.keepPort) throw new Error(`port ${choice.port} is in use by another process`);
+  }
+  return freePort();
+}
+
+function readPort(file: string): number | undefined {
+  try {
+    const port = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeRecord(file: string, record: ServerRecord): void {
+  // Written whole then renamed: a reader (another process deciding whether to adopt) never sees
+  // half a record.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(record, null, 2));
+  fs.renameSync(tmp, file);
 }
 
 function readRecord(file: string): ServerRecord | undefined {

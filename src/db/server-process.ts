@@ -6,17 +6,37 @@ import { isAlive } from '../core/process';
 
 export { isAlive };
 
-/** Asks the OS for a free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds host:port for a moment; resolves with the port bound (port 0: the one the OS chose), or undefined. */
+function tryBind(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+    srv.on('error', () => resolve(undefined));
+    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
+      const bound = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(bound));
     });
   });
+}
+
+/** Whether nothing listens on (or holds) the loopback port. */
+export async function portIsFree(port: number): Promise<boolean> {
+  return (await tryBind(port)) === port;
+}
+
+/**
+ * A free loopback port for a database server. Preferably below Linux's ephemeral range
+ * (32768–60999), where the OS never hands the port to an outgoing connection while the database is
+ * down and being relaunched on it; else whatever the OS gives.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 20; i++) {
+    const candidate = 20000 + Math.floor(Math.random() * 12000);
+    if (await portIsFree(candidate)) return candidate;
+  }
+  const port = await tryBind(0);
+  if (port === undefined) throw new Error('no free loopback port');
+  return port;
 }
 
 /** Resolves once something accepts TCP connections on host:port, or rejects after timeoutMs. */

@@ -1,6 +1,6 @@
 /** Reading topics: the listing (5), one topic with its comment tree (6), lookups for loaders. */
 import type { Actor } from '../core/actor';
-import { Issue, ValidationError } from '../core/errors';
+import { isNoSpaceError, Issue, ValidationError } from '../core/errors';
 import { checkGroup, checkId36, checkLimit, checkNotBoth, checkOrder, checkPeriod, checkTag } from './args';
 import type { DiscussionDeps } from './deps';
 import { EMPTY_PAGE_INFO, pageFromRows } from './keyset';
@@ -108,7 +108,11 @@ export class TopicQueries {
     const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
 
     if (viewer && args.recordVisit !== false) {
-      await this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      // A database out of space still serves reads: the visit then goes unrecorded.
+      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      await recorded.catch((err: unknown) => {
+        if (!isNoSpaceError(err)) throw err;
+      });
     }
     return result;
 

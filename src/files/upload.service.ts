@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { FilesConfig } from '../config';
-import { ValidationError } from '../core/errors';
+import { asUploadStorageError, ValidationError } from '../core/errors';
 import type { ByteStore, TempObject } from '../storage';
 import { computeExpiry } from './expiry';
 import type { FileContent, FileRepository } from './file.repository';
@@ -109,14 +109,15 @@ export class UploadService {
    * ClientClosedRequestError when the source ends prematurely; nothing is kept in those cases.
    */
   async receive(source: Readable): Promise<ReceivedUpload> {
-    const temp = await this.store.create();
+    const temp = await this.store.create().catch((err) => Promise.reject(asUploadStorageError(err)));
     try {
       const digest = await streamInto(source, temp, this.config.maxSize);
       if (digest.size === 0) throw new ValidationError('Empty file', 'EMPTY_FILE');
       return new Received(temp, digest.size, digest.sha256, detectMime(digest.window));
     } catch (err) {
       await temp.abort().catch((e) => this.log.warn({ err: e }, 'could not remove a failed upload'));
-      throw err;
+      // No room for the bytes (disk, or GridFS's database): 507, never a 500.
+      throw asUploadStorageError(err);
     }
   }
 
@@ -167,7 +168,8 @@ export class UploadService {
     } catch (err) {
       // Once metadata refers to the bytes they are the file's: never remove them here.
       if (!claimed) await received.discard();
-      throw err;
+      // No room for the bytes' fsync or the metadata: the upload was not stored (507).
+      throw asUploadStorageError(err);
     }
   }
 

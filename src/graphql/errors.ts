@@ -84,13 +84,20 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * data with field errors, under application/json and application/graphql-response+json alike), so
  * clients keep the data. When the operation produced no data at all (`data: null`: every root field
  * refused), an error that concerns the whole request sets it: SERVICE_UNAVAILABLE (the database is
- * away) → 503, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
- * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused before
- * execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
+ * away) → 503, INSUFFICIENT_STORAGE (an upload could not be stored) → 507, UNAUTHENTICATED → 401
+ * (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`);
+ * other errors leave Apollo's status. Requests refused before execution (parse, validation,
+ * variables, a bad token) keep Apollo's 4xx.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   // The database being away decides first: nothing else can be answered meaningfully then.
-  const RANK: Record<string, number> = { SERVICE_UNAVAILABLE: 4, UNAUTHENTICATED: 3, FORBIDDEN: 2, TOO_MANY_REQUESTS: 1 };
+  const RANK: Record<string, number> = {
+    SERVICE_UNAVAILABLE: 5,
+    INSUFFICIENT_STORAGE: 4,
+    UNAUTHENTICATED: 3,
+    FORBIDDEN: 2,
+    TOO_MANY_REQUESTS: 1,
+  };
   return {
     async requestDidStart() {
       return {

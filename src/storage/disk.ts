@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Writable } from 'node:stream';
+import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
@@ -191,6 +192,8 @@ export class ObjectReader extends Readable {
 export interface DiskStoreOptions {
   cacheBytes: number;
   cacheMaxObject: number;
+  /** Told of every write the file system refused for space (the metrics count them). */
+  onNoSpace?: () => void;
 }
 
 export const DEFAULT_DISK_OPTIONS: DiskStoreOptions = { cacheBytes: 64 * 1024 * 1024, cacheMaxObject: 1024 * 1024 };
@@ -200,6 +203,7 @@ export class DiskStore implements ByteStore {
   private readonly tmpDir: string;
   private readonly objectsDir: string;
   private readonly hot: ObjectCache;
+  private readonly onNoSpace: () => void;
   /** Object directories known to exist (at most 256): a commit skips their mkdir. */
   private readonly objectDirs = new Set<string>();
 
@@ -210,6 +214,7 @@ export class DiskStore implements ByteStore {
     this.tmpDir = path.join(root, 'tmp');
     this.objectsDir = path.join(root, 'objects');
     this.hot = new ObjectCache(options.cacheBytes, options.cacheMaxObject);
+    this.onNoSpace = options.onNoSpace ?? (() => {});
   }
 
   static async open(root: string, options: DiskStoreOptions = DEFAULT_DISK_OPTIONS): Promise<DiskStore> {
@@ -224,7 +229,29 @@ export class DiskStore implements ByteStore {
     return path.join(this.objectsDir, id.slice(0, 2), id);
   }
 
+  /** Passes `op`'s result through, telling onNoSpace when it failed for want of space. */
+  private async noting<T>(op: Promise<T>): Promise<T> {
+    try {
+      return await op;
+    } catch (err) {
+      if (isNoSpaceError(err)) this.onNoSpace();
+      throw err;
+    }
+  }
+
   async create(): Promise<TempObject> {
+    const temp = await this.noting(this.createTemp());
+    return {
+      id: temp.id,
+      write: (chunk) => this.noting(temp.write(chunk)),
+      writev: (chunks) => this.noting(temp.writev!(chunks)),
+      commit: () => this.noting(temp.commit()),
+      settle: () => temp.settle(),
+      abort: () => temp.abort(),
+    };
+  }
+
+  private async createTemp(): Promise<TempObject> {
     const id = crypto.randomBytes(16).toString('hex');
     const tmpPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
     const finalPath = this.objectPath(id);

@@ -21,5 +21,6 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     return store;
   }
   const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject } = config.files;
-  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject });
+  const onNoSpace = () => db.metrics?.storageFailures.inc({ store: 'files' });
+  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject, onNoSpace });
 }

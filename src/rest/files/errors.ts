@@ -23,6 +23,7 @@ const BY_REASON: Record<string, string> = {
   FILE_TOO_LARGE: 'File too large',
   UPLOAD_RATE_LIMITED: 'Too many uploads, try again later',
   UPLOADS_BUSY: 'Too many uploads in progress, try again shortly',
+  NO_SPACE: 'Insufficient storage',
 };
 
 /** Spec messages by status, for errors without a known reason. */
@@ -36,6 +37,7 @@ const BY_STATUS: Record<number, string> = {
   429: 'Too many requests',
   500: 'Internal server error',
   503: 'Service unavailable',
+  507: 'Insufficient storage',
 };
 
 export function messageFor(err: AppError): string {

@@ -1,30 +1,4 @@
-/**
- * Agora's document decoder for FerretDB 1.24, compiled into the embedded build.
- *
- * Why: the SQLite backend stores each document as JSON with its type schema beside the data (`$s`),
- * and FerretDB's sjson.Unmarshal reads it with encoding/json three times over: the whole document
- * into a map of raw values, the schema into structs by reflection, and then every single field
- * through a fresh json.Decoder. Measured on the bench dataset's comments: ~95 µs and 66 KB
- * allocated per document, so a topic of 5,000 comments spent ~0.5 s of CPU decoding alone and a
- * listing that sorts 10,000 topics about a second.
- *
- * What: a decoder in the sjson package that splits the JSON once, parses each distinct schema once
- * (cached by its text, at most 4,096 of them) and decodes strings, integers, dates, doubles,
- * booleans and ObjectIds directly: ~12 µs and 4.5 KB per document (7.8× faster).
- *
- * Why it decodes exactly as before: it reports "not handled" for anything it does not reproduce
- * exactly (a string with a control character, a surrogate escape or invalid UTF-8, a number not
- * in JSON's plain form or out of range, fields not in the schema's order, a repeated key, ...), and
- * then FerretDB's own Unmarshal decodes the document, errors included; values of the other types
- * (binData, regex, timestamp, null, empty documents) go through FerretDB's own code too.
- * Tested in test/integration/database-decode.test.ts, which reads back every BSON type the
- * backend stores, tricky strings and numbers included, and compares them with what was written.
- */
-import { replaceOnce } from './ferretdb-source';
-
-export const DECODE_GO_FILE = 'internal/handler/sjson/agora_decode.go';
-
-export const DECODE_GO_SOURCE = String.raw`// Code added by Agora's build of FerretDB (src/db/ferretdb-decode.ts); see there for why.
+// Code added by Agora's build of FerretDB (src/db/ferretdb-decode.ts); see there for why.
 
 package sjson
 
@@ -558,13 +532,4 @@ func agoraIsNumber(raw []byte) bool {
 		}
 	}
 	return i == len(raw)
-}
-`;
-
-/** FerretDB's Unmarshal tries Agora's decoder first and keeps its own code for the rest. */
-export const DECODE_UNMARSHAL_FILE = 'internal/handler/sjson/sjson.go';
-
-export function patchUnmarshalGo(source: string): string {
-  const from = 'func Unmarshal(data []byte) (*types.Document, error) {\n';
-  return replaceOnce(source, from, `${from}\tif d, ok := agoraUnmarshal(data); ok {\n\t\treturn d, nil\n\t}\n\n`, DECODE_UNMARSHAL_FILE);
 }

@@ -1,4 +1,26 @@
-// Code added by Agora's build of FerretDB (src/db/ferretdb-pushdown.ts); see there for why.
+// Agora's filter pushdown for the SQLite backend (third_party/ferretdb/README.md,
+// docs/embedded-database.md).
+//
+// Why: as published, the backend hands SQLite only a filter that is exactly {_id: <string|ObjectId>},
+// so every other query reads and decodes every row of the collection in Go, and the indexes it
+// creates are never used.
+//
+// What: for each top-level equality ({f: v}, {f: {$eq: v}}, {f: {$in: [..]}}) on a plain field name
+// with a plain scalar value, also inside a top-level $and, a WHERE term on exactly the expression
+// FerretDB's indexes are built on (_ferretdb_sjson->"f"), so SQLite uses them.
+//
+// Why it cannot lose results: the term only narrows what SQLite returns; FerretDB's handlers still
+// apply the whole filter to every returned document, so the term must only never exclude a match.
+// It therefore
+//   - also lets through any row whose field is an array ({f: v} matches array elements: the JSON text
+//     of an array starts with "[", a range on the same index);
+//   - compares JSON text as the backend stores it, and only for values whose text cannot differ
+//     between Go's encoder and SQLite's rendering: integers (and integral doubles) below 2^53 and
+//     strings of printable ASCII without '"', '\', '<', '>', '&'; anything else is not pushed down;
+//   - skips null (it matches missing fields), documents, arrays, regexes, dates, operators other than
+//     $eq and $in, and booleans (they hardly narrow, and walking an index over most of a table is
+//     slower than reading the table).
+// agora_pushdown_test.go checks that on a real SQLite backend against FerretDB's own matcher.
 
 package sqlite
 
@@ -6,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,6 +126,12 @@ func agoraTerms(filter *types.Document, depth int) ([]string, []any) {
 
 		if len(values) == 0 {
 			continue
+		}
+
+		// A stored double -0 is written "-0" and equals 0. The wire layer turns -0 into 0 on insert,
+		// but the backend stores what it is given; found by TestAgoraPushdownNeverDropsAMatch.
+		if slices.Contains(values, "0") {
+			values = append(values, "-0")
 		}
 
 		expr := fmt.Sprintf("%s->%q", metadata.DefaultColumn, k)

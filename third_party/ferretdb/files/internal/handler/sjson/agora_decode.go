@@ -1,4 +1,19 @@
-// Code added by Agora's build of FerretDB (src/db/ferretdb-decode.ts); see there for why.
+// Agora's document decoder (third_party/ferretdb/README.md, docs/embedded-database.md).
+//
+// Why: the SQLite backend stores each document as JSON with its type schema beside the data ("$s"),
+// and FerretDB's Unmarshal reads it with encoding/json three times over: the whole document into a
+// map of raw values, the schema into structs by reflection, then every single field through a fresh
+// json.Decoder. Measured on Agora's bench comments: ~95 µs and 66 KB allocated per document.
+//
+// What: split the JSON once, parse each distinct schema once (cached by its text, at most 4,096) and
+// decode strings, integers, dates, doubles, booleans and ObjectIds directly: ~12 µs and 4.5 KB.
+//
+// Why it decodes exactly as before: it reports "not handled" for anything it does not reproduce
+// exactly (a string with a control character, a surrogate escape or invalid UTF-8, a number not in
+// JSON's plain form or out of range, fields not in the schema's order, a repeated key, ...), and then
+// FerretDB's own code decodes the document, errors included; values of the other types (binData,
+// regex, timestamp, null, empty documents) go through FerretDB's own code too. agora_decode_test.go
+// compares the two decoders on every stored type and with a fuzz test.
 
 package sjson
 
@@ -19,6 +34,12 @@ import (
 // (then Unmarshal's own code decides, errors included). A value of a type it does not decode
 // itself is handed to unmarshalSingleValue, the original code.
 func agoraUnmarshal(data []byte) (*types.Document, bool) {
+	// Unmarshal's json.Decoder skips leading whitespace but rejects anything after the document,
+	// whitespace included (checkConsumed). Found by FuzzAgoraDecode.
+	if len(data) == 0 || data[len(data)-1] != '}' {
+		return nil, false
+	}
+
 	pairs, ok := agoraObject(data, make([]agoraPair, 0, 24))
 	if !ok {
 		return nil, false

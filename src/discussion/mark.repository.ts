@@ -66,7 +66,7 @@ export class MarkRepository {
    * (two tabs, a client retrying) both try to insert the mark: MongoDB retries such an upsert by
    * itself, FerretDB reports the unique index's E11000 — the mark exists now, so it is updated.
    * The (userId, kind, postId) filter is served by the unique index (on FerretDB through Agora's
-   * pushdown build, src/db/ferretdb-pushdown.ts).
+   * pushdown build, third_party/ferretdb patch 0001).
    */
   async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
     const key = { userId, kind: 'topic' as MarkKind, postId: topicId };

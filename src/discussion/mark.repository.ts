@@ -1,9 +1,8 @@
 /**
  * Votes, bookmarks and visits: one document per (user, post) under a unique index, so a user
  * votes at most once per post on every database. Each change is a single conditional update that
- * reports whether it changed anything; on MongoDB that makes the post's `$inc` move once per real
- * change. (FerretDB does not apply conditional updates atomically, so a report can be repeated
- * under concurrency: the post's count is then recounted from these documents — counts.ts.)
+ * reports whether it changed anything, so the post's `$inc` moves once per real change (atomic on
+ * MongoDB and on the embedded FerretDB; counts.ts).
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
@@ -27,9 +26,10 @@ export class MarkRepository {
     return this.m.Mark.find({ userId, $or: or }).batchSize(MANY).lean<MarkDoc[]>().exec();
   }
 
-  /** How many users vote for the post now (the source of truth of its vote count). */
-  countVotes(kind: MarkKind, postId: number): Promise<number> {
-    return this.m.Mark.countDocuments({ kind, postId, voted: true }).exec();
+  /** Votes per post of a kind, from the marks (the source of truth of vote counts; counts:verify). */
+  async voteCounts(kind: MarkKind): Promise<Map<number, number>> {
+    const rows = await this.m.Mark.aggregate<{ _id: number; n: number }>([{ $match: { kind, voted: true } }, { $group: { _id: '$postId', n: { $sum: 1 } } }]).exec();
+    return new Map(rows.map((r) => [r._id, r.n]));
   }
 
   find(userId: number, kind: MarkKind, postId: number): Promise<MarkDoc | null> {

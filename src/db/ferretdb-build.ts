@@ -14,20 +14,39 @@ import path from 'node:path';
 import { applySeries, seriesBuildId } from './ferretdb-patches';
 
 export const FERRETDB_VERSION = 'v1.24.2';
-/**
- * Names the build (and its cache folder): FerretDB's version and a hash of the patch series, so a
- * changed patch or added file can never reuse a binary built without it.
- */
-const BUILD = `${FERRETDB_VERSION}-agora-${seriesBuildId(FERRETDB_VERSION)}`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
+let build: string | undefined;
+
+/**
+ * Names the build (and its cache folder): FerretDB's version and a hash of the patch series, so a
+ * changed patch or added file can never reuse a binary built without it. Computed when first needed:
+ * a deployment on MongoDB (the Docker image) has no series to read.
+ */
+function buildName(): string {
+  if (build === undefined) {
+    try {
+      build = `${FERRETDB_VERSION}-agora-${seriesBuildId(FERRETDB_VERSION)}`;
+    } catch (err) {
+      throw new Error(`Agora's FerretDB patch series cannot be read (${(err as Error).message})`, { cause: err });
+    }
+  }
+  return build;
+}
+
 export function cachedFerretdbPath(cacheDir: string): string {
-  return path.join(cacheDir, `ferretdb-${BUILD}`, 'ferretdb');
+  return path.join(cacheDir, `ferretdb-${buildName()}`, 'ferretdb');
 }
 
 /** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
 export function ferretdbBuildName(bin: string): string {
-  return path.basename(path.dirname(bin)) === `ferretdb-${BUILD}` ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
+  let ours = false;
+  try {
+    ours = path.basename(path.dirname(bin)) === `ferretdb-${buildName()}`;
+  } catch {
+    // No series to read (a deployment without third_party/): not a build of ours.
+  }
+  return ours ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
 }
 
 type Log = (msg: string) => void;

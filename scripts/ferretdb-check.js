@@ -70,7 +70,8 @@ function main() {
 /** Runs a command in the tree; its output is shown (or returned when `capture`); a failure ends the checks. */
 function step(what, cmd, args, cwd, env, capture = false) {
   if (!capture) console.log(`ferretdb-check: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd, env, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const stdio = capture ? ['ignore', 'pipe', 'inherit'] : 'inherit';
+  const r = spawnSync(cmd, args, { cwd, env, stdio, encoding: 'utf8' });
   if (r.status !== 0) fail(`${what} failed (exit ${r.status ?? r.signal})`);
   return r.stdout ?? '';
 }

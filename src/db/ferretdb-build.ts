@@ -51,7 +51,11 @@ export function ferretdbBuildName(bin: string): string {
 
 type Log = (msg: string) => void;
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; onLine?: (l: string) => void }): Promise<string> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env: NodeJS.ProcessEnv; onLine?: (l: string) => void },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -125,7 +129,8 @@ export function goEnv(): NodeJS.ProcessEnv {
  */
 export async function prepareFerretdbSource(goBin: string, src: string, env: NodeJS.ProcessEnv = goEnv()) {
   fs.mkdirSync(path.dirname(src), { recursive: true });
-  const json = await run(goBin, ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`], { env, cwd: path.dirname(src) });
+  const download = ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`];
+  const json = await run(goBin, download, { env, cwd: path.dirname(src) });
   const dir = (JSON.parse(json) as { Dir?: string }).Dir;
   if (!dir) throw new Error('go mod download did not report a source directory');
   fs.rmSync(src, { recursive: true, force: true });

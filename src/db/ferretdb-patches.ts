@@ -58,7 +58,9 @@ export function applySeries(src: string, dir: string = SERIES_DIR): { patched: s
   }
   for (const f of files) {
     const to = path.join(src, f);
-    if (fs.existsSync(to)) throw new Error(`FerretDB series: files/${f} would replace FerretDB's own ${f}; change it with a patch`);
+    if (fs.existsSync(to)) {
+      throw new Error(`FerretDB series: files/${f} would replace FerretDB's own ${f}; change it with a patch`);
+    }
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.copyFileSync(path.join(dir, 'files', f), to);
   }
@@ -93,7 +95,9 @@ export function parsePatch(text: string, name: string): FilePatch[] {
     }
     const from = lines[i].slice(4).split('\t')[0];
     const to = (lines[i + 1] ?? '').startsWith('+++ ') ? lines[i + 1].slice(4).split('\t')[0] : fail('no +++ line');
-    if (from === '/dev/null' || to === '/dev/null') fail('files are added under files/, never by a patch, and never deleted');
+    if (from === '/dev/null' || to === '/dev/null') {
+      fail('files are added under files/, never by a patch, and never deleted');
+    }
     if (from.replace(/^a\//, '') !== to.replace(/^b\//, '')) fail(`renames are not supported (${from} -> ${to})`);
     const file: FilePatch = { path: to.replace(/^b\//, ''), hunks: [] };
     i += 2;
@@ -144,7 +148,10 @@ export function applyFilePatch(source: string, patch: FilePatch, name: string): 
   for (const hunk of patch.hunks) {
     const start = hunk.oldLines.length === 0 ? hunk.oldStart : hunk.oldStart - 1;
     const matches = start >= at && hunk.oldLines.every((l, k) => lines[start + k] === l);
-    if (!matches) throw new Error(`FerretDB source not as expected: patch ${name} does not apply to ${patch.path} at ${hunk.header}`);
+    if (!matches) {
+      const where = `${patch.path} at ${hunk.header}`;
+      throw new Error(`FerretDB source not as expected: patch ${name} does not apply to ${where}`);
+    }
     out.push(...lines.slice(at, start), ...hunk.newLines);
     at = start + hunk.oldLines.length;
   }

@@ -46,7 +46,8 @@ export class CountServiceImpl implements CountService {
       const voteCount = topicVotes.get(t._id) ?? 0;
       const commentCount = listed.get(t._id) ?? 0;
       if (t.voteCount === voteCount && t.commentCount === commentCount) continue;
-      note({ post: `topic ${t._id}`, stored: { voteCount: t.voteCount, commentCount: t.commentCount }, counted: { voteCount, commentCount } });
+      const stored = { voteCount: t.voteCount, commentCount: t.commentCount };
+      note({ post: `topic ${t._id}`, stored, counted: { voteCount, commentCount } });
       if (opts.fix && (await this.d.topics.update(t._id, { set: { voteCount, commentCount } }))) report.fixed += 1;
     }
 
@@ -55,7 +56,8 @@ export class CountServiceImpl implements CountService {
       const voteCount = commentVotes.get(c._id) ?? 0;
       const labelWeights = weights.get(c._id) ?? { ...NO_LABELS };
       if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights)) continue;
-      note({ post: `comment ${c._id}`, stored: { voteCount: c.voteCount, labelWeights: c.labelWeights }, counted: { voteCount, labelWeights } });
+      const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights };
+      note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights } });
       if (opts.fix && (await this.d.comments.update(c._id, { $set: { voteCount, labelWeights } }))) report.fixed += 1;
     }
     return report;

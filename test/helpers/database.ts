@@ -13,7 +13,9 @@ export interface TestDatabase {
 
 export function testDatabase(): TestDatabase {
   const engine = process.env.AGORA_TEST_DATABASE_ENGINE;
-  if (engine !== 'ferretdb' && engine !== 'mongodb') throw new Error('AGORA_TEST_DATABASE_ENGINE unset: run through jest (test/setup/global-setup.ts)');
+  if (engine !== 'ferretdb' && engine !== 'mongodb') {
+    throw new Error('AGORA_TEST_DATABASE_ENGINE unset: run through jest (test/setup/global-setup.ts)');
+  }
   return { engine, name: process.env.AGORA_TEST_DATABASE_NAME ?? engine };
 }
 

@@ -132,10 +132,12 @@ func TestAgoraParallelInc(t *testing.T) {
 	h, dbName, cName := agoraSetup(t, agoraDoc("_id", int32(1), "n", int32(0)), agoraDoc("_id", int32(2), "n", int32(0)))
 
 	agoraParallel(50, func(int) {
-		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(1)), "u", agoraDoc("$inc", agoraDoc("n", int32(1)))))
+		inc := agoraDoc("$inc", agoraDoc("n", int32(1)))
+		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(1)), "u", inc))
 	})
 	agoraParallel(20, func(int) {
-		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc(), "u", agoraDoc("$inc", agoraDoc("n", int32(1))), "multi", true))
+		inc := agoraDoc("$inc", agoraDoc("n", int32(1)))
+		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc(), "u", inc, "multi", true))
 	})
 
 	docs := agoraAll(t, h, dbName, cName)
@@ -158,7 +160,8 @@ func TestAgoraParallelSetDifferentFields(t *testing.T) {
 	h, dbName, cName := agoraSetup(t, agoraDoc("_id", int32(1)))
 
 	agoraParallel(20, func(i int) {
-		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(1)), "u", agoraDoc("$set", agoraDoc(fmt.Sprintf("f%d", i), int32(i)))))
+		set := agoraDoc("$set", agoraDoc(fmt.Sprintf("f%d", i), int32(i)))
+		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(1)), "u", set))
 	})
 
 	docs := agoraAll(t, h, dbName, cName)
@@ -258,7 +261,8 @@ func TestAgoraDeleteWhileUpdating(t *testing.T) {
 			return
 		}
 
-		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(i)), "u", agoraDoc("$set", agoraDoc("n", int32(1)))))
+		set := agoraDoc("$set", agoraDoc("n", int32(1)))
+		agoraUpdate(t, h, dbName, cName, agoraDoc("q", agoraDoc("_id", int32(i)), "u", set))
 	})
 
 	// Every document left was raised; every document deleted was not (it would be left with n: 1).

@@ -27,6 +27,7 @@ package sqlite
 import (
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,8 +39,17 @@ import (
 
 var agoraPlainField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// agoraPushdownOff turns the pushdown off when the environment has AGORA_FERRETDB_PUSHDOWN=off: every
+// query then reads the whole table, as FerretDB did. Agora's tests use it to show that no answer
+// depends on the pushdown (the launcher passes its environment on to FerretDB).
+var agoraPushdownOff = os.Getenv("AGORA_FERRETDB_PUSHDOWN") == "off"
+
 // agoraWhereClause returns a WHERE clause that only narrows the rows to those that may match filter.
 func agoraWhereClause(filter *types.Document) (string, []any) {
+	if agoraPushdownOff {
+		return "", nil
+	}
+
 	terms, args := agoraTerms(filter, 0)
 	if len(terms) == 0 {
 		return "", nil

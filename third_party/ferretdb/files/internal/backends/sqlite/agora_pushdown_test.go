@@ -59,7 +59,9 @@ func TestAgoraWhereClause(t *testing.T) {
 	where, args := agoraWhereClause(must.NotFail(types.NewDocument(
 		"f", int32(5),
 		"g", must.NotFail(types.NewDocument("$in", must.NotFail(types.NewArray("a", int64(2))))),
-		"$and", must.NotFail(types.NewArray(must.NotFail(types.NewDocument("h", must.NotFail(types.NewDocument("$eq", "x")))))),
+		"$and", must.NotFail(types.NewArray(
+			must.NotFail(types.NewDocument("h", must.NotFail(types.NewDocument("$eq", "x")))),
+		)),
 		"not.plain", int32(1),
 		"b", true,
 		"n", must.NotFail(types.NewDocument("$gt", int32(1))),
@@ -85,7 +87,9 @@ func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
 	sp, err := state.NewProvider("")
 	require.NoError(t, err)
 
-	b, err := NewBackend(&NewBackendParams{URI: testutil.TestSQLiteURI(t, ""), L: testutil.Logger(t), P: sp, BatchSize: 100})
+	b, err := NewBackend(&NewBackendParams{
+		URI: testutil.TestSQLiteURI(t, ""), L: testutil.Logger(t), P: sp, BatchSize: 100,
+	})
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 
@@ -187,4 +191,14 @@ func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
 
 func agoraID(doc *types.Document) string {
 	return types.FormatAnyValue(must.NotFail(doc.Get("_id")))
+}
+
+// TestAgoraPushdownOff: with AGORA_FERRETDB_PUSHDOWN=off no WHERE clause is made.
+func TestAgoraPushdownOff(t *testing.T) {
+	agoraPushdownOff = true
+	t.Cleanup(func() { agoraPushdownOff = false })
+
+	where, args := agoraWhereClause(must.NotFail(types.NewDocument("f", int32(5))))
+	assert.Empty(t, where)
+	assert.Empty(t, args)
 }

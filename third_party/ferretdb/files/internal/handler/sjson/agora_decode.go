@@ -429,7 +429,7 @@ func agoraSkipValue(b []byte, i int, depth int) (int, bool) {
 		return 0, false
 	}
 	start := i
-	for i < len(b) && (b[i] == '-' || b[i] == '+' || b[i] == '.' || (b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'z') || (b[i] >= 'A' && b[i] <= 'Z')) {
+	for i < len(b) && agoraLiteralByte(b[i]) {
 		i++
 	}
 	return i, i > start
@@ -553,4 +553,10 @@ func agoraIsNumber(raw []byte) bool {
 		}
 	}
 	return i == len(raw)
+}
+
+// agoraLiteralByte reports whether c may be part of a JSON literal (a number, true, false, null) as
+// agoraSkipValue delimits them; what the literal means is checked when it is decoded.
+func agoraLiteralByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }

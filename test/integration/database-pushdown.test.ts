@@ -136,6 +136,11 @@ describe(`on ${database.name}`, () => {
     expect(await ids({ _id: oid })).toEqual([]);
   });
 
+  (pushdownOff ? itOnFerretdb : it.skip)('with AGORA_FERRETDB_PUSHDOWN=off the filter is not pushed down', async () => {
+    const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 5 } } })) as { filterPushdown?: boolean };
+    expect(explained.filterPushdown).toBe(false);
+  });
+
   itPushedDown('the filter really is pushed down and answered from the index', async () => {
     const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 5 } } })) as { filterPushdown?: boolean; queryPlanner?: { Plan?: string[] } };
     expect(explained.filterPushdown).toBe(true);

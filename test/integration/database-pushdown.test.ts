@@ -107,7 +107,9 @@ const itOnFerretdb = itOn('ferretdb', 'checks how Agora\'s FerretDB build answer
 // AGORA_FERRETDB_PUSHDOWN=off (passed on to FerretDB by the launcher) turns the pushdown off, to show
 // that no answer depends on it; then only the check that it is used is skipped.
 const pushdownOff = process.env.AGORA_FERRETDB_PUSHDOWN === 'off';
-const itPushedDown = pushdownOff ? (name: string) => it.skip(`${name} (skipped: AGORA_FERRETDB_PUSHDOWN=off)`) : itOnFerretdb;
+const itPushedDown = pushdownOff
+  ? (name: string, fn: jest.ProvidesCallback) => it.skip(`${name} (skipped: AGORA_FERRETDB_PUSHDOWN=off)`, fn)
+  : itOnFerretdb;
 
 describe(`on ${database.name}`, () => {
   const ids = async (filter: Record<string, unknown>) =>

@@ -5,36 +5,57 @@
  * `go install …/cmd/ferretdb@v1.24.2` cannot be used as is: the proxy refuses the version list the
  * install step reads, and the module as published has no build/version/version.txt, which its own
  * main package requires. So the module source is downloaded, copied to a writable directory, given
- * that file, Agora's filter pushdown for the SQLite backend (ferretdb-pushdown.ts) and its document
- * decoder (ferretdb-decode.ts) and lighter object tracking (ferretdb-tracking.ts) and fewer copies in projection
- * (ferretdb-projection.ts), and built in
- * place with its own go.mod and go.sum.
+ * that file and Agora's patch series (third_party/ferretdb/, applied by ferretdb-patches.ts), and
+ * built in place with its own go.mod and go.sum. docs/embedded-database.md says what the series changes.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DECODE_GO_FILE, DECODE_GO_SOURCE, DECODE_UNMARSHAL_FILE, patchUnmarshalGo } from './ferretdb-decode';
-import { patchProjectionGo, patchProjectionIteratorGo, PROJECTION_FILE, PROJECTION_ITERATOR_FILE } from './ferretdb-projection';
-import { patchTrackingGo, TRACKING_FILE, TRACKING_GO_FILE, TRACKING_GO_SOURCE } from './ferretdb-tracking';
-import { patchCollectionGo, patchMetadataGo, PUSHDOWN_COLLECTION_FILE, PUSHDOWN_GO_FILE, PUSHDOWN_GO_SOURCE, PUSHDOWN_METADATA_FILE } from './ferretdb-pushdown';
+import { applySeries, seriesBuildId } from './ferretdb-patches';
 
 export const FERRETDB_VERSION = 'v1.24.2';
-/** Names the build: FerretDB's version plus Agora's patches (ferretdb-pushdown.ts, ferretdb-decode.ts, ferretdb-tracking.ts, ferretdb-projection.ts). */
-const BUILD = `${FERRETDB_VERSION}-agora.5`;
 const MODULE = 'github.com/FerretDB/FerretDB';
 
+let build: string | undefined;
+
+/**
+ * Names the build (and its cache folder): FerretDB's version and a hash of the patch series, so a
+ * changed patch or added file can never reuse a binary built without it. Computed when first needed:
+ * a deployment on MongoDB (the Docker image) has no series to read.
+ */
+function buildName(): string {
+  if (build === undefined) {
+    try {
+      build = `${FERRETDB_VERSION}-agora-${seriesBuildId(FERRETDB_VERSION)}`;
+    } catch (err) {
+      throw new Error(`Agora's FerretDB patch series cannot be read (${(err as Error).message})`, { cause: err });
+    }
+  }
+  return build;
+}
+
 export function cachedFerretdbPath(cacheDir: string): string {
-  return path.join(cacheDir, `ferretdb-${BUILD}`, 'ferretdb');
+  return path.join(cacheDir, `ferretdb-${buildName()}`, 'ferretdb');
 }
 
 /** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
 export function ferretdbBuildName(bin: string): string {
-  return path.basename(path.dirname(bin)) === `ferretdb-${BUILD}` ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
+  let ours = false;
+  try {
+    ours = path.basename(path.dirname(bin)) === `ferretdb-${buildName()}`;
+  } catch {
+    // No series to read (a deployment without third_party/): not a build of ours.
+  }
+  return ours ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
 }
 
 type Log = (msg: string) => void;
 
-function run(cmd: string, args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; onLine?: (l: string) => void }): Promise<string> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env: NodeJS.ProcessEnv; onLine?: (l: string) => void },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -68,24 +89,17 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
     `No MongoDB-compatible server found: building FerretDB ${FERRETDB_VERSION} with ${goBin} into ${workDir}. ` +
       'This happens once per machine and takes a few minutes on two cores; later starts take about a second.',
   );
-  const env: NodeJS.ProcessEnv = { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+  const env = goEnv();
   let compiled = 0;
   let phase = 'downloading the module';
   const heartbeat = setInterval(() => {
     const s = Math.round((Date.now() - started) / 1000);
     log(`  still building FerretDB: ${phase}${compiled ? `, ${compiled} packages compiled` : ''} (${s}s so far)`);
   }, 10_000);
+  // A folder of this process's own: two processes building at once must not share a source tree.
+  const src = path.join(workDir, `src-${process.pid}`);
   try {
-    const json = await run(goBin, ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`], { env, cwd: workDir });
-    const dir = (JSON.parse(json) as { Dir?: string }).Dir;
-    if (!dir) throw new Error('go mod download did not report a source directory');
-    const src = path.join(workDir, 'src');
-    fs.rmSync(src, { recursive: true, force: true });
-    fs.cpSync(dir, src, { recursive: true });
-    // The module cache is read-only; the copy must be writable to add the version file.
-    for (const p of walk(src)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
-    fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-    applyAgoraPatches(src);
+    await prepareFerretdbSource(goBin, src, env);
     phase = 'compiling';
     const tmp = `${target}.tmp-${process.pid}`;
     await run(goBin, ['build', '-v', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
@@ -96,29 +110,35 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
       },
     });
     fs.renameSync(tmp, target);
-    fs.rmSync(src, { recursive: true, force: true });
   } finally {
     clearInterval(heartbeat);
+    fs.rmSync(src, { recursive: true, force: true });
   }
   log(`Built FerretDB in ${Math.round((Date.now() - started) / 1000)}s; cached at ${target}.`);
   return target;
 }
 
-/** Agora's filter pushdown for the SQLite backend, its document decoder, lighter tracking and projection (see their files for what and why). */
-function applyAgoraPatches(src: string): void {
-  const edit = (rel: string, change: (s: string) => string) => {
-    const file = path.join(src, rel);
-    fs.writeFileSync(file, change(fs.readFileSync(file, 'utf8')));
-  };
-  edit(PUSHDOWN_COLLECTION_FILE, patchCollectionGo);
-  edit(PUSHDOWN_METADATA_FILE, patchMetadataGo);
-  fs.writeFileSync(path.join(src, PUSHDOWN_GO_FILE), PUSHDOWN_GO_SOURCE);
-  edit(DECODE_UNMARSHAL_FILE, patchUnmarshalGo);
-  fs.writeFileSync(path.join(src, DECODE_GO_FILE), DECODE_GO_SOURCE);
-  edit(TRACKING_FILE, patchTrackingGo);
-  fs.writeFileSync(path.join(src, TRACKING_GO_FILE), TRACKING_GO_SOURCE);
-  edit(PROJECTION_ITERATOR_FILE, patchProjectionIteratorGo);
-  edit(PROJECTION_FILE, patchProjectionGo);
+/** The environment the build and the Go checks run Go in. */
+export function goEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+}
+
+/**
+ * Puts FerretDB's module source, patched, at `src` (replaced if present): downloaded through the Go
+ * module proxy (or taken from the module cache), copied writable, given its version file and the series.
+ */
+export async function prepareFerretdbSource(goBin: string, src: string, env: NodeJS.ProcessEnv = goEnv()) {
+  fs.mkdirSync(path.dirname(src), { recursive: true });
+  const download = ['mod', 'download', '-json', `${MODULE}@${FERRETDB_VERSION}`];
+  const json = await run(goBin, download, { env, cwd: path.dirname(src) });
+  const dir = (JSON.parse(json) as { Dir?: string }).Dir;
+  if (!dir) throw new Error('go mod download did not report a source directory');
+  fs.rmSync(src, { recursive: true, force: true });
+  fs.cpSync(dir, src, { recursive: true });
+  // The module cache is read-only; the copy must be writable to add the version file.
+  for (const p of walk(src)) fs.chmodSync(p, fs.statSync(p).isDirectory() ? 0o755 : 0o644);
+  fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
+  return applySeries(src);
 }
 
 function* walk(dir: string): Generator<string> {

@@ -83,8 +83,15 @@ export class CommentRepository {
   }
 
   /** How many of the topic's comments are neither deleted nor removed (the source of truth of its comment count). */
-  countListed(topicId: number): Promise<number> {
-    return this.m.Comment.countDocuments({ topicId, deleted: false, removed: false }).exec();
+  /** Listed comments per topic (the source of truth of comment counts; counts:verify). */
+  async listedCounts(): Promise<Map<number, number>> {
+    const rows = await this.m.Comment.aggregate<{ _id: number; n: number }>([{ $match: { deleted: false, removed: false } }, { $group: { _id: '$topicId', n: { $sum: 1 } } }]).exec();
+    return new Map(rows.map((r) => [r._id, r.n]));
+  }
+
+  /** Every comment's stored counts (counts:verify). */
+  allCounts(): Promise<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]> {
+    return this.m.Comment.find({}, { voteCount: 1, labelWeights: 1 }).batchSize(100_000).lean<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]>().exec();
   }
 
   /** created_at of the topic's latest comment that counts as interesting activity, if any. */

@@ -5,7 +5,6 @@
  */
 import type { Actor } from '../core/actor';
 import { ForbiddenError, Issue, ValidationError } from '../core/errors';
-import { settleTopicCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
@@ -49,7 +48,6 @@ export class CommentServiceImpl implements CommentService {
       newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
     );
     await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
-    await settleTopicCounts(this.d, topic._id);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 
@@ -102,7 +100,6 @@ export class CommentServiceImpl implements CommentService {
     const now = this.d.clock.now();
     const delta = (t.nowCounted ? 1 : 0) - (t.wasCounted ? 1 : 0);
     await this.d.topics.update(before.topicId, { inc: delta !== 0 ? { commentCount: delta } : undefined, max: { lastActivityAt: now } });
-    await settleTopicCounts(this.d, before.topicId);
     await recomputeInterestingActivity(this.d, before.topicId);
   }
 

@@ -2,12 +2,11 @@
  * Integer ids (users, topics, comments): one counter document per sequence, and the one function
  * through which every insert under a new id goes.
  *
- * The counter's `$inc` is the fast path: atomic on MongoDB. FerretDB 1.24 (SQLite) runs
- * findAndModify as "read, compute, write the document back" without a transaction, so concurrent
- * allocations there can return the same number, and a late write can even move the counter back.
- * The `_id` unique index is the arbiter on both databases: an insert that finds its id taken
- * moves the counter past the highest id in use and tries again with a fresh one. No
- * transactions, nothing held in the process.
+ * The counter's `$inc` (one findAndModify) hands out each number once: it is atomic on MongoDB and
+ * on the embedded FerretDB (patch 0006, docs/embedded-database.md), so concurrent inserts never
+ * collide. The `_id` unique index stays the arbiter for a counter that fell behind the data (reset
+ * by hand, data imported or restored without it): an insert that finds its id taken moves the
+ * counter past the highest id in use and tries again with a fresh one.
  */
 import type { Model } from 'mongoose';
 import type { DiscussionModels } from './models';
@@ -15,7 +14,7 @@ import { duplicateKeyFields, isDuplicateKey } from './mongo-errors';
 
 export type Sequence = 'user' | 'topic' | 'comment';
 
-/** Far more than concurrent inserts ever need (each round, at least one contender wins). */
+/** Far more than a counter that fell behind ever needs (each round, at least one contender wins). */
 const MAX_ATTEMPTS = 50;
 
 export class CounterRepository {

@@ -1,81 +1,65 @@
 /**
  * Derived counts kept on posts for sorting and display — a topic's vote_count and comment_count, a
- * comment's votes and label weight sums — and how they stay exact without transactions.
+ * comment's votes and label weight sums — and the check that they match their sources.
  *
- * Each change first moves the count with `$inc` (atomic on MongoDB, where the settling below then
- * finds nothing to fix), then *settles* the post: reads the document and recounts from the source
- * of truth (the marks, the comments, the labels) after its own write, and `$set`s the counts
- * whenever they differ, reading again after every write. FerretDB 1.24 (SQLite) executes every
- * update as "read the document, compute, write it back" with no transaction, so concurrent
- * `$inc`s — and even conditional updates — lose each other there (50 parallel `$inc` leave a
- * handful). Settling converges anyway: every counted change is followed by a settling that starts
- * after it and ends with a read that agreed with the source, so the last write to a post is always
- * checked. A count clobbered by another concurrent update of the same document (an edit, a lock;
- * FerretDB only) is healed by the post's next counted change.
+ * On the write path a count moves with one `$inc` per real change: the change itself is a single
+ * conditional update or a unique-index insert that reports whether it happened (a mark's flag, a
+ * label, a comment's deleted/removed state), and single-document writes are atomic on MongoDB and
+ * on the embedded FerretDB alike (its patch 0006, docs/embedded-database.md). Nothing is recounted
+ * there. What can still leave a count off is a process that dies between the change and its
+ * `$inc`, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
+ * the sources of truth (marks, comments, labels), reports the drift and, with --fix, sets the counts.
  */
 import type { DiscussionDeps } from './deps';
-import type { CommentDoc, TopicDoc } from './models';
-import type { LabelWeights } from './rules/labels';
+import { LabelWeights, NO_LABELS } from './rules/labels';
+import type { Caller, CountReport, CountService } from './services';
+import { requireAdmin } from './viewer';
 import { COMMENT_LABELS } from './views';
 
-/** Rounds of read-and-fix before leaving the rest to the settlings of the changes still coming. */
-const MAX_ROUNDS = 10;
-
-/**
- * Runs the settling of one post at most once at a time per process: a change that arrives while
- * one runs asks it to run again, and waits for that run, which starts after the change. Only an
- * economy (a burst of votes on one post costs a few settlings, not one each): other processes
- * settle on their own, and correctness never depends on this map.
- */
-export class CountSettler {
-  private readonly running = new Map<string, { again: boolean; done: Promise<unknown> }>();
-
-  run<T>(key: string, settle: () => Promise<T>): Promise<T> {
-    const current = this.running.get(key);
-    if (current) {
-      current.again = true;
-      return current.done as Promise<T>;
-    }
-    const entry = { again: false, done: Promise.resolve() as Promise<unknown> };
-    entry.done = (async () => {
-      try {
-        let result: T;
-        do {
-          entry.again = false;
-          result = await settle();
-        } while (entry.again);
-        return result;
-      } finally {
-        this.running.delete(key);
-      }
-    })();
-    this.running.set(key, entry);
-    return entry.done as Promise<T>;
-  }
-}
-
-/** Brings a topic's vote_count and comment_count to their recounted values; the settled topic (null: gone). */
-export function settleTopicCounts(d: DiscussionDeps, topicId: number): Promise<TopicDoc | null> {
-  return d.settler.run(`topic:${topicId}`, async () => {
-    for (let round = 1; ; round++) {
-      const [topic, voteCount, commentCount] = await Promise.all([d.topics.findById(topicId), d.marks.countVotes('topic', topicId), d.comments.countListed(topicId)]);
-      if (!topic || (topic.voteCount === voteCount && topic.commentCount === commentCount) || round > MAX_ROUNDS) return topic;
-      await d.topics.update(topicId, { set: { voteCount, commentCount } });
-    }
-  });
-}
+/** At most this many drifted posts are listed in a report (all are counted, and all are fixed). */
+const LISTED = 50;
 
 function sameWeights(a: Partial<LabelWeights> | undefined, b: LabelWeights): boolean {
   return COMMENT_LABELS.every((l) => Math.abs((a?.[l] ?? 0) - b[l]) < 1e-9);
 }
 
-/** Brings a comment's votes and label weight sums to their recounted values; the settled comment (null: gone). */
-export function settleCommentCounts(d: DiscussionDeps, commentId: number): Promise<CommentDoc | null> {
-  return d.settler.run(`comment:${commentId}`, async () => {
-    for (let round = 1; ; round++) {
-      const [comment, voteCount, labelWeights] = await Promise.all([d.comments.findById(commentId), d.marks.countVotes('comment', commentId), d.labels.weightSums(commentId)]);
-      if (!comment || (comment.voteCount === voteCount && sameWeights(comment.labelWeights, labelWeights)) || round > MAX_ROUNDS) return comment;
-      await d.comments.update(commentId, { $set: { voteCount, labelWeights } });
+export class CountServiceImpl implements CountService {
+  constructor(private readonly d: DiscussionDeps) {}
+
+  async verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport> {
+    requireAdmin(caller);
+    const report: CountReport = { topics: 0, comments: 0, drifted: 0, fixed: 0, drift: [] };
+    const note = (entry: CountReport['drift'][number]) => {
+      report.drifted += 1;
+      if (report.drift.length < LISTED) report.drift.push(entry);
+    };
+
+    const [topicVotes, commentVotes, listed, weights] = await Promise.all([
+      this.d.marks.voteCounts('topic'),
+      this.d.marks.voteCounts('comment'),
+      this.d.comments.listedCounts(),
+      this.d.labels.allWeightSums(),
+    ]);
+
+    for (const t of await this.d.topics.allCounts()) {
+      report.topics += 1;
+      const voteCount = topicVotes.get(t._id) ?? 0;
+      const commentCount = listed.get(t._id) ?? 0;
+      if (t.voteCount === voteCount && t.commentCount === commentCount) continue;
+      const stored = { voteCount: t.voteCount, commentCount: t.commentCount };
+      note({ post: `topic ${t._id}`, stored, counted: { voteCount, commentCount } });
+      if (opts.fix && (await this.d.topics.update(t._id, { set: { voteCount, commentCount } }))) report.fixed += 1;
     }
-  });
+
+    for (const c of await this.d.comments.allCounts()) {
+      report.comments += 1;
+      const voteCount = commentVotes.get(c._id) ?? 0;
+      const labelWeights = weights.get(c._id) ?? { ...NO_LABELS };
+      if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights)) continue;
+      const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights };
+      note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights } });
+      if (opts.fix && (await this.d.comments.update(c._id, { $set: { voteCount, labelWeights } }))) report.fixed += 1;
+    }
+    return report;
+  }
 }

@@ -3,7 +3,6 @@ import type { DiscussionConfig } from '../config';
 import type { RateLimiter } from '../rate-limit';
 import type { CommentRepository } from './comment.repository';
 import type { CounterRepository } from './counter.repository';
-import type { CountSettler } from './counts';
 import type { GroupRepository } from './group.repository';
 import type { LabelRepository } from './label.repository';
 import type { MarkRepository } from './mark.repository';
@@ -26,6 +25,4 @@ export interface DiscussionDeps {
   labels: LabelRepository;
   /** The shared rate limits (login, registration). */
   limits: RateLimiter;
-  /** Coalesces concurrent settlings of one post's counts (counts.ts). */
-  settler: CountSettler;
 }

@@ -9,7 +9,7 @@ import { TopicCommentCache } from './comment-cache';
 import { CommentRepository } from './comment.repository';
 import { CommentServiceImpl } from './comment.service';
 import { CounterRepository } from './counter.repository';
-import { CountSettler } from './counts';
+import { CountServiceImpl } from './counts';
 import type { DiscussionDeps } from './deps';
 import { GroupRepository } from './group.repository';
 import { GroupServiceImpl } from './group.service';
@@ -52,7 +52,6 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
     marks: new MarkRepository(m),
     labels: new LabelRepository(m),
     limits,
-    settler: new CountSettler(),
   };
   const auth = new AuthServiceImpl(d);
   // Computed now, so the first login of an unknown user takes no longer than any other.
@@ -90,6 +89,7 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
       labels: new LabelServiceImpl(d, comments),
       visits: new VisitServiceImpl(d),
       history: new HistoryServiceImpl(d, userService),
+      counts: new CountServiceImpl(d),
     },
   };
 }

@@ -17,11 +17,15 @@ export class LabelRepository {
     }
   }
 
-  /** The comment's label weight sums now (the source of truth of its labelWeights). */
-  async weightSums(commentId: number): Promise<LabelWeights> {
-    const docs = await this.m.Label.find({ commentId }, { label: 1, weight: 1, _id: 0 }).batchSize(100_000).lean<Pick<LabelDoc, 'label' | 'weight'>[]>().exec();
-    const sums: LabelWeights = { ...NO_LABELS };
-    for (const l of docs) if (l.label in sums) sums[l.label as keyof LabelWeights] += l.weight;
+  /** Every labelled comment's weight sums (counts:verify). */
+  async allWeightSums(): Promise<Map<number, LabelWeights>> {
+    const docs = await this.m.Label.find({}, { commentId: 1, label: 1, weight: 1, _id: 0 }).batchSize(100_000).lean<Pick<LabelDoc, 'commentId' | 'label' | 'weight'>[]>().exec();
+    const sums = new Map<number, LabelWeights>();
+    for (const l of docs) {
+      let s = sums.get(l.commentId);
+      if (!s) sums.set(l.commentId, (s = { ...NO_LABELS }));
+      if (l.label in s) s[l.label as keyof LabelWeights] += l.weight;
+    }
     return sums;
   }
 

@@ -5,7 +5,6 @@
 import type { Actor } from '../core/actor';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors';
 import type { CommentServiceImpl } from './comment.service';
-import { settleCommentCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import { loadComment, refreshInteresting } from './post-access';
 import type { LabelService, PostRef } from './services';
@@ -42,10 +41,10 @@ export class LabelServiceImpl implements LabelService {
       createdAt: this.d.clock.now(),
     });
     if (!inserted) throw new ConflictError('You already put that label on this comment', 'ALREADY_LABELLED');
-    await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
-    const settled = await settleCommentCounts(this.d, comment._id);
-    if (!settled) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
-    return this.comments.view(await refreshInteresting(this.d, settled), viewer);
+    // The label was inserted exactly once (a unique index), so the weight moves exactly once.
+    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
+    if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
+    return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }
 
   async unlabel(actor: Actor, ref: PostRef, label: CommentLabel): Promise<CommentView> {
@@ -54,9 +53,8 @@ export class LabelServiceImpl implements LabelService {
     const comment = await loadComment(this.d, viewer, ref);
     const weight = await this.d.labels.remove(comment._id, viewer.userId, label);
     if (weight === null) return this.comments.view(comment, viewer);
-    await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
-    const settled = await settleCommentCounts(this.d, comment._id);
-    if (!settled) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
-    return this.comments.view(await refreshInteresting(this.d, settled), viewer);
+    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
+    if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
+    return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }
 }

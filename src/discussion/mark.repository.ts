@@ -1,9 +1,8 @@
 /**
  * Votes, bookmarks and visits: one document per (user, post) under a unique index, so a user
  * votes at most once per post on every database. Each change is a single conditional update that
- * reports whether it changed anything; on MongoDB that makes the post's `$inc` move once per real
- * change. (FerretDB does not apply conditional updates atomically, so a report can be repeated
- * under concurrency: the post's count is then recounted from these documents — counts.ts.)
+ * reports whether it changed anything, so the post's `$inc` moves once per real change (atomic on
+ * MongoDB and on the embedded FerretDB; counts.ts).
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
@@ -27,9 +26,10 @@ export class MarkRepository {
     return this.m.Mark.find({ userId, $or: or }).batchSize(MANY).lean<MarkDoc[]>().exec();
   }
 
-  /** How many users vote for the post now (the source of truth of its vote count). */
-  countVotes(kind: MarkKind, postId: number): Promise<number> {
-    return this.m.Mark.countDocuments({ kind, postId, voted: true }).exec();
+  /** Votes per post of a kind, from the marks (the source of truth of vote counts; counts:verify). */
+  async voteCounts(kind: MarkKind): Promise<Map<number, number>> {
+    const rows = await this.m.Mark.aggregate<{ _id: number; n: number }>([{ $match: { kind, voted: true } }, { $group: { _id: '$postId', n: { $sum: 1 } } }]).exec();
+    return new Map(rows.map((r) => [r._id, r.n]));
   }
 
   find(userId: number, kind: MarkKind, postId: number): Promise<MarkDoc | null> {
@@ -66,7 +66,7 @@ export class MarkRepository {
    * (two tabs, a client retrying) both try to insert the mark: MongoDB retries such an upsert by
    * itself, FerretDB reports the unique index's E11000 — the mark exists now, so it is updated.
    * The (userId, kind, postId) filter is served by the unique index (on FerretDB through Agora's
-   * pushdown build, src/db/ferretdb-pushdown.ts).
+   * pushdown build, third_party/ferretdb patch 0001).
    */
   async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
     const key = { userId, kind: 'topic' as MarkKind, postId: topicId };

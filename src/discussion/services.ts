@@ -176,6 +176,22 @@ export interface HistoryService {
 export type { HistoryItem };
 
 /** Everything the discussion module offers (`services.discussion`). */
+/** What `counts:verify` found: posts read, posts whose stored counts differ from their sources. */
+export interface CountReport {
+  topics: number;
+  comments: number;
+  drifted: number;
+  /** Drifted posts whose counts were set (with fix). */
+  fixed: number;
+  /** The first drifted posts, with their stored and recounted values. */
+  drift: { post: string; stored: Record<string, unknown>; counted: Record<string, unknown> }[];
+}
+
+/** The recount of derived counts (counts.ts): an admin check, never on the write path. */
+export interface CountService {
+  verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport>;
+}
+
 export interface DiscussionServiceSet {
   clock: Clock;
   auth: AuthService;
@@ -189,4 +205,5 @@ export interface DiscussionServiceSet {
   labels: LabelService;
   visits: VisitService;
   history: HistoryService;
+  counts: CountService;
 }

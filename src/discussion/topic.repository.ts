@@ -74,6 +74,11 @@ export class TopicRepository {
     return this.m.Topic.find({ $and: and }).sort(q.sort).limit(q.take).lean<TopicDoc[]>().exec();
   }
 
+  /** Every topic's stored counts (counts:verify). */
+  allCounts(): Promise<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]> {
+    return this.m.Topic.find({}, { voteCount: 1, commentCount: 1 }).batchSize(100_000).lean<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]>().exec();
+  }
+
   /** `$set` (and optional `$inc` / `$max`) on one topic; the updated topic or null. */
   update(id: number, update: { set?: Partial<TopicDoc>; inc?: Partial<Record<'voteCount' | 'commentCount', number>>; max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>> }, where: Record<string, unknown> = {}): Promise<TopicDoc | null> {
     const u: Record<string, unknown> = {};

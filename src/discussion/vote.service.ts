@@ -1,7 +1,6 @@
 /** Votes on topics and comments: one per user per post, never on one's own post. */
 import type { Actor } from '../core/actor';
 import { ForbiddenError, ValidationError } from '../core/errors';
-import { settleCommentCounts, settleTopicCounts } from './counts';
 import type { DiscussionDeps } from './deps';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
 import type { PostKind, PostRef, VoteService } from './services';
@@ -31,18 +30,17 @@ export class VoteServiceImpl implements VoteService {
       if (topic.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own topic", 'OWN_POST');
       const changed = await this.d.marks.setFlag(viewer.userId, 'topic', topic._id, topic._id, 'voted', on, now);
       if (!changed) return { voted: on, voteCount: topic.voteCount };
-      await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } });
-      const settled = await settleTopicCounts(this.d, topic._id);
-      return { voted: on, voteCount: (settled ?? topic).voteCount };
+      // The mark changed exactly once (a conditional update), so the count moves exactly once.
+      const updated = await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } });
+      return { voted: on, voteCount: (updated ?? topic).voteCount };
     }
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own comment", 'OWN_POST');
     const changed = await this.d.marks.setFlag(viewer.userId, 'comment', comment._id, comment.topicId, 'voted', on, now);
     if (!changed) return { voted: on, voteCount: comment.voteCount };
-    await this.d.comments.update(comment._id, { $inc: { voteCount: on ? 1 : -1 } });
-    const settled = (await settleCommentCounts(this.d, comment._id)) ?? comment;
+    const updated = (await this.d.comments.update(comment._id, { $inc: { voteCount: on ? 1 : -1 } })) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.
-    await refreshInteresting(this.d, settled);
-    return { voted: on, voteCount: settled.voteCount };
+    await refreshInteresting(this.d, updated);
+    return { voted: on, voteCount: updated.voteCount };
   }
 }

@@ -63,4 +63,21 @@ export const discussionCommands: Command[] = [
       return 0;
     },
   },
+  {
+    name: 'counts:verify',
+    usage: 'counts:verify [--fix]',
+    summary: "Recount every post's votes, comments and label weights from their sources; report drift (exit 1), set them with --fix.",
+    needsDatabase: true,
+    flags: ['fix'],
+    async run(args, agora, io) {
+      positionals(args, 0, '');
+      rejectUnknownOptions(args, ['fix']);
+      const fix = args.options.fix === 'true';
+      const report = await agora!.services.discussion.counts.verify(SYSTEM, { fix });
+      for (const d of report.drift) io.out(`${d.post}: stored ${JSON.stringify(d.stored)}, counted ${JSON.stringify(d.counted)}`);
+      if (report.drifted > report.drift.length) io.out(`… and ${report.drifted - report.drift.length} more.`);
+      io.out(`Checked ${report.topics} topics and ${report.comments} comments: ${report.drifted} with drifted counts${fix ? `, ${report.fixed} fixed` : ''}.`);
+      return report.drifted > 0 && !fix ? 1 : 0;
+    },
+  },
 ];

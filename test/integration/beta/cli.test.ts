@@ -120,3 +120,22 @@ describe('failures around the database and arguments', () => {
     expect((await cli(['files:cleanup', 'now'])).code).toBe(2);
   });
 });
+
+describe('counts:verify', () => {
+  it('reports drifted counts with exit 1, sets them with --fix, and then finds none', async () => {
+    await conn.collection('topics').insertOne({ _id: 901, voteCount: 4, commentCount: 2 } as never);
+    await conn.collection('comments').insertOne({ _id: 902, topicId: 901, deleted: false, removed: false, voteCount: 0, labelWeights: {} } as never);
+    await conn.collection('marks').insertOne({ userId: 1, kind: 'comment', postId: 902, topicId: 901, voted: true } as never);
+
+    const found = await cli(['counts:verify']);
+    expect(found.code).toBe(1);
+    expect(found.out).toContain('topic 901: stored {"voteCount":4,"commentCount":2}, counted {"voteCount":0,"commentCount":1}');
+    expect(found.out).toMatch(/comment 902: stored \{"voteCount":0,"labelWeights":\{\}\}, counted \{"voteCount":1,/);
+    expect(found.out).toMatch(/Checked \d+ topics and \d+ comments: 2 with drifted counts\.$/);
+
+    expect(await cli(['counts:verify', '--fix'])).toMatchObject({ code: 0, out: expect.stringMatching(/2 with drifted counts, 2 fixed\.$/) });
+    expect(await conn.collection('topics').findOne({ _id: 901 } as never)).toMatchObject({ voteCount: 0, commentCount: 1 });
+    expect(await cli(['counts:verify'])).toMatchObject({ code: 0, out: expect.stringMatching(/: 0 with drifted counts\.$/) });
+    expect((await cli(['counts:verify', 'extra'])).code).toBe(2);
+  });
+});

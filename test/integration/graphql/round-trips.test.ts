@@ -37,7 +37,7 @@ beforeAll(async () => {
   // One topic with 1,000 comments in a tree (every third a reply), by several authors (not alice,
   // whose history must stay a mix of topics and comments).
   // Inserted directly, as the service would store them: posting 1,000 comments one by one only
-  // slows the test down (each post also recounts the topic's comments).
+  // slows the test down.
   big = await makeTopic(s, bob, { title: 'Big thread' });
   const authors = [bob, viewer, bob];
   const base = 1_000_000;

@@ -1,0 +1,204 @@
+// Tests of Agora's filter pushdown (agora_pushdown.go, patch 0001) on a real SQLite backend.
+
+package sqlite
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/FerretDB/FerretDB/internal/backends"
+	"github.com/FerretDB/FerretDB/internal/handler/common"
+	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/iterator"
+	"github.com/FerretDB/FerretDB/internal/util/must"
+	"github.com/FerretDB/FerretDB/internal/util/state"
+	"github.com/FerretDB/FerretDB/internal/util/testutil"
+)
+
+func TestAgoraJSONText(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		v    any
+		text string // "" when the value is not pushed down
+	}{
+		{int32(-7), "-7"},
+		{int64(1 << 53), "9007199254740992"},
+		{int64(1<<53 + 1), ""},
+		{float64(5), "5"},
+		{5.5, ""},
+		{math.Copysign(0, -1), ""},
+		{1e21, ""},
+		{math.NaN(), ""},
+		{"plain text", `"plain text"`},
+		{"a<b", ""},
+		{`say "hi"`, ""},
+		{"café", ""},
+		{"tab\t", ""},
+		{true, ""},
+		{types.Null, ""},
+		{time.UnixMilli(0), ""},
+		{types.ObjectID{0x65, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x4b}, `"65a10000000000000000004b"`},
+	} {
+		text, ok := agoraJSONText(tc.v)
+		assert.Equal(t, tc.text != "", ok, "%#v", tc.v)
+		assert.Equal(t, tc.text, text, "%#v", tc.v)
+	}
+}
+
+func TestAgoraWhereClause(t *testing.T) {
+	t.Parallel()
+
+	where, args := agoraWhereClause(must.NotFail(types.NewDocument(
+		"f", int32(5),
+		"g", must.NotFail(types.NewDocument("$in", must.NotFail(types.NewArray("a", int64(2))))),
+		"$and", must.NotFail(types.NewArray(
+			must.NotFail(types.NewDocument("h", must.NotFail(types.NewDocument("$eq", "x")))),
+		)),
+		"not.plain", int32(1),
+		"b", true,
+		"n", must.NotFail(types.NewDocument("$gt", int32(1))),
+	)))
+	assert.Equal(t, ` WHERE (_ferretdb_sjson->"f" IN (?) OR (_ferretdb_sjson->"f" >= '[' AND _ferretdb_sjson->"f" < '\'))`+
+		` AND (_ferretdb_sjson->"g" IN (?, ?) OR (_ferretdb_sjson->"g" >= '[' AND _ferretdb_sjson->"g" < '\'))`+
+		` AND (_ferretdb_sjson->"h" IN (?) OR (_ferretdb_sjson->"h" >= '[' AND _ferretdb_sjson->"h" < '\'))`, where)
+	assert.Equal(t, []any{"5", `"a"`, "2", `"x"`}, args)
+
+	where, args = agoraWhereClause(must.NotFail(types.NewDocument("b", true, "$or", must.NotFail(types.NewArray()))))
+	assert.Empty(t, where)
+	assert.Empty(t, args)
+}
+
+// TestAgoraPushdownNeverDropsAMatch: for every filter, every document FerretDB's matcher accepts
+// among all documents is among those the pushed-down query returns (it may return more: the handler
+// filters them), and the indexed filters really are pushed down.
+func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
+	t.Parallel()
+
+	ctx := testutil.Ctx(t)
+
+	sp, err := state.NewProvider("")
+	require.NoError(t, err)
+
+	b, err := NewBackend(&NewBackendParams{
+		URI: testutil.TestSQLiteURI(t, ""), L: testutil.Logger(t), P: sp, BatchSize: 100,
+	})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+
+	db, err := b.Database(testutil.DatabaseName(t))
+	require.NoError(t, err)
+
+	cName := testutil.CollectionName(t)
+	require.NoError(t, db.CreateCollection(ctx, &backends.CreateCollectionParams{Name: cName}))
+
+	c, err := db.Collection(cName)
+	require.NoError(t, err)
+
+	_, err = c.CreateIndexes(ctx, &backends.CreateIndexesParams{Indexes: []backends.IndexInfo{
+		{Name: "f_1", Key: []backends.IndexKeyPair{{Field: "f"}}},
+	}})
+	require.NoError(t, err)
+
+	oid := types.ObjectID{0x65, 0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18, 0x29, 0x3a, 0x4b}
+	values := []any{
+		int32(5), float64(5), int64(5), must.NotFail(types.NewArray(int32(5), int32(6))), int32(2), "5", types.Null,
+		must.NotFail(types.NewDocument("a", int32(5))), 5.5, math.Copysign(0, -1), int32(0), "a<b&c>", "café",
+		`say "hi"\`, true, false, oid, int64(1<<53 + 1), "plain text",
+		must.NotFail(types.NewArray("plain text", "other")), time.UnixMilli(1_767_225_600_000).UTC(), 1e21, int32(-7),
+		strings.Repeat("x", 300),
+	}
+
+	var docs []*types.Document
+	for i, v := range values {
+		docs = append(docs, must.NotFail(types.NewDocument("_id", int32(i), "f", v, "g", int32(i%3))))
+	}
+
+	docs = append(docs,
+		must.NotFail(types.NewDocument("_id", int32(100))),
+		must.NotFail(types.NewDocument("_id", "25", "f", "string id")),
+		must.NotFail(types.NewDocument("_id", oid, "f", "object id")),
+	)
+
+	_, err = c.InsertAll(ctx, &backends.InsertAllParams{Docs: docs})
+	require.NoError(t, err)
+
+	in := func(vs ...any) *types.Document {
+		return must.NotFail(types.NewDocument("$in", must.NotFail(types.NewArray(vs...))))
+	}
+	filters := []*types.Document{
+		must.NotFail(types.NewDocument()),
+		must.NotFail(types.NewDocument("_id", int32(1))),
+		must.NotFail(types.NewDocument("_id", "25")),
+		must.NotFail(types.NewDocument("_id", oid)),
+		must.NotFail(types.NewDocument("_id", in(int32(1), "25", oid))),
+		must.NotFail(types.NewDocument("g", int32(1), "$and", must.NotFail(types.NewArray(
+			must.NotFail(types.NewDocument("f", in(int32(5), "plain text"))))))),
+		must.NotFail(types.NewDocument("f", must.NotFail(types.NewDocument("$eq", int32(5))))),
+		must.NotFail(types.NewDocument("f", in())),
+		must.NotFail(types.NewDocument("f", in(types.Null))),
+	}
+
+	for _, v := range values {
+		filters = append(filters, must.NotFail(types.NewDocument("f", v)))
+	}
+
+	for _, filter := range filters {
+		var expected []string
+
+		for _, doc := range docs {
+			if must.NotFail(common.FilterDocument(doc, filter)) {
+				expected = append(expected, agoraID(doc))
+			}
+		}
+
+		res, err := c.Query(ctx, &backends.QueryParams{Filter: filter})
+		require.NoError(t, err)
+
+		returned, err := iterator.ConsumeValues(res.Iter)
+		require.NoError(t, err)
+
+		var got []string
+
+		for _, doc := range returned {
+			if must.NotFail(common.FilterDocument(doc, filter)) {
+				got = append(got, agoraID(doc))
+			}
+		}
+
+		slices.Sort(expected)
+		slices.Sort(got)
+		assert.Equal(t, expected, got, "filter %s", filter)
+	}
+
+	for _, v := range []any{int32(5), "plain text", oid} {
+		ex, err := c.Explain(ctx, &backends.ExplainParams{Filter: must.NotFail(types.NewDocument("f", v))})
+		require.NoError(t, err)
+		assert.True(t, ex.FilterPushdown, "%v", v)
+
+		plan, err := iterator.ConsumeValues(must.NotFail(ex.QueryPlanner.Get("Plan")).(*types.Array).Iterator())
+		require.NoError(t, err)
+		assert.Regexp(t, `USING INDEX \w+_f_1 `, fmt.Sprint(plan...), "%v", v)
+	}
+}
+
+func agoraID(doc *types.Document) string {
+	return types.FormatAnyValue(must.NotFail(doc.Get("_id")))
+}
+
+// TestAgoraPushdownOff: with AGORA_FERRETDB_PUSHDOWN=off no WHERE clause is made.
+func TestAgoraPushdownOff(t *testing.T) {
+	agoraPushdownOff = true
+	t.Cleanup(func() { agoraPushdownOff = false })
+
+	where, args := agoraWhereClause(must.NotFail(types.NewDocument("f", int32(5))))
+	assert.Empty(t, where)
+	assert.Empty(t, args)
+}

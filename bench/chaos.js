@@ -50,7 +50,7 @@ const TIMEOUT_MS = 10_000;
 const READY_LIMIT_MS = 120_000;
 const USERS = ['alice', 'bob', 'carol', 'dave'];
 const log = (m) => process.stderr.write(`[chaos] ${m}\n`);
-const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
+const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id36 } } }';
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -266,7 +266,7 @@ async function op(r) {
     const topic = topics[Math.floor(r() * topics.length)];
     const text = `chaos ${crypto.randomBytes(6).toString('hex')}`;
     const res = await gql(POST_COMMENT, { t: topic, m: text }, tokens[user]);
-    const id = res.status === 200 && !res.json?.errors ? res.json?.data?.postComment?.id : undefined;
+    const id = res.status === 200 && !res.json?.errors ? res.json?.data?.postComment?.comment?.id36 : undefined;
     if (id) acked.comments.push({ id, topic, user, text });
     return count('comment', res, Boolean(id));
   }
@@ -275,8 +275,8 @@ async function op(r) {
     const c = acked.comments[Math.floor(r() * acked.comments.length)];
     const voters = USERS.filter((u) => u !== c.user);
     const voter = voters[Math.floor(r() * voters.length)];
-    const res = await gql('mutation($id: ID!) { voteComment(id: $id) { id voted } }', { id: c.id }, tokens[voter]);
-    const ok = res.status === 200 && !res.json?.errors && res.json?.data?.voteComment?.voted === true;
+    const res = await gql('mutation($id: ID!) { voteComment(id: $id) { id viewerHasVoted } }', { id: c.id }, tokens[voter]);
+    const ok = res.status === 200 && !res.json?.errors && res.json?.data?.voteComment?.viewerHasVoted === true;
     if (ok) acked.votes.push({ comment: c.id, topic: c.topic, voter });
     return count('vote', res, ok);
   }
@@ -350,7 +350,7 @@ async function countMismatches() {
  * given again). The changes must be acknowledged, and afterwards every count must be right.
  */
 async function settle(mismatches, failures) {
-  const VOTE = 'mutation($id: ID!, $v: Boolean) { voteComment(id: $id, vote: $v) { id voted } }';
+  const VOTE = 'mutation($id: ID!, $v: Boolean!) { voteComment(id: $id, vote: $v) { id viewerHasVoted } }';
   for (const id of topics) {
     const res = await gql(POST_COMMENT, { t: id, m: 'after the chaos' }, tokens.alice);
     if (res.status !== 200 || res.json?.errors) failures.push(`the settling comment on topic ${id}: ${res.status}`);

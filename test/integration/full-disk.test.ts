@@ -74,7 +74,7 @@ function metric(text: string, store: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
+const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }';
 
 const FULL_DISK = 'answers 507 for uploads and 503 for discussion writes when full, keeps reading, counts, '
   + 'and recovers without a restart';

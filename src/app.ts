@@ -8,6 +8,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { GraphQLError } from 'graphql';
 import type { Config } from './config';
 import { AppError, classifyError } from './core/errors';
+import { keepFirstHeaderValues } from './core/repeated-headers';
 import type { Database } from './db/connection';
 import type { Metrics } from './metrics';
 import type { Services } from './services';
@@ -99,8 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 1024 },
   });
 
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff');
+    keepFirstHeaderValues(req.raw);
   });
   // An `Expect` other than 100-continue: Node would answer a bare 417 (no body, none of the
   // headers above). Ignore the expectation instead, as RFC 9110 allows: the request is answered

@@ -28,6 +28,8 @@ export interface AppDeps {
   db: Database;
   metrics: Metrics;
   services: Services;
+  /** Set once start-up work (demo seed, first sweeps) is complete: /readyz waits for it. */
+  startup: { readonly done: boolean };
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -39,7 +41,7 @@ function wantsHtml(accept: string | undefined): boolean {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, db, metrics, services } = deps;
+  const { config, db, metrics, services, startup } = deps;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: trustedProxies(config),
@@ -141,6 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    // A newcomer must not see a half-written demo dataset (or a load balancer send traffic early).
+    if (!startup.done) return reply.status(503).send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
     if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
     return reply.status(503).send({ status: 'unavailable', reason: 'the database did not answer a ping within 2 seconds' });
   });

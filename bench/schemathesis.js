@@ -32,7 +32,9 @@ function runSt(args, cwd) {
     const child = spawn(st, ['run', ...args], { cwd, stdio: ['ignore', process.stderr, process.stderr] });
     // A run that overruns its budget by far (a hung request) is stopped: the bound is ours too.
     const timer = setTimeout(() => child.kill('SIGTERM'), (seconds + 120) * 1000);
-    child.on('error', (err) => reject(new Error(`cannot run ${st} (pip install schemathesis, or set SCHEMATHESIS): ${err.message}`)));
+    child.on('error', (err) => {
+      reject(new Error(`cannot run ${st} (pip install schemathesis, or set SCHEMATHESIS): ${err.message}`));
+    });
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve(code ?? 1);
@@ -44,9 +46,11 @@ function runSt(args, cwd) {
 function isCursorExclusivity(failure, interaction) {
   if (failure.code !== 'ST202' || !interaction) return false;
   const query = new URL(interaction.request.uri).searchParams;
-  const body = interaction.response?.content?.$base64 ? Buffer.from(interaction.response.content.$base64, 'base64').toString('utf8') : '';
+  const encoded = interaction.response?.content?.$base64;
+  const body = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
   const headOnly = interaction.request.method === 'HEAD';
-  return query.has('before') && query.has('after') && interaction.response.status_code === 400 && (headOnly || body.includes("Can't specify both after and before."));
+  const refused = interaction.response.status_code === 400 && (headOnly || body.includes("Can't specify both after and before."));
+  return query.has('before') && query.has('after') && refused;
 }
 
 /** Requests, checks and failures of one run, from its NDJSON event stream. */
@@ -73,8 +77,9 @@ function summarize(ndjsonFile) {
         if (check.status !== 'failure') continue;
         out.failures++;
         const failure = check.failure_info?.failure ?? {};
+        const request = interactions[caseId]?.request;
         if (isCursorExclusivity(failure, interactions[caseId])) out.expected++;
-        else out.unexpected.push(`${failure.code} ${failure.operation}: ${failure.title} — ${interactions[caseId]?.request?.method} ${interactions[caseId]?.request?.uri}`);
+        else out.unexpected.push(`${failure.code} ${failure.operation}: ${failure.title} — ${request?.method} ${request?.uri}`);
       }
     }
   }
@@ -88,8 +93,13 @@ async function main() {
   let failed = false;
   try {
     // The demo data gives the generated requests topics, comments and users to find.
-    agora = await startAgora({ mongoUri: `${db.uri}/agora_schemathesis`, dataDir: path.join(work, 'agora'), env: { DEMO_SEED: 'true', LOG_LEVEL: 'error' } });
-    const login = await fetch(`${agora.url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: 'demo-password' }) });
+    const env = { DEMO_SEED: 'true', LOG_LEVEL: 'error' };
+    agora = await startAgora({ mongoUri: `${db.uri}/agora_schemathesis`, dataDir: path.join(work, 'agora'), env });
+    const login = await fetch(`${agora.url}/api/beta/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: 'demo-password' }),
+    });
     const { token } = await login.json();
     if (!token) throw new Error(`login as alice failed: ${login.status}`);
     const results = [];
@@ -118,7 +128,8 @@ async function main() {
     for (const r of results) {
       process.stdout.write(
         `  ${r.name}: ${r.requests} requests, ${r.checks} checks, ${r.failures} failures ` +
-          `(${r.expected} before+after given together, which OpenAPI 3.0 cannot express; ${r.unexpected.length} other), ${r.errors} errors\n`,
+          `(${r.expected} before+after given together, which OpenAPI 3.0 cannot express; ` +
+          `${r.unexpected.length} other), ${r.errors} errors\n`,
       );
       for (const u of r.unexpected.slice(0, 20)) process.stdout.write(`    ${u}\n`);
     }

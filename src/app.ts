@@ -70,7 +70,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (code === 'ECONNRESET' || socket.destroyed) return;
       const [status, reason] =
         code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-      if (socket.writable) socket.write(rawRefusal(status, reason, (err as unknown as { rawPacket?: Buffer }).rawPacket, isServerPath));
+      const received = (err as unknown as { rawPacket?: Buffer }).rawPacket;
+      if (socket.writable) socket.write(rawRefusal(status, reason, received, isServerPath));
       socket.destroy();
     },
     forceCloseConnections: 'idle',
@@ -91,7 +92,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
       // An undecodable URL is a bad request (discussion-behaviour.md §2.5); a parameter over
       // maxParamLength names no topic or user.
-      if (frontDoorOf(pathOnly) === 'beta') return sendBetaError(reply, code === 'FST_ERR_BAD_URL' ? 400 : 404, [{ message: code === 'FST_ERR_BAD_URL' ? 'Bad request' : 'Not found' }]);
+      if (frontDoorOf(pathOnly) === 'beta') {
+        if (code === 'FST_ERR_BAD_URL') return sendBetaError(reply, 400, [{ message: 'Bad request' }]);
+        return sendBetaError(reply, 404, [{ message: 'Not found' }]);
+      }
       if (frontDoorOf(pathOnly) === 'graphql') {
         const refusal = refusalFor(pathOnly, 400, undefined);
         return reply.status(400).headers(refusal.headers).send(refusal.body);
@@ -162,7 +166,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     // A newcomer must not see a half-written demo dataset (or a load balancer send traffic early).
-    if (!startup.done) return reply.status(503).send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
+    if (!startup.done) {
+      return reply.status(503).send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
+    }
     if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
     return reply.status(503).send({ status: 'unavailable', reason: 'the database did not answer a ping within 2 seconds' });
   });

@@ -37,7 +37,11 @@ export type * from './views';
 /**
  * `clock`: the time source of the services (the real clock; tests pass a SettableClock).
  */
-export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter, clock: Clock = systemClock): Promise<DomainModule<DiscussionServices>> {
+export async function createDiscussion(
+  ctx: ModuleContext,
+  limits: RateLimiter,
+  clock: Clock = systemClock,
+): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
   // Every insert under a new id goes through the counters (insertWithNewId).
   const counters = new CounterRepository(m);

@@ -47,7 +47,8 @@ function checkLink(link: unknown, issues: Issue[]): string | null {
   if (l.length > 0 && l.length <= MAX_LINK) {
     try {
       const u = new URL(l);
-      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && u.href.length <= MAX_LINK) href = u.href;
+      const web = u.protocol === 'http:' || u.protocol === 'https:';
+      if (web && u.hostname !== '' && u.href.length <= MAX_LINK) href = u.href;
     } catch {
       // Not a URL: refused below.
     }

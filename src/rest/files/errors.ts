@@ -49,7 +49,12 @@ export function messageFor(err: AppError): string {
  * A refusal before the body was read drains a small body first (unread-body.ts), so the client
  * reads the answer instead of a broken pipe.
  */
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply | Promise<FastifyReply> {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+): FastifyReply | Promise<FastifyReply> {
   const body = unreadBody(request, awaitsContinue(request));
   if (body === 'drain') {
     return drainBody(request.raw).then((ended) => {

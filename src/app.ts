@@ -3,11 +3,12 @@
  * Front doors are mounted here; they hold no business rules.
  */
 import crypto from 'node:crypto';
-import Fastify, { FastifyInstance, FastifyReply, FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { GraphQLError } from 'graphql';
 import type { Config } from './config';
 import { AppError, classifyError } from './core/errors';
+import { keepFirstHeaderValues } from './core/repeated-headers';
 import type { Database } from './db/connection';
 import type { Metrics } from './metrics';
 import type { Services } from './services';
@@ -21,12 +22,15 @@ import { sendBetaError } from './rest/beta/errors';
 import { sendError as sendFilesError } from './rest/files/errors';
 import { PAGE_CSP } from './rest/files';
 import { filesRoutes } from './rest/files';
+import { FILES_PAGE_HEADERS, frontDoorOf, pathOfTarget, rawRefusal, refusalFor } from './rest/refusals';
 
 export interface AppDeps {
   config: Config;
   db: Database;
   metrics: Metrics;
   services: Services;
+  /** Set once start-up work (demo seed, first sweeps) is complete: /readyz waits for it. */
+  startup: { readonly done: boolean };
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -38,7 +42,14 @@ function wantsHtml(accept: string | undefined): boolean {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, db, metrics, services } = deps;
+  const { config, db, metrics, services, startup } = deps;
+  /** The server's own routes (`/healthz`, `/graphiql`, …) are matched before the files API's `/{filename}`. */
+  const isServerPath = (path: string): boolean => {
+    // None is that long; the router reports a parameter over maxParamLength as a match without it.
+    if (path.length > 256) return false;
+    const route = app.findRoute({ method: 'GET', url: path });
+    return route !== null && (route.params as Record<string, unknown>).filename === undefined;
+  };
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: trustedProxies(config),
@@ -51,20 +62,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One debug line per request from onResponse instead of Fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    // Requests Node cannot parse (headers over 16 KiB: 431, malformed: 400, too slow: 408). Fastify's
-    // default sends a body even to HEAD and none of the usual headers.
+    // Requests Node cannot parse (headers over 16 KiB: 431, malformed: 400, too slow: 408), in the
+    // format of the front door the path belongs to (rest/refusals.ts). Fastify's default sends a
+    // body even to HEAD and none of the usual headers.
     clientErrorHandler: (err, socket) => {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || socket.destroyed) return;
       const [status, reason] =
         code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-      const raw = (err as unknown as { rawPacket?: Buffer }).rawPacket;
-      const body = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ' ? '' : JSON.stringify({ error: reason });
-      if (socket.writable) {
-        socket.write(
-          `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-        );
-      }
+      const received = (err as unknown as { rawPacket?: Buffer }).rawPacket;
+      if (socket.writable) socket.write(rawRefusal(status, reason, received, isServerPath));
       socket.destroy();
     },
     forceCloseConnections: 'idle',
@@ -77,13 +84,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Sent before any onRequest hook runs: set the headers every response carries here too.
       reply.header('x-content-type-options', 'nosniff');
       const code = (err as { code?: string }).code;
+      const pathOnly = pathOfTarget(req.raw.url ?? '/');
       if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') {
         const status = (err as { statusCode?: number }).statusCode ?? 400;
-        return reply.status(status >= 400 && status < 500 ? status : 400).send({ error: status === 404 ? 'Not found' : 'Bad request' });
+        const refusal = refusalFor(pathOnly, status >= 400 && status < 500 ? status : 400, req.headers.accept);
+        return reply.status(status >= 400 && status < 500 ? status : 400).headers(refusal.headers).send(refusal.body);
       }
-      const url = req.raw.url ?? '/';
-      const pathOnly = url.split('?')[0] ?? '/';
-      if (pathOnly === '/api/beta' || pathOnly.startsWith('/api/beta/')) return sendBetaError(reply, 404, [{ message: 'Not found' }]);
+      // An undecodable URL is a bad request (discussion-behaviour.md §2.5); a parameter over
+      // maxParamLength names no topic or user.
+      if (frontDoorOf(pathOnly) === 'beta') {
+        if (code === 'FST_ERR_BAD_URL') return sendBetaError(reply, 400, [{ message: 'Bad request' }]);
+        return sendBetaError(reply, 404, [{ message: 'Not found' }]);
+      }
+      if (frontDoorOf(pathOnly) === 'graphql') {
+        const refusal = refusalFor(pathOnly, 400, undefined);
+        return reply.status(400).headers(refusal.headers).send(refusal.body);
+      }
       if (/^\/(selif\/)?[^/]*$/.test(pathOnly)) {
         reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP).header('vary', 'Accept');
         return sendFilesError(req, reply, 404, 'File not found');
@@ -99,8 +115,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 1024 },
   });
 
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff');
+    keepFirstHeaderValues(req.raw);
   });
   // An `Expect` other than 100-continue: Node would answer a bare 417 (no body, none of the
   // headers above). Ignore the expectation instead, as RFC 9110 allows: the request is answered
@@ -117,8 +134,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
 
+  /**
+   * No route matched. A method no route of the files API declares (TRACE, PROPFIND, …) on one of
+   * its paths: that API's `Not found` (§1), in its format; on /graphql, 405 in GraphQL's format.
+   */
+  const notFound = (req: FastifyRequest, reply: FastifyReply) => {
+    const pathOnly = pathOfTarget(req.raw.url ?? '/');
+    const door = frontDoorOf(pathOnly);
+    if (door === 'files') return sendFilesError(req, reply.headers(FILES_PAGE_HEADERS), 404, 'Not found');
+    if (door === 'graphql') {
+      const refusal = refusalFor(pathOnly, 405, undefined);
+      return reply.status(405).header('allow', 'GET, POST, OPTIONS').headers(refusal.headers).send(refusal.body);
+    }
+    return reply.status(404).send({ error: 'Not found' });
+  };
+
   // The default error format outside the two REST layers (which set their own): {"error": message}.
   app.setErrorHandler((err, req, reply) => {
+    // Fastify failed a request no route matched before answering it (QUERY without a Content-Type,
+    // an unreadable Content-Type): routing comes first, so it gets the answer of no route.
+    if (req.is404) return notFound(req, reply);
     const known = classifyError(err);
     if (known) return reply.status(known.status).send({ error: known.message });
     const status = (err as { statusCode?: number }).statusCode;
@@ -126,19 +161,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ error: 'Internal server error' });
   });
-  app.setNotFoundHandler((req, reply) => {
-    // A method no route of the files API declares (TRACE, PROPFIND, …) on one of its paths: that
-    // API's `Not found` (§1), in its format.
-    const pathOnly = (req.raw.url ?? '/').split('?')[0]!;
-    if (/^\/((selif|upload)\/)?[^/]*$/.test(pathOnly)) {
-      reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP);
-      return sendFilesError(req, reply, 404, 'Not found');
-    }
-    return reply.status(404).send({ error: 'Not found' });
-  });
+  app.setNotFoundHandler(notFound);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    // A newcomer must not see a half-written demo dataset (or a load balancer send traffic early).
+    if (!startup.done) {
+      return reply.status(503).send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
+    }
     if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
     return reply.status(503).send({ status: 'unavailable', reason: db.unavailableReason(2000) });
   });
@@ -193,6 +223,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return (handler as unknown as (this: FastifyInstance, rq: typeof request, rp: typeof reply) => unknown).call(app, request, reply);
     },
   });
+
+  // Methods the Files-* `/{filename}` route would otherwise take for `/graphql` (others, such as
+  // QUERY, reach notFound): 405 in GraphQL's format.
+  app.route({ url: '/graphql', method: ['DELETE', 'PATCH', 'PUT'], handler: (req, reply) => notFound(req, reply) });
 
   await app.register(betaRoutes, { prefix: '/api/beta', config, services });
   await app.register(filesRoutes, { config, services });

@@ -1,4 +1,5 @@
 /** Process entry: config → database → app → listen; graceful shutdown on SIGINT/SIGTERM. */
+import './threadpool';
 import 'reflect-metadata';
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config';

@@ -12,6 +12,7 @@ import { createFiles } from './files';
 import { createRateLimits } from './rate-limit';
 import { seedDemoIfEmpty } from './demo/seed';
 import type { DomainModule } from './module';
+import type { Clock } from './discussion';
 import type { Services } from './services';
 
 export interface Agora {
@@ -20,7 +21,10 @@ export interface Agora {
   metrics: Metrics;
   services: Services;
   config: Config;
-  /** Starts background work (sweepers); call after listening. */
+  /**
+   * Start-up work (demo seed, sweepers and their first pass); call after listening. /readyz
+   * answers 503 until it is done (/healthz answers at once).
+   */
   start(): Promise<void>;
   /** Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database. */
   close(): Promise<void>;
@@ -33,6 +37,8 @@ export interface CreateOptions {
   jwtSecret: string;
   logger?: FastifyServerOptions['logger'];
   processMetrics?: boolean;
+  /** The discussion domain's time source: the real clock unless a test passes a SettableClock. */
+  clock?: Clock;
 }
 
 /** Adds `name` as the database path of a MongoDB URI unless it already names one. */
@@ -62,12 +68,13 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
   try {
     // Counters shared by the login, registration and upload limits (one collection, every instance).
     const rateLimits = createRateLimits(ctx);
-    const discussion = await createDiscussion(ctx, rateLimits.services);
+    const discussion = await createDiscussion(ctx, rateLimits.services, opts.clock);
     const files = await createFiles(ctx, rateLimits.services);
     modules.push(rateLimits, discussion, files);
     await db.syncIndexes();
     const services: Services = { runtime: { databaseKind: opts.databaseKind }, discussion: discussion.services, files: files.services };
-    const app = await buildApp({ config, db, metrics, services, logger: opts.logger });
+    const startup = { done: false };
+    const app = await buildApp({ config, db, metrics, services, startup, logger: opts.logger });
     appRef = app;
     let closed = false;
     return {
@@ -77,8 +84,11 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
       services,
       config,
       async start() {
-        for (const m of modules) await m.start?.();
+        // The seed writes through a service set with its own clock (seed.ts): requests served
+        // meanwhile keep the real time.
         if (config.demoSeed) await seedDemoIfEmpty({ services, db, log: app.log });
+        for (const m of modules) await m.start?.();
+        startup.done = true;
       },
       async close() {
         if (closed) return;

@@ -16,7 +16,7 @@ export interface FilesConfig {
   cleanupInterval: number;
   /** Access-key cookie lifetime in seconds; 0 = session cookie. */
   accessCookieExpiry: number;
-  /** Uploads allowed per client address within the window (every upload route of both front doors); 0 = no limit. */
+  /** Uploads allowed per client address within the window (every upload route of both doors); 0 = no limit (default). */
   uploadRateLimit: number;
   uploadRateWindowSeconds: number;
   /** Uploads this process receives at once; 0 = unlimited. */
@@ -39,8 +39,9 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     acceptLinxHeaders: r.bool('FILES_ACCEPT_LINX_HEADERS', true),
     cleanupInterval: r.int('FILES_CLEANUP_INTERVAL', 600, 0),
     accessCookieExpiry: r.int('FILES_ACCESS_COOKIE_EXPIRY', 0, 0),
-    // 5 uploads per 15 s, as the maintained linx-server fork limits uploads.
-    uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 5, 0, 1_000_000),
+    // Off by default (files-behaviour.md §3): linx-server has no limit and its batch clients upload
+    // many files in a row; the concurrent-upload cap and FILES_MAX_SIZE still bound one process.
+    uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 0, 0, 1_000_000),
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),
     maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),

@@ -6,6 +6,7 @@
  */
 import type { Actor } from '../core/actor';
 import type { Database } from '../db/connection';
+import { SettableClock } from '../discussion/clock';
 import { SYSTEM } from '../discussion/services';
 import type { DiscussionServiceSet } from '../discussion/services';
 import type { CommentView, TopicView, UserView } from '../discussion/views';
@@ -201,56 +202,57 @@ export async function demoPresent(deps: SeedDeps): Promise<boolean> {
   }
 }
 
-/** Writes the demo dataset. Times are spread over the last three days through the domain clock. */
+/**
+ * Writes the demo dataset, its times spread over the last three days. The services it writes
+ * through read a clock of their own: the server may be answering requests meanwhile, and those
+ * must keep the real time (a registration during the seed once got a joinedAt days in the past).
+ */
 export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
-  const ds = services(deps);
-  const now = ds.clock.now().getTime();
-  const at = (hoursAgo: number) => ds.clock.set(new Date(now - hoursAgo * 3600_000));
+  const clock = new SettableClock();
+  const ds = services(deps).withClock(clock);
+  const now = Date.now();
+  const at = (hoursAgo: number) => clock.set(new Date(now - hoursAgo * 3600_000));
   const summary: SeedSummary = { users: 0, groups: 0, topics: 0, comments: 0 };
   const actors = new Map<Who, Actor>();
   const asActor = (u: UserView): Actor => ({ kind: 'user', userId: u.id, username: u.username, isAdmin: u.isAdmin });
-  try {
-    at(96);
-    actors.set('admin', asActor(await ds.users.create(SYSTEM, { ...DEMO_ADMIN, isAdmin: true })));
-    for (const name of DEMO_USERS) actors.set(name, asActor(await ds.users.create(SYSTEM, { username: name, password: DEMO_PASSWORD })));
-    summary.users = actors.size;
-    for (const g of GROUPS) {
-      await ds.groups.create(SYSTEM, g);
-      summary.groups++;
-    }
-    const who = (w: Who) => actors.get(w)!;
-    const topicIds: number[] = [];
-
-    for (const t of TOPICS) {
-      at(t.ago);
-      const topic: TopicView = await ds.topics.post(who(t.by), { group: t.group, title: t.title, markdown: t.markdown ?? null, link: t.link ?? null, tags: t.tags });
-      summary.topics++;
-      topicIds.push(topic.id);
-      if (t.official) await ds.topics.setOfficial(SYSTEM, topic.id, true);
-      for (const v of t.votes ?? []) await ds.votes.vote(who(v), 'topic', topic.id);
-      for (const b of t.bookmarks ?? []) await ds.bookmarks.bookmark(who(b), 'topic', topic.id);
-
-      // Comments in posting order across the whole thread, so ids follow time.
-      const all: { c: DemoComment; parent: DemoComment | null }[] = [];
-      const walk = (cs: DemoComment[], parent: DemoComment | null) => cs.forEach((c) => (all.push({ c, parent }), walk(c.replies ?? [], c)));
-      walk(t.comments ?? [], null);
-      all.sort((a, b) => a.c.at - b.c.at);
-      const posted = new Map<DemoComment, CommentView>();
-      for (const { c, parent } of all) {
-        at(t.ago - c.at);
-        const view = await ds.comments.post(who(c.by), { topicId: topic.id, parentId: parent ? posted.get(parent)!.id : null, markdown: c.text });
-        posted.set(c, view);
-        summary.comments++;
-        for (const v of c.votes ?? []) await ds.votes.vote(who(v), 'comment', view.id);
-        for (const l of c.labels ?? []) await ds.labels.label(who(l.by), view.id, l.label, l.reason ?? null);
-      }
-    }
-    // bob read the first topic before its latest comments: they show as new for him.
-    at(TOPICS[0]!.ago - 4.5);
-    await ds.visits.record(who('bob'), topicIds[0]!);
-  } finally {
-    ds.clock.set(null);
+  at(96);
+  actors.set('admin', asActor(await ds.users.create(SYSTEM, { ...DEMO_ADMIN, isAdmin: true })));
+  for (const name of DEMO_USERS) actors.set(name, asActor(await ds.users.create(SYSTEM, { username: name, password: DEMO_PASSWORD })));
+  summary.users = actors.size;
+  for (const g of GROUPS) {
+    await ds.groups.create(SYSTEM, g);
+    summary.groups++;
   }
+  const who = (w: Who) => actors.get(w)!;
+  const topicIds: number[] = [];
+
+  for (const t of TOPICS) {
+    at(t.ago);
+    const topic: TopicView = await ds.topics.post(who(t.by), { group: t.group, title: t.title, markdown: t.markdown ?? null, link: t.link ?? null, tags: t.tags });
+    summary.topics++;
+    topicIds.push(topic.id);
+    if (t.official) await ds.topics.setOfficial(SYSTEM, topic.id, true);
+    for (const v of t.votes ?? []) await ds.votes.vote(who(v), 'topic', topic.id);
+    for (const b of t.bookmarks ?? []) await ds.bookmarks.bookmark(who(b), 'topic', topic.id);
+
+    // Comments in posting order across the whole thread, so ids follow time.
+    const all: { c: DemoComment; parent: DemoComment | null }[] = [];
+    const walk = (cs: DemoComment[], parent: DemoComment | null) => cs.forEach((c) => (all.push({ c, parent }), walk(c.replies ?? [], c)));
+    walk(t.comments ?? [], null);
+    all.sort((a, b) => a.c.at - b.c.at);
+    const posted = new Map<DemoComment, CommentView>();
+    for (const { c, parent } of all) {
+      at(t.ago - c.at);
+      const view = await ds.comments.post(who(c.by), { topicId: topic.id, parentId: parent ? posted.get(parent)!.id : null, markdown: c.text });
+      posted.set(c, view);
+      summary.comments++;
+      for (const v of c.votes ?? []) await ds.votes.vote(who(v), 'comment', view.id);
+      for (const l of c.labels ?? []) await ds.labels.label(who(l.by), view.id, l.label, l.reason ?? null);
+    }
+  }
+  // bob read the first topic before its latest comments: they show as new for him.
+  at(TOPICS[0]!.ago - 4.5);
+  await ds.visits.record(who('bob'), topicIds[0]!);
   return summary;
 }
 

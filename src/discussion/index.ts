@@ -4,7 +4,7 @@ import type { RateLimiter } from '../rate-limit';
 import { AuthServiceImpl } from './auth.service';
 import { dummyHash } from './auth/password';
 import { BookmarkServiceImpl } from './bookmark.service';
-import { SettableClock } from './clock';
+import { systemClock } from './clock';
 import { TopicCommentCache } from './comment-cache';
 import { CommentRepository } from './comment.repository';
 import { CommentServiceImpl } from './comment.service';
@@ -19,7 +19,7 @@ import { LabelRepository } from './label.repository';
 import { LabelServiceImpl } from './label.service';
 import { MarkRepository } from './mark.repository';
 import { discussionModels } from './models';
-import type { DiscussionServiceSet, TopicService } from './services';
+import type { Clock, DiscussionServiceSet, TopicService } from './services';
 import { TopicCommands } from './topic-command.service';
 import { TopicQueries } from './topic-query.service';
 import { TopicRepository } from './topic.repository';
@@ -34,7 +34,14 @@ export { SYSTEM } from './services';
 export type * from './services';
 export type * from './views';
 
-export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<DiscussionServices>> {
+/**
+ * `clock`: the time source of the services (the real clock; tests pass a SettableClock).
+ */
+export async function createDiscussion(
+  ctx: ModuleContext,
+  limits: RateLimiter,
+  clock: Clock = systemClock,
+): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
   // Every insert under a new id goes through the counters (insertWithNewId).
   const counters = new CounterRepository(m);
@@ -42,7 +49,7 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
   const d: DiscussionDeps = {
     config: ctx.config.discussion,
     jwtSecret: ctx.jwtSecret,
-    clock: new SettableClock(),
+    clock,
     viewers: new ViewerDirectory(users),
     counters,
     users,
@@ -53,9 +60,14 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
     labels: new LabelRepository(m),
     limits,
   };
-  const auth = new AuthServiceImpl(d);
   // Computed now, so the first login of an unknown user takes no longer than any other.
   dummyHash().catch((err) => ctx.log.warn({ err }, 'could not prepare the dummy password hash'));
+  return { services: buildServices(d) };
+}
+
+/** The service set over `d` (one per clock, all over the same repositories). */
+function buildServices(d: DiscussionDeps): DiscussionServiceSet {
+  const auth = new AuthServiceImpl(d);
   const userService = new UserServiceImpl(d, auth);
   const queries = new TopicQueries(d);
   const commands = new TopicCommands(d);
@@ -76,20 +88,19 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
   };
 
   return {
-    services: {
-      clock: d.clock,
-      auth,
-      users: userService,
-      groups: new GroupServiceImpl(d),
-      topics,
-      comments,
-      votes: new VoteServiceImpl(d),
-      bookmarks: new BookmarkServiceImpl(d),
-      ignores: new IgnoreServiceImpl(d),
-      labels: new LabelServiceImpl(d, comments),
-      visits: new VisitServiceImpl(d),
-      history: new HistoryServiceImpl(d, userService),
-      counts: new CountServiceImpl(d),
-    },
+    clock: d.clock,
+    auth,
+    users: userService,
+    groups: new GroupServiceImpl(d),
+    topics,
+    comments,
+    votes: new VoteServiceImpl(d),
+    bookmarks: new BookmarkServiceImpl(d),
+    ignores: new IgnoreServiceImpl(d),
+    labels: new LabelServiceImpl(d, comments),
+    visits: new VisitServiceImpl(d),
+    history: new HistoryServiceImpl(d, userService),
+    counts: new CountServiceImpl(d),
+    withClock: (other) => buildServices({ ...d, clock: other }),
   };
 }

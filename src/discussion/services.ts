@@ -37,11 +37,9 @@ export interface SystemActor {
 export const SYSTEM: SystemActor = Object.freeze({ kind: 'system' as const });
 export type Caller = Actor | SystemActor;
 
-/** The time source of the domain; tests and fixtures may freeze it. */
+/** The time source of the domain (clock.ts); read-only: fixtures bring a clock of their own. */
 export interface Clock {
   now(): Date;
-  /** Freeze time at `at` (or follow the real clock again with null). For tests and fixtures. */
-  set(at: Date | null): void;
 }
 
 /** A topic or a comment, the two kinds of post users vote on and bookmark. */
@@ -194,6 +192,11 @@ export interface CountService {
 
 export interface DiscussionServiceSet {
   clock: Clock;
+  /**
+   * The same services over the same data, reading time from `clock`: for fixtures that write
+   * history at chosen times (the demo seed) while this set keeps serving at the real time.
+   */
+  withClock(clock: Clock): DiscussionServiceSet;
   auth: AuthService;
   users: UserService;
   groups: GroupService;

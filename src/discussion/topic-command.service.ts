@@ -35,20 +35,26 @@ function checkMarkdown(markdown: unknown, field: string, issues: Issue[]): strin
   return markdown;
 }
 
+/**
+ * A link is stored normalised (`new URL(link).href`): lowercase scheme and host, percent-encoded
+ * quotes, spaces and angle brackets, so the stored value is one URL whatever was typed and never
+ * carries markup (`http://x.example/"><script>` → `http://x.example/%22%3E%3Cscript%3E`).
+ */
 function checkLink(link: unknown, issues: Issue[]): string | null {
   if (link === undefined || link === null || link === '') return null;
   const l = typeof link === 'string' ? link.trim() : '';
-  let ok = l.length > 0 && l.length <= MAX_LINK;
-  if (ok) {
+  let href: string | null = null;
+  if (l.length > 0 && l.length <= MAX_LINK) {
     try {
       const u = new URL(l);
-      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+      const web = u.protocol === 'http:' || u.protocol === 'https:';
+      if (web && u.hostname !== '' && u.href.length <= MAX_LINK) href = u.href;
     } catch {
-      ok = false;
+      // Not a URL: refused below.
     }
   }
-  if (!ok) issues.push({ field: 'link', message: 'The link must be an http or https URL' });
-  return ok ? l : null;
+  if (href === null) issues.push({ field: 'link', message: 'The link must be an http or https URL' });
+  return href;
 }
 
 function checkTags(tags: unknown, issues: Issue[]): string[] {

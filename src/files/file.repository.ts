@@ -6,6 +6,7 @@
  */
 import mongoose, { Model, Schema } from 'mongoose';
 import type { Database } from '../db/connection';
+import { InsertBatcher } from './insert-batcher';
 
 export interface FileRecord {
   /** The filename (primary key). */
@@ -52,6 +53,8 @@ export function isDuplicateKey(err: unknown): boolean {
 
 export class FileRepository {
   private readonly model: Model<FileRecord>;
+  /** Concurrent claims of new names share one insert (insert-batcher.ts). */
+  private readonly inserts = new InsertBatcher<FileRecord>(() => this.coll);
 
   constructor(db: Database) {
     this.model = db.model<FileRecord>('FileRecord', schema);
@@ -67,14 +70,8 @@ export class FileRepository {
   }
 
   /** Claims `filename`; returns false when the name is taken (unique index), never overwrites. */
-  async insert(filename: string, content: FileContent): Promise<boolean> {
-    try {
-      await this.coll.insertOne({ _id: filename, filename, ...content });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  insert(filename: string, content: FileContent): Promise<boolean> {
+    return this.inserts.insert({ _id: filename, filename, ...content });
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
- * Secrets of the files domain: delete and access keys (salted scrypt, §4.7), API keys (SHA-256,
- * §10) and the linx-format auth-file hash (§10). Comparisons are constant-time.
+ * Secrets of the files domain: delete and access keys (§4.7: SHA-256 for keys the server drew,
+ * salted scrypt for keys a client chose), API keys (SHA-256, §10) and the linx-format auth-file
+ * hash (§10). Comparisons are constant-time.
  */
 import crypto from 'node:crypto';
 import { randomString } from './filename';
@@ -15,21 +16,49 @@ function scrypt(secret: string | Buffer, salt: string | Buffer): Promise<Buffer>
   });
 }
 
-/** `scrypt$<salt base64>$<hash base64>` of a delete or access key, with a fresh random salt. */
+/**
+ * `scrypt$<salt base64>$<hash base64>` of a key a client chose (delete or access key), with a
+ * fresh random salt: such a key may be weak, so its hash must be slow to search.
+ */
 export async function hashSecret(secret: string): Promise<string> {
   const salt = crypto.randomBytes(SALT_LENGTH);
   const hash = await scrypt(secret, salt);
   return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-/** Whether `secret` is the one `stored` (from hashSecret) was made from; false for malformed records. */
+/**
+ * `sha256$<hash base64>` of a key the server generated (randomDeleteKey): ~178 random bits leave
+ * nothing to search, so the ~40 ms of CPU a scrypt costs would only cap small-upload throughput.
+ */
+export function hashGeneratedSecret(secret: string): string {
+  return `sha256$${sha256(secret).toString('base64')}`;
+}
+
+function sha256(secret: string): Buffer {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * Whether `secret` is the one `stored` was made from. The record names its algorithm (`scrypt$…`
+ * from hashSecret, also every record written before generated keys got SHA-256; `sha256$…` from
+ * hashGeneratedSecret); false for malformed records and unknown algorithms.
+ */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
-  const [scheme, saltB64, hashB64] = stored.split('$');
-  if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
-  const expected = Buffer.from(hashB64, 'base64');
-  if (expected.length !== KEY_LENGTH) return false;
-  const actual = await scrypt(secret, Buffer.from(saltB64, 'base64'));
-  return crypto.timingSafeEqual(actual, expected);
+  const parts = stored.split('$');
+  const scheme = parts[0];
+  if (scheme === 'sha256' && parts.length === 2) return matches(sha256(secret), parts[1]!);
+  if (scheme === 'scrypt' && parts.length === 3 && parts[1]) {
+    const expected = Buffer.from(parts[2]!, 'base64');
+    if (expected.length !== KEY_LENGTH) return false;
+    return matches(await scrypt(secret, Buffer.from(parts[1], 'base64')), parts[2]!);
+  }
+  return false;
+}
+
+/** Constant-time comparison of a computed 32-byte hash with a stored base64 one. */
+function matches(actual: Buffer, expectedB64: string): boolean {
+  const expected = Buffer.from(expectedB64, 'base64');
+  return expected.length === actual.length && crypto.timingSafeEqual(actual, expected);
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

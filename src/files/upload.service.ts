@@ -10,7 +10,7 @@ import type { ByteStore, TempObject } from '../storage';
 import { computeExpiry } from './expiry';
 import type { FileContent, FileRepository } from './file.repository';
 import { computeName, isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare } from './filename';
-import { hashSecret, randomDeleteKey, verifySecret } from './keys';
+import { hashGeneratedSecret, hashSecret, randomDeleteKey, verifySecret } from './keys';
 import type { MetadataCache } from './metadata-cache';
 import { Detected, detectMime } from './mime';
 import { streamInto } from './receive';
@@ -135,8 +135,12 @@ export class UploadService {
       if (!this.config.forceRandomFilename && reserved(name)) throw prohibited();
       checkLength(name);
 
+      // §4.7: a key the client chose may be weak (salted scrypt); a generated one cannot be (SHA-256).
       const deleteKey = options.deleteKey || randomDeleteKey();
-      const [deleteKeyHash, accessKeyHash] = await Promise.all([hashSecret(deleteKey), options.accessKey ? hashSecret(options.accessKey) : null]);
+      const [deleteKeyHash, accessKeyHash] = await Promise.all([
+        options.deleteKey ? hashSecret(deleteKey) : hashGeneratedSecret(deleteKey),
+        options.accessKey ? hashSecret(options.accessKey) : null,
+      ]);
       const expiry = computeExpiry(options.expiry, this.config.maxExpiry, Date.now() / 1000);
 
       await received.temp.commit();

@@ -1,9 +1,13 @@
 /**
  * Local-disk byte store under `<DATA_DIR>/files`:
- *   tmp/<host>-<pid>-<id>.part   uploads in flight (named after their process, for crash recovery)
- *   objects/<id[0:2]>/<id>       committed objects, immutable, named by a random internal id
- * A commit is fsync → rename → fsync of the directory, so a committed object is complete and
- * durable. User-supplied names never reach a path.
+ *   objects/<id[0:2]>/<id>       objects, named by a random internal id, immutable once committed
+ *   tmp/<host>-<pid>-<id>.part   an empty marker per upload in flight (named after its process):
+ *                                after a crash, recovery removes the objects of dead uploads
+ * An upload writes its object in place: the object's directory entry is made durable (fsync of
+ * the directory) while the bytes arrive, so a commit only waits for the fsync of the file itself —
+ * the same one write-and-fsync a plain server does, no rename and no directory fsync after the
+ * last byte. Metadata refers to an object only after its commit. User-supplied names never reach
+ * a path.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -239,6 +243,13 @@ export class DiskStore implements ByteStore {
     }
   }
 
+  /** Creates an object's directory once per process (at most 256 of them). */
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.objectDirs.has(dir)) return;
+    await fs.promises.mkdir(dir, { recursive: true });
+    this.objectDirs.add(dir);
+  }
+
   async create(): Promise<TempObject> {
     const temp = await this.noting(this.createTemp());
     return {
@@ -253,11 +264,27 @@ export class DiskStore implements ByteStore {
 
   private async createTemp(): Promise<TempObject> {
     const id = crypto.randomBytes(16).toString('hex');
-    const tmpPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
+    const markerPath = path.join(this.tmpDir, `${HOST_TAG}-${process.pid}-${id}.part`);
     const finalPath = this.objectPath(id);
-    const objectDirs = this.objectDirs;
-    let fd: number | undefined = await openFd(tmpPath, 'wx');
-    let committed = false;
+    const dir = path.dirname(finalPath);
+    // The marker first: an object never exists without one until metadata refers to it.
+    await closeFd(await openFd(markerPath, 'wx'));
+    let fd: number | undefined;
+    try {
+      await this.ensureDir(dir);
+      fd = await openFd(finalPath, 'wx').catch(async (err) => {
+        // The directory was removed behind our back (its set entry is stale): create it again.
+        if (!isEnoent(err)) throw err;
+        await fs.promises.mkdir(dir, { recursive: true });
+        return openFd(finalPath, 'wx');
+      });
+    } catch (err) {
+      await unlinkQuietly(markerPath).catch(() => {});
+      throw err;
+    }
+    // The new directory entry becomes durable while the bytes arrive; commit waits for it.
+    const entryDurable = fsyncDir(dir);
+    entryDurable.catch(() => {});
     let position = 0;
     /** Bytes written since the last write-behind flush was started. */
     let unflushed = 0;
@@ -309,27 +336,19 @@ export class DiskStore implements ByteStore {
         }
       },
       async commit() {
-        // Durable before visible: the last write-behind flush, then fsync of the whole file.
+        // Durable before visible: the last write-behind flush, the fsync of the whole file, and
+        // the directory entry (synced since the object was created).
         await flushing;
         if (flushError) throw flushError;
         await fsyncFd(fd!);
         await closeFd(fd!);
         fd = undefined;
-        const dir = path.dirname(finalPath);
-        if (!objectDirs.has(dir)) {
-          await fs.promises.mkdir(dir, { recursive: true });
-          objectDirs.add(dir);
-        }
-        await fs.promises.rename(tmpPath, finalPath).catch(async (err) => {
-          // The directory was removed behind our back (its set entry is stale): create it again.
-          if (!isEnoent(err)) throw err;
-          await fs.promises.mkdir(dir, { recursive: true });
-          await fs.promises.rename(tmpPath, finalPath);
-        });
-        committed = true;
-        await fsyncDir(dir);
+        await entryDurable;
       },
-      async settle() {},
+      async settle() {
+        // Metadata refers to the object now: it is no longer recovery's to remove.
+        await unlinkQuietly(markerPath);
+      },
       async abort() {
         if (fd !== undefined) {
           const f = fd;
@@ -337,7 +356,8 @@ export class DiskStore implements ByteStore {
           await flushing;
           await closeFd(f).catch(() => {});
         }
-        await unlinkQuietly(committed ? finalPath : tmpPath);
+        await unlinkQuietly(finalPath);
+        await unlinkQuietly(markerPath);
       },
     };
   }
@@ -408,7 +428,13 @@ export class DiskStore implements ByteStore {
     await unlinkQuietly(this.objectPath(id));
   }
 
-  async recover(): Promise<number> {
+  /**
+   * Removes the objects of uploads that died with their process: this host's dead processes at
+   * once, any other after the grace period. A marker whose object metadata refers to (a crash
+   * between the metadata write and settle) only loses its marker. Markers left by earlier
+   * versions were the temporary bytes themselves: removed the same way.
+   */
+  async recover(isReferenced: ReferenceCheck): Promise<number> {
     let removed = 0;
     const cutoff = Date.now() - GRACE_PERIOD_MS;
     for (const name of await fs.promises.readdir(this.tmpDir)) {
@@ -422,7 +448,12 @@ export class DiskStore implements ByteStore {
         const st = await fs.promises.stat(p).catch(() => undefined);
         dead = st !== undefined && st.mtimeMs < cutoff;
       }
-      if (dead && (await unlinkQuietly(p))) removed++;
+      if (!dead) continue;
+      const id = m?.[3];
+      const orphan = id === undefined || !(await isReferenced([id])).has(id);
+      const objectRemoved = orphan && id !== undefined && (await unlinkQuietly(this.objectPath(id)));
+      const markerRemoved = await unlinkQuietly(p);
+      if (orphan && (objectRemoved || markerRemoved)) removed++;
     }
     return removed;
   }

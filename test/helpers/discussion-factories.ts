@@ -29,7 +29,7 @@ export class DiscussionFactory {
 
   /** Freezes the domain clock (ISO string or Date); null follows the real clock again. */
   at(time: string | Date | null): void {
-    this.d.clock.set(time === null ? null : new Date(time));
+    this.server.clock.set(time === null ? null : new Date(time));
   }
 
   async user(username?: string, opts: { admin?: boolean; password?: string } = {}): Promise<TestUser> {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, Config } from '../../src/config';
+import { SettableClock } from '../../src/discussion/clock';
 import { Agora, createAgora, withDatabaseName } from '../../src/server';
 
 export interface TestServer {
@@ -14,6 +15,8 @@ export interface TestServer {
   url: string;
   agora: Agora;
   config: Config;
+  /** The discussion domain's clock: tests freeze it to write history at chosen times. */
+  clock: SettableClock;
   /** Runs fn and returns its result with the number of MongoDB commands issued meanwhile. */
   countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: number }>;
   close(): Promise<void>;
@@ -21,7 +24,8 @@ export interface TestServer {
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-abcdef';
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `start: false` leaves the start-up work (demo seed, sweepers) to the test: `server.agora.start()`. */
+export async function startTestServer(env: Record<string, string> = {}, opts: { start?: boolean } = {}): Promise<TestServer> {
   const baseUri = process.env.MONGODB_URI;
   if (!baseUri) throw new Error('MONGODB_URI is not set: run the tests through jest (globalSetup launches the database)');
   const dbName = `agora_test_${crypto.randomBytes(6).toString('hex')}`;
@@ -40,20 +44,23 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     REGISTRATION_RATE_LIMIT: '0',
     ...env,
   });
+  const clock = new SettableClock();
   const agora = await createAgora(config, {
+    clock,
     mongoUri: withDatabaseName(baseUri, dbName),
     databaseKind: process.env.AGORA_TEST_DATABASE_KIND ?? 'external',
     jwtSecret: config.jwtSecret ?? TEST_JWT_SECRET,
     processMetrics: false,
   });
   await agora.app.listen({ host: '127.0.0.1', port: 0 });
-  await agora.start();
+  if (opts.start !== false) await agora.start();
   const addr = agora.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     agora,
     config,
+    clock,
     async countCommands(fn) {
       const before = await agora.metrics.mongoCommandTotal();
       const result = await fn();

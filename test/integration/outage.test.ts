@@ -26,6 +26,7 @@ beforeAll(async () => {
   db = await launchDatabase({ dataDir: dir, database: { ...config.database, uri: undefined }, log: () => {} });
   agora = await createAgora(config, { mongoUri: withDatabaseName(db.uri, 'agora'), databaseKind: db.kind, jwtSecret: TEST_JWT_SECRET, processMetrics: false });
   await agora.app.listen({ host: '127.0.0.1', port: 0 });
+  await agora.start();
   const addr = agora.app.server.address();
   url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 });

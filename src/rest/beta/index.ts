@@ -3,9 +3,10 @@
  * routes, the spec's error array on every failure, 404/405 for everything else under the prefix,
  * and `application/json; charset=utf-8` on every response.
  */
-import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { classifyError } from '../../core/errors';
 import type { RestOptions } from '../options';
+import { pathOfTarget } from '../refusals';
 import { authRoutes } from './auth.routes';
 import { betaErrorFor, JSON_CONTENT_TYPE, sendBetaError } from './errors';
 import { openApiDocument } from './openapi';
@@ -26,6 +27,16 @@ const KNOWN_PATHS: { pattern: RegExp; allow: string }[] = [
 
 const PREFIX = '/api/beta';
 
+/** 404 for an unknown path, 405 with `Allow` for a known path with another method (1.1). */
+function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = pathOfTarget(req.url).slice(PREFIX.length);
+  const known = KNOWN_PATHS.find((k) => k.pattern.test(path));
+  if (known && !known.allow.split(', ').includes(req.method)) {
+    return sendBetaError(reply, 405, [{ message: 'Method not allowed' }], { allow: known.allow });
+  }
+  return sendBetaError(reply, 404, [{ message: 'Not found' }]);
+}
+
 export const betaRoutes: FastifyPluginAsync<RestOptions> = async (app: FastifyInstance, opts: RestOptions) => {
   // Bodies are only read by /login, as raw text it parses itself (2.4); nothing else parses JSON.
   app.removeAllContentTypeParsers();
@@ -37,6 +48,9 @@ export const betaRoutes: FastifyPluginAsync<RestOptions> = async (app: FastifyIn
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // Routing comes first (2.2): a request no route matched that Fastify failed before answering
+    // it (QUERY without a Content-Type, an unreadable Content-Type) gets its 404 or 405.
+    if (req.is404) return notFound(req, reply);
     const known = classifyError(err);
     if (known) {
       const { status, items, headers } = betaErrorFor(known);
@@ -50,14 +64,7 @@ export const betaRoutes: FastifyPluginAsync<RestOptions> = async (app: FastifyIn
     return sendBetaError(reply, 500, [{ message: 'Internal server error' }]);
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0]!.slice(PREFIX.length);
-    const known = KNOWN_PATHS.find((k) => k.pattern.test(path));
-    if (known && !known.allow.split(', ').includes(req.method)) {
-      return sendBetaError(reply, 405, [{ message: 'Method not allowed' }], { allow: known.allow });
-    }
-    return sendBetaError(reply, 404, [{ message: 'Not found' }]);
-  });
+  app.setNotFoundHandler(notFound);
 
   // Only config and services: the options this plugin got also carry its prefix.
   const routeOpts: RestOptions = { config: opts.config, services: opts.services };

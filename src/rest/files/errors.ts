@@ -5,6 +5,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ClientClosedRequestError, classifyError, TooManyRequestsError } from '../../core/errors';
 import { prefersJson } from './accept';
+import { awaitsContinue } from './expect-continue';
+import { drainBody, unreadBody } from './unread-body';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -44,17 +46,38 @@ export function messageFor(err: AppError): string {
   return (err.reason && BY_REASON[err.reason]) || BY_STATUS[err.status] || err.message;
 }
 
-/** Sends an error in the format the request prefers. HEAD responses carry no body (Node drops it). */
-export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
+/**
+ * Sends an error in the format the request prefers. HEAD responses carry no body (Node drops it).
+ * A refusal before the body was read drains a small body first (unread-body.ts), so the client
+ * reads the answer instead of a broken pipe.
+ */
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+): FastifyReply | Promise<FastifyReply> {
+  const body = unreadBody(request, awaitsContinue(request));
+  if (body === 'drain') {
+    return drainBody(request.raw).then((ended) => {
+      // Cut short (over the limit): what is left cannot be skipped on a kept-alive connection.
+      if (!ended) reply.header('connection', 'close');
+      return writeError(request, reply, status, message);
+    });
+  }
   // An unread request body (an upload refused early) cannot be skipped on a kept-alive connection.
-  if (!request.raw.complete) reply.header('connection', 'close');
+  if (body === 'close') reply.header('connection', 'close');
+  return writeError(request, reply, status, message);
+}
+
+function writeError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
   reply.code(status);
   if (prefersJson(request.headers.accept)) return reply.type(JSON_TYPE).send(JSON.stringify({ error: message }));
   return reply.type(TEXT_TYPE).send(`${message}\n`);
 }
 
 /** The plugin's error handler: every failure of this API answers in the §3 format. */
-export function handleFilesError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | void {
+export function handleFilesError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | void {
   if (reply.raw.headersSent) {
     // Failed mid-body (a storage error while streaming): the client sees a truncated response.
     reply.raw.destroy();

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { markBodyRead } from './unread-body';
 
 const waiting = new WeakSet<IncomingMessage>();
 const UPLOAD_PATH = /^\/upload(?:[/?]|$)/;
@@ -23,5 +24,11 @@ export function installExpectContinue(server: Server): void {
 
 /** Sends `100 Continue` to a client that waits for it; call right before reading the body. */
 export function continueReading(request: FastifyRequest, reply: FastifyReply): void {
+  markBodyRead(request);
   if (waiting.delete(request.raw)) reply.raw.writeContinue();
+}
+
+/** Whether the client holds its body back until `100 Continue` (not sent yet). */
+export function awaitsContinue(request: FastifyRequest): boolean {
+  return waiting.has(request.raw);
 }

@@ -41,8 +41,7 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
     await requireApiKey(ctx, request);
     const declared = request.headers['content-length'];
     if (declared !== undefined && Number(declared) > settings.maxSize) {
-      // Refused before reading a byte: the connection cannot be reused.
-      reply.header('connection', 'close');
+      // Refused before reading a byte: sendError drains up to 1 MiB, else closes the connection.
       return sendError(request, reply, 413, 'File too large');
     }
     // Rate limit and concurrency cap before the body: a refusal is the answer a client waiting for

@@ -101,6 +101,25 @@ describe('groups and topics', () => {
     expect(t).toMatchObject({ title: 'Hi', groupPath: 'tech', tags: ['a b.c'], textHtml: '<p>&lt;b&gt;raw&lt;/b&gt; [x](javascript:y)</p>' });
   });
 
+  it('stores a link normalised (new URL(link).href), on post and on edit, as REST and GraphQL show it', async () => {
+    await f.group('tech');
+    const typed = 'HTTP://X.Example:80/a b/"><script>alert(1)</script>?q="x"#f';
+    const t = await f.d.topics.post(alice.actor, { group: 'tech', title: 'A link', link: `  ${typed} ` });
+    const href = 'http://x.example/a%20b/%22%3E%3Cscript%3Ealert(1)%3C/script%3E?q=%22x%22#f';
+    expect(t.url).toBe(href);
+    expect(href).toBe(new URL(typed).href);
+    const rest = (await (await fetch(`${s.url}/api/beta/topic/${t.id36}`)).json()) as { topic: { url: string } };
+    expect(rest.topic.url).toBe(href);
+    const gql = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ topic(id: "${t.id36}") { url } }` }),
+    });
+    expect(((await gql.json()) as { data: { topic: { url: string } } }).data.topic.url).toBe(href);
+    const edited = await f.d.topics.edit(alice.actor, t.id36, { link: 'https://Example.ORG/<x>' });
+    expect(edited.url).toBe('https://example.org/%3Cx%3E');
+  });
+
   it('lets the author edit and delete, admins remove, restore, lock, mark official and retag', async () => {
     const t = await f.topic(alice, { title: 'Mine' });
     expect(await code(f.d.topics.edit(bob.actor, t.id36, { title: 'Hijack' }))).toBe('FORBIDDEN:NOT_AUTHOR');

@@ -236,6 +236,12 @@ describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => 
 
     proc = await startServerProcess(env);
     expect(await temporary()).toBe(0); // removed at start-up, before the server says it listens
+    if (backend === 'disk') {
+      // The partial upload's bytes (written in place, under objects/) went with its marker.
+      const objects = path.join(dataDir, 'files', 'objects');
+      const count = fs.readdirSync(objects).reduce((n, d) => n + fs.readdirSync(path.join(objects, d)).length, 0);
+      expect(count).toBe(Object.keys(files).length);
+    }
     for (const [name, bytes] of Object.entries(files)) {
       const r = await request(proc.url, 'GET', `/selif/${name}`);
       expect([name, r.status]).toEqual([name, 200]);

@@ -129,10 +129,12 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(j.size).toBe('1000');
     });
 
-    it('413 at once (Connection: close) when Content-Length is above the limit', async () => {
+    it('413 when Content-Length is above the limit: a body up to 1 MiB drained first, a larger one refused at once (Connection: close)', async () => {
       const r = await c.put('/upload/big.txt', Buffer.alloc(1001, 0x61), JSON_ACCEPT);
       expect([r.status, r.text]).toEqual([413, '{"error":"File too large"}']);
-      expect(r.headers.connection).toBe('close');
+      // (This client closes its connections itself; refusals.test.ts shows the connection kept.)
+      const big = await c.put('/upload/big.txt', 'x', { ...JSON_ACCEPT, 'content-length': String(2 * 1024 * 1024) });
+      expect([big.status, big.text, big.headers.connection]).toEqual([413, '{"error":"File too large"}', 'close']);
     });
 
     it('413 for a chunked body that passes the limit, and nothing is kept', async () => {
@@ -213,6 +215,31 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(serialized).not.toContain('plain-access');
       expect(doc.deleteKeyHash).toMatch(/^scrypt\$/);
       expect(doc.accessKeyHash).toMatch(/^scrypt\$/);
+    });
+
+    it('a generated delete key is stored as its SHA-256 (§4.7) and deletes and overwrites the file', async () => {
+      const key = (await c.upload('gen-sha.txt', 'x')).delete_key!;
+      const doc = (await metadata(s)).find((d) => d.filename === 'gen-sha.txt')!;
+      expect(doc.deleteKeyHash).toBe(`sha256$${require('node:crypto').createHash('sha256').update(key).digest('base64')}`);
+      expect(doc.accessKeyHash).toBeNull();
+      expect((await c.upload('gen-sha.txt', 'y', { 'files-delete-key': key })).filename).toBe('gen-sha.txt');
+      expect((await c.get('/selif/gen-sha.txt')).text).toBe('y');
+      expect((await c.del('/gen-sha.txt', { 'files-delete-key': key })).status).toBe(200);
+      const wrong = (await c.upload('gen-sha2.txt', 'x')).delete_key!;
+      expect((await c.del('/gen-sha2.txt', { 'files-delete-key': wrong.toLowerCase() + 'x' })).status).toBe(401);
+    });
+
+    it('records stored before §4.7 (a generated key under scrypt) still delete and overwrite', async () => {
+      const crypto = require('node:crypto') as typeof import('node:crypto');
+      await c.upload('old-record.txt', 'x');
+      const salt = crypto.randomBytes(16);
+      const oldHash = (k: string) => `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+      const files = s.agora.db.conn.collection('files');
+      await files.updateOne({ filename: 'old-record.txt' }, { $set: { deleteKeyHash: oldHash('OldGeneratedKey0123456789abcde'), accessKeyHash: oldHash('old-access') } });
+      expect((await c.get('/selif/old-record.txt')).status).toBe(401);
+      expect((await c.get('/selif/old-record.txt', { 'files-access-key': 'old-access' })).text).toBe('x');
+      expect((await c.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename).toBe('old-record.txt');
+      expect((await c.del('/old-record.txt', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).status).toBe(200);
     });
   });
 

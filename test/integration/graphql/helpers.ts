@@ -101,5 +101,5 @@ export async function makeComment(s: TestServer, by: TestUser, topic: TopicView 
 
 /** Sets the domain clock (null: real time again). */
 export function setClock(s: TestServer, at: Date | string | null): void {
-  services(s).clock.set(at === null ? null : new Date(at));
+  s.clock.set(at === null ? null : new Date(at));
 }

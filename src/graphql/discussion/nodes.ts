@@ -9,6 +9,7 @@ import type { DiscussionServiceSet } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
 import { toGlobalId } from '../node/global-id';
 import { memo } from './loaders';
+import { publicBaseUrl } from '../../public-url';
 
 /** The discussion services with their full contract (services.ts). */
 export function discussion(ctx: GraphQLContext): DiscussionServiceSet {
@@ -98,17 +99,9 @@ export interface ThreadNode {
   replies: ThreadNode[];
 }
 
-/**
- * `{base}` of absolute URLs (behaviour spec 1.4): PUBLIC_URL when configured, else the request's
- * scheme and Host (X-Forwarded-* only with TRUST_PROXY, which Fastify's request.protocol/host honour).
- */
+/** `{base}` of absolute URLs (behaviour spec 1.4): the one rule of src/public-url.ts, once per request. */
 export function baseUrl(ctx: GraphQLContext): string {
-  return memo(ctx, 'baseUrl', () => {
-    const configured = ctx.config.publicUrl;
-    if (configured) return configured;
-    const rq = ctx.request;
-    return `${rq.protocol}://${rq.host}`;
-  });
+  return memo(ctx, 'baseUrl', () => publicBaseUrl(ctx.request, ctx.config.publicUrl));
 }
 
 export function userNode(view: UserView): UserNode {

@@ -4,7 +4,8 @@ import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { classifyError, NotFoundError, TooManyRequestsError } from '../../core/errors';
 import type { StoredFile, UploadResult } from '../../files';
 import { admitUpload } from '../../rest/files/admission';
-import { baseUrl, filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
+import { filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
+import { publicBaseUrl } from '../../public-url';
 import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
 import { toGlobalId } from '../node/global-id';
@@ -73,7 +74,7 @@ export async function fileNode(ctx: GraphQLContext, filename: string): Promise<F
     if (classifyError(err)) return null;
     throw err;
   }
-  return presentInfo(baseUrl(ctx.request, settings), found);
+  return presentInfo(publicBaseUrl(ctx.request, settings.publicUrl), found);
 }
 
 interface UploadOptions {
@@ -99,7 +100,7 @@ async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promi
       expiry: o.expiresIn === null ? undefined : String(o.expiresIn),
       isServerPath: (name) => isServerPath(ctx.request, name),
     });
-    return presentUploaded(baseUrl(ctx.request, ctx.services.files.settings), result);
+    return presentUploaded(publicBaseUrl(ctx.request, ctx.services.files.settings.publicUrl), result);
   });
 }
 
@@ -164,7 +165,7 @@ export class FileResolver {
       const found = await files.findLive(filename);
       if (!found) return null;
       await files.checkAccess(found, nonEmpty(accessKey ?? undefined) ?? nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)));
-      return presentInfo(baseUrl(ctx.request, settings), found);
+      return presentInfo(publicBaseUrl(ctx.request, settings.publicUrl), found);
     });
   }
 

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
 import { NotFoundError } from '../../core/errors';
+import { publicBaseUrl } from '../../public-url';
 
 /**
  * Query parameters as the spec reads them: names case-sensitive, the first occurrence wins, an
@@ -22,10 +23,9 @@ export function pick<K extends string>(params: URLSearchParams, names: readonly 
   return out;
 }
 
-/** PUBLIC_URL, or the request's scheme and host (X-Forwarded-* only with TRUST_PROXY on). */
+/** `{base}` of the links in answers (discussion-behaviour 1.4): the one rule of src/public-url.ts. */
 export function baseUrl(req: FastifyRequest, config: Config): string {
-  if (config.publicUrl) return config.publicUrl;
-  return `${req.protocol}://${req.host}`;
+  return publicBaseUrl(req, config.publicUrl);
 }
 
 /**

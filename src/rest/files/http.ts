@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
 import { MAX_FILENAME_LENGTH } from '../../files/filename';
+import { publicBaseUrl } from '../../public-url';
 
 type HeaderName = 'randomize' | 'delete-key' | 'expiry' | 'access-key' | 'api-key';
 
@@ -43,19 +44,9 @@ export function isTruthy(v: string | undefined): boolean {
   return t === 'yes' || t === 'true' || t === 'y' || t === '1';
 }
 
-/** The base of file URLs (§2.3): PUBLIC_URL, else scheme and Host (forwarded ones behind a trusted proxy). */
-export function baseUrl(request: FastifyRequest, config: Pick<Config, 'publicUrl' | 'trustProxy'>): string {
-  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
-  const headers = request.headers;
-  let proto = (request.raw.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  let host = single(headers.host);
-  if (config.trustProxy) {
-    const fp = single(headers['x-forwarded-proto'])?.split(',')[0]?.trim();
-    const fh = single(headers['x-forwarded-host'])?.split(',')[0]?.trim();
-    if (fp) proto = fp.toLowerCase();
-    if (fh) host = fh;
-  }
-  return `${proto}://${host || 'localhost'}`;
+/** The base of file URLs (§2.3): the one rule of src/public-url.ts. */
+export function baseUrl(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string {
+  return publicBaseUrl(request, config.publicUrl);
 }
 
 /** The cookies of a request, values percent-decoded; the first occurrence of a name wins. */

@@ -20,7 +20,6 @@ const common = {
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!(cookie|apollo-upload-client|extract-files|is-plain-obj|@apollo/client)/)'],
   setupFiles: ['reflect-metadata'],
-  testTimeout: 60000,
 };
 
 /**
@@ -29,6 +28,8 @@ const common = {
  * tests is selected).
  */
 module.exports = {
+  // Jest reads the test timeout from the top level only, not from a project.
+  testTimeout: 60000,
   maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },

@@ -1,5 +1,6 @@
 /** What every discussion service is built from (assembled once in index.ts). */
 import type { DiscussionConfig } from '../config';
+import type { EventRecorder } from '../events/types';
 import type { RateLimiter } from '../rate-limit';
 import type { CommentRepository } from './comment.repository';
 import type { CounterRepository } from './counter.repository';
@@ -28,4 +29,6 @@ export interface DiscussionDeps {
   limits: RateLimiter;
   /** Coalesces concurrent settlings of one post's counts (counts.ts). */
   settler: CountSettler;
+  /** The live events log (src/events): services record each change a subscriber may see. */
+  events: EventRecorder;
 }

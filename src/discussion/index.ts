@@ -1,4 +1,5 @@
 /** Composition root of the discussion domain: models → repositories → services. */
+import type { EventRecorder } from '../events/types';
 import type { DomainModule, ModuleContext } from '../module';
 import type { RateLimiter } from '../rate-limit';
 import { AuthServiceImpl } from './auth.service';
@@ -34,7 +35,7 @@ export { SYSTEM } from './services';
 export type * from './services';
 export type * from './views';
 
-export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<DiscussionServices>> {
+export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter, events: EventRecorder): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
   // Every insert under a new id goes through the counters (insertWithNewId).
   const counters = new CounterRepository(m);
@@ -53,6 +54,7 @@ export async function createDiscussion(ctx: ModuleContext, limits: RateLimiter):
     labels: new LabelRepository(m),
     limits,
     settler: new CountSettler(),
+    events,
   };
   const auth = new AuthServiceImpl(d);
   // Computed now, so the first login of an unknown user takes no longer than any other.

@@ -3,6 +3,7 @@ import type { Actor } from '../core/actor';
 import { ForbiddenError, ValidationError } from '../core/errors';
 import { settleCommentCounts, settleTopicCounts } from './counts';
 import type { DiscussionDeps } from './deps';
+import { recordCommentChange, recordTopicVoted } from './live-events';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
 import type { PostKind, PostRef, VoteService } from './services';
 
@@ -33,6 +34,7 @@ export class VoteServiceImpl implements VoteService {
       if (!changed) return { voted: on, voteCount: topic.voteCount };
       await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } });
       const settled = await settleTopicCounts(this.d, topic._id);
+      await recordTopicVoted(this.d, topic);
       return { voted: on, voteCount: (settled ?? topic).voteCount };
     }
     const comment = await loadComment(this.d, viewer, ref);
@@ -43,6 +45,7 @@ export class VoteServiceImpl implements VoteService {
     const settled = (await settleCommentCounts(this.d, comment._id)) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.
     await refreshInteresting(this.d, settled);
+    await recordCommentChange(this.d, 'comment.voted', comment);
     return { voted: on, voteCount: settled.voteCount };
   }
 }

@@ -3,6 +3,7 @@ import type { NonEmptyArray } from 'type-graphql';
 import { ServerInfoResolver } from './server-info.resolver';
 import { FileResolver } from './files';
 import { discussionResolvers } from './discussion';
+import { LiveResolver } from './subscriptions/resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers, FileResolver];
+export const resolvers: NonEmptyArray<Function> = [ServerInfoResolver, ...discussionResolvers, FileResolver, LiveResolver];

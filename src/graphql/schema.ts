@@ -3,6 +3,7 @@ import { GraphQLSchema, GraphQLUnionType, lexicographicSortSchema, printSchema }
 import { buildSchemaSync } from 'type-graphql';
 import { historyItemType } from './discussion/history.type';
 import { resolvers } from './resolvers';
+import { noPubSub } from './subscriptions/resolver';
 
 let cached: GraphQLSchema | undefined;
 
@@ -13,6 +14,7 @@ export function buildGraphQLSchema(): GraphQLSchema {
     resolvers,
     // type-graphql 2 leaves class-validator off unless asked.
     validate: { forbidUnknownValues: false },
+    pubSub: noPubSub,
   });
   // type-graphql wraps a union's resolveType in an async function; graphql-jit (jit-executor.ts)
   // needs it synchronous, which ours is.

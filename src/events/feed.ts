@@ -41,6 +41,7 @@ export class EventFeed {
   private woken = false;
   private gap: { seq: number; since: number } | undefined;
   private headCheckedAt = 0;
+  private pulling: Promise<void> = Promise.resolve();
   private closeStream: (() => Promise<void>) | undefined;
   mode: FeedMode = 'poll';
 
@@ -76,6 +77,18 @@ export class EventFeed {
     this.wakeUp?.();
   }
 
+  /** Reads and hands out everything recorded so far (a graceful shutdown sends it before closing). */
+  async drain(): Promise<void> {
+    if (this.running) await this.pullExclusive();
+  }
+
+  /** One reader at a time: the loop and drain() never hand out the same events twice. */
+  private pullExclusive(): Promise<void> {
+    const p = this.pulling.then(() => this.pull());
+    this.pulling = p.catch(() => {});
+    return p;
+  }
+
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
@@ -105,7 +118,7 @@ export class EventFeed {
     while (this.running) {
       this.woken = false;
       try {
-        await this.pull();
+        await this.pullExclusive();
       } catch (err) {
         this.options.log.warn({ err }, 'live events feed could not read the events log');
       }

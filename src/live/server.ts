@@ -204,6 +204,8 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     async close() {
       if (closing) return;
       closing = true;
+      // What was recorded before shutdown still goes out (bounded like the rest of the drain).
+      await Promise.race([events.feed.drain().catch(() => {}), new Promise((r) => setTimeout(r, 2000).unref())]);
       hub.stop();
       // Messages already queued go out first, within the shutdown grace period.
       const deadline = Date.now() + Math.min(config.shutdownTimeoutMs, 10_000);

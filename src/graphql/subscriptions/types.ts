@@ -41,7 +41,7 @@ export class LiveEventPayload {
   })
   cursor!: string;
 
-  @Field(() => LiveEventKind)
+  @Field(() => LiveEventKind, { description: 'What happened.' })
   kind!: LiveEventKind;
 
   @Field(() => ID, { description: 'The topic\'s id36.' })

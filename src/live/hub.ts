@@ -218,8 +218,15 @@ export class LiveHub {
       this.d.logger.error({ err }, 'live delivery could not read what a viewer may see');
       return;
     }
+    // One message object per event for this viewer, shared by all of their subscriptions: the
+    // socket server executes the selection once per (message, operation) (src/live/shared-execution.ts).
+    const messages = new Map<number, LiveMessage | null>();
     for (const { sub, event } of deliveries) {
-      const message = toMessage(event, topics.get(event.topicId!), event.commentId === undefined ? undefined : comments.get(event.commentId));
+      let message = messages.get(event.seq);
+      if (message === undefined) {
+        message = toMessage(event, topics.get(event.topicId!), event.commentId === undefined ? undefined : comments.get(event.commentId));
+        messages.set(event.seq, message);
+      }
       if (!message) continue;
       if (replayed) sub.queue.pushReplayed(message);
       else sub.queue.push(message);

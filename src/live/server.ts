@@ -16,7 +16,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, parse, print, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { makeServer, type ServerOptions } from 'graphql-ws';
 import type { Config } from '../config';
@@ -31,6 +31,7 @@ import { buildGraphQLSchema } from '../graphql/schema';
 import type { LiveGraphQLContext } from '../graphql/subscriptions/resolver';
 import { CLOSE, LiveConnection } from './connection';
 import { LiveHub } from './hub';
+import { sharedSubscribe } from './shared-execution';
 
 export interface LiveServerDeps {
   config: Config;
@@ -126,6 +127,14 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           return [new GraphQLError('Only subscriptions run over WebSocket: send queries and mutations to POST /graphql', { extensions: { code: 'BAD_REQUEST' } })];
         }
         return { schema, document, operationName: payload.operationName ?? undefined, variableValues: payload.variables ?? undefined };
+      },
+      // Identical operations of one viewer share each event's execution (shared-execution.ts).
+      subscribe: (args) => {
+        const ctx = args.contextValue as LiveGraphQLContext;
+        const a = ctx.actor;
+        const viewer = a.kind === 'user' ? `u${a.userId}:${a.isAdmin ? 1 : 0}` : 'anonymous';
+        const key = `${viewer}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${print(args.document)}`;
+        return sharedSubscribe(args, key);
       },
       context: (ctx) => {
         const conn = connections.get(ctx.extra.socket)!;

@@ -65,13 +65,21 @@ it('every kind of change in a topic reaches its subscribers, in order, each once
   await new Promise((r) => setTimeout(r, 300));
   const d = s.agora.services.discussion;
   const admin = await f.user(undefined, { admin: true });
-  await d.comments.edit(alice.actor, c.id36, 'edited text');
-  await d.votes.vote(bob.actor, 'comment', c.id36);
-  await d.votes.vote(bob.actor, 'topic', t.id36);
-  await d.comments.remove(admin.actor, c.id36);
-  await d.comments.restore(admin.actor, c.id36);
-  await d.comments.delete(alice.actor, c.id36);
-  const events = (await sub.got.count(6)).map((m) => m.data.topicActivity);
+  // Each message shows the posts as they are when it is sent, so each change waits for the one before
+  // to arrive (a comment restored and deleted within one poll would reach bob only as deleted).
+  const changes = [
+    () => d.comments.edit(alice.actor, c.id36, 'edited text'),
+    () => d.votes.vote(bob.actor, 'comment', c.id36),
+    () => d.votes.vote(bob.actor, 'topic', t.id36),
+    () => d.comments.remove(admin.actor, c.id36),
+    () => d.comments.restore(admin.actor, c.id36),
+    () => d.comments.delete(alice.actor, c.id36),
+  ];
+  for (const [i, change] of changes.entries()) {
+    await change();
+    await sub.got.count(i + 1);
+  }
+  const events = sub.got.messages.map((m) => m.data.topicActivity);
   expect(events.map((e) => e.kind)).toEqual(['COMMENT_EDITED', 'COMMENT_VOTES_CHANGED', 'TOPIC_VOTES_CHANGED', 'COMMENT_REMOVED', 'COMMENT_RESTORED', 'COMMENT_DELETED']);
   expect(events[0].comment.renderedHtml).toContain('edited text');
   // voted is the subscriber's own (bob voted), and counts are current.

@@ -99,7 +99,9 @@ async function main() {
     for (let i = 0; i < 2; i++) topics.push((await gql(a.url, 'mutation($t: String!) { postTopic(input: { group: "tech", title: $t, markdown: "bench" }) { id } }', { t: `live bench ${i}` }, token)).postTopic.id);
     await sleep(1000);
 
-    // 1. Idle cost of SUBS subscriptions on B.
+    // 1. Idle cost of SUBS subscriptions on B, against B idle without any (its feed polls anyway).
+    const bare = procStats(b.pid);
+    await sleep(IDLE_SECONDS * 1000);
     const before = procStats(b.pid);
     const arrivals = new Map(); // commentId → arrival times
     const subs = await openSubscriptions(wsB, SUBS, ACTIVITY, { id: topics[0] }, (_i, m, at) => {
@@ -117,6 +119,7 @@ async function main() {
       rssGrowthMiB: round((opened.rss - before.rss) / 2 ** 20, 1),
       rssAfterIdleGrowthMiB: round((idle.rss - before.rss) / 2 ** 20, 1),
       cpuPercentOfOneCoreIdle: round(((idle.cpu - opened.cpu) / IDLE_SECONDS) * 100, 2),
+      cpuPercentOfOneCoreWithoutSubscriptions: round(((before.cpu - bare.cpu) / IDLE_SECONDS) * 100, 2),
       idleSeconds: IDLE_SECONDS,
     };
     log(`idle: ${JSON.stringify(results.idle)}`);
@@ -145,7 +148,6 @@ async function main() {
       p90ms: round(percentile(latencies, 90), 1),
       p99ms: round(percentile(latencies, 99), 1),
       maxMs: round(Math.max(...latencies), 1),
-      firstDeliveryMedianMs: null,
     };
     log(`latency: ${JSON.stringify(results.latency)}`);
     await subs.dispose();
@@ -194,7 +196,6 @@ async function main() {
       subscribersInTheSameOrder: sameOrder,
       subscribersWithIncreasingCursors: increasing,
       commentIdsInCursorOrder: idOrder.every((c, i) => i === 0 || c > idOrder[i - 1]),
-      lastDeliveryAfterLastAnswerMs: null,
     };
     log(`burst: ${JSON.stringify(results.burst)}`);
     await onA.dispose();

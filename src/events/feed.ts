@@ -18,6 +18,7 @@ import type { LiveEvent } from './types';
 
 /** Events read per query. */
 export const READ_WINDOW = 64;
+const FIRST_WINDOW = 8;
 /** How long a missing sequence number holds back the ones after it. */
 const GAP_WAIT_MS = 2000;
 /** With change streams the poll is only a safety net. */
@@ -137,8 +138,9 @@ export class EventFeed {
 
   /** Reads and hands out everything that follows the position without a gap. */
   private async pull(): Promise<void> {
-    for (;;) {
-      const found = await this.log.readRange(this.released + 1, READ_WINDOW);
+    // Most polls find nothing: the first read asks for a few numbers, later ones for a full window.
+    for (let window = FIRST_WINDOW; ; window = READ_WINDOW) {
+      const found = await this.log.readRange(this.released + 1, window);
       const next: LiveEvent[] = [];
       for (const e of found) {
         if (e.seq !== this.released + next.length + 1) break;
@@ -147,7 +149,7 @@ export class EventFeed {
       if (next.length > 0) {
         this.gap = undefined;
         await this.deliver(next);
-        if (next.length === READ_WINDOW || next.length < found.length) continue;
+        if (next.length === window || next.length < found.length) continue;
         return;
       }
       // Nothing follows directly. Later numbers present, or handed out by the counter, mean a gap
@@ -161,7 +163,7 @@ export class EventFeed {
       const missing = this.released + 1;
       if (this.gap?.seq !== missing) this.gap = { seq: missing, since: now };
       if (now - this.gap.since < GAP_WAIT_MS) return;
-      const skipTo = found.length > 0 ? found[0]!.seq - 1 : Math.min(await this.log.head(), this.released + READ_WINDOW);
+      const skipTo = found.length > 0 ? found[0]!.seq - 1 : Math.min(await this.log.head(), this.released + window);
       this.options.log.warn({ from: missing, to: skipTo }, 'live events feed skipped sequence numbers that were never written');
       this.released = skipTo;
       this.gap = undefined;

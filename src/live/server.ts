@@ -47,6 +47,8 @@ export interface LiveServer {
 }
 
 const PATH = '/graphql';
+/** Distinct subscription documents kept parsed and validated. */
+const DOCUMENT_CACHE = 200;
 
 export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServer {
   const { config, services, metrics, events } = deps;
@@ -113,15 +115,9 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
         if (Object.keys(ctx.subscriptions).length > config.live.maxSubscriptionsPerConnection) {
           return [new GraphQLError(`Too many subscriptions on this connection (at most ${config.live.maxSubscriptionsPerConnection})`, { extensions: { code: 'TOO_MANY_REQUESTS' } })];
         }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: config.graphql.maxTokens });
-        } catch (err) {
-          return [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
-        }
-        const rules = [...specifiedRules, documentLimitsRule(config.graphql), depthLimitRule(config.graphql.maxDepth)];
-        const errors = validate(schema, document, rules);
-        if (errors.length > 0) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+        const checked = checkDocument(payload.query);
+        if (Array.isArray(checked)) return checked;
+        const document = checked;
         const operation = getOperationAST(document, payload.operationName ?? undefined);
         if (operation && operation.operation !== 'subscription') {
           return [new GraphQLError('Only subscriptions run over WebSocket: send queries and mutations to POST /graphql', { extensions: { code: 'BAD_REQUEST' } })];
@@ -133,7 +129,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
         const ctx = args.contextValue as LiveGraphQLContext;
         const a = ctx.actor;
         const viewer = a.kind === 'user' ? `u${a.userId}:${a.isAdmin ? 1 : 0}` : 'anonymous';
-        const key = `${viewer}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${print(args.document)}`;
+        const key = `${viewer}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${textOf(args.document)}`;
         return sharedSubscribe(args, key);
       },
       context: (ctx) => {
@@ -207,6 +203,34 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
       void closed(code, String(reason));
     });
   }
+
+  /**
+   * Parsed and validated documents by their text: front ends open many subscriptions with the same
+   * few operations, and a document is immutable once parsed. Bounded; the oldest entry goes first.
+   */
+  const documents = new Map<string, DocumentNode | GraphQLError[]>();
+  const rules = [...specifiedRules, documentLimitsRule(config.graphql), depthLimitRule(config.graphql.maxDepth)];
+  function checkDocument(query: string): DocumentNode | GraphQLError[] {
+    const known = documents.get(query);
+    if (known) return known;
+    let checked: DocumentNode | GraphQLError[];
+    try {
+      const document = parse(query, { maxTokens: config.graphql.maxTokens });
+      const errors = validate(schema, document, rules);
+      checked = errors.length === 0 ? document : errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+    } catch (err) {
+      checked = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    }
+    if (documents.size >= DOCUMENT_CACHE) documents.delete(documents.keys().next().value!);
+    documents.set(query, checked);
+    return checked;
+  }
+  const printed = new WeakMap<DocumentNode, string>();
+  const textOf = (document: DocumentNode): string => {
+    let text = printed.get(document);
+    if (text === undefined) printed.set(document, (text = print(document)));
+    return text;
+  };
 
   const live: LiveServer = {
     hub,

@@ -68,35 +68,62 @@ async function openSubscriptions(wsUrl, count, query, variables, onMessage) {
     const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, keepAlive: 0 });
     clients.push(client);
     for (let i = s * PER_SOCKET; i < Math.min(count, (s + 1) * PER_SOCKET); i++) {
-      client.subscribe({ query, variables }, {
-        next: (m) => onMessage(i, m, performance.now()),
-        error: (e) => log(`subscription ${i} error: ${JSON.stringify(e).slice(0, 300)}`),
-        complete: () => {},
-      });
+      client.subscribe(
+        { query, variables },
+        {
+          next: (m) => onMessage(i, m, performance.now()),
+          error: (e) => log(`subscription ${i} error: ${JSON.stringify(e).slice(0, 300)}`),
+          complete: () => {},
+        },
+      );
     }
     await new Promise((resolve) => client.on('connected', () => resolve(acked++)));
   }
   return { dispose: () => Promise.all(clients.map((c) => c.dispose())) };
 }
 
-const ACTIVITY = 'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id votes } } }';
+const ACTIVITY =
+  'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id votes } } }';
 const POST = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
 
 async function main() {
   const workDir = tempDir('agora-bench-live-');
   const db = await startDatabase(path.join(workDir, 'data'));
-  log(`database: ${db.description}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  log(
+    `database: ${db.description}; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const uri = db.uri.replace(/\/?(\?|$)/, '/agora_live$1');
-  const a = await startAgora({ mongoUri: uri, dataDir: path.join(workDir, 'a'), env: { ...LIVE_ENV, DEMO_SEED: 'true' } });
+  const a = await startAgora({
+    mongoUri: uri,
+    dataDir: path.join(workDir, 'a'),
+    env: { ...LIVE_ENV, DEMO_SEED: 'true' },
+  });
   const b = await startAgora({ mongoUri: uri, dataDir: path.join(workDir, 'b'), env: LIVE_ENV });
   const wsB = `${b.url.replace('http', 'ws')}/graphql`;
   const wsA = `${a.url.replace('http', 'ws')}/graphql`;
-  const results = { date: new Date().toISOString(), machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadAverageAtStart: os.loadavg() }, database: db.description };
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, loadAverageAtStart: os.loadavg() },
+    database: db.description,
+  };
   try {
     const login = await gql(a.url, 'mutation { login(username: "alice", password: "demo-password") { token } }');
     const token = login.login.token;
     const topics = [];
-    for (let i = 0; i < 2; i++) topics.push((await gql(a.url, 'mutation($t: String!) { postTopic(input: { group: "tech", title: $t, markdown: "bench" }) { id } }', { t: `live bench ${i}` }, token)).postTopic.id);
+    for (let i = 0; i < 2; i++)
+      topics.push(
+        (
+          await gql(
+            a.url,
+            'mutation($t: String!) { postTopic(input: { group: "tech", title: $t, markdown: "bench" }) { id } }',
+            { t: `live bench ${i}` },
+            token,
+          )
+        ).postTopic.id,
+      );
     await sleep(1000);
 
     // 1. Idle cost of SUBS subscriptions on B, against B idle without any (its feed polls anyway).
@@ -156,8 +183,12 @@ async function main() {
     // 3. Burst: BURST comments in 10 s to BURST_SUBS subscribers (half on each instance).
     const seen = Array.from({ length: BURST_SUBS }, () => []);
     const half = Math.floor(BURST_SUBS / 2);
-    const onA = await openSubscriptions(wsA, half, ACTIVITY, { id: topics[1] }, (i, m) => seen[i].push(m.data?.topicActivity));
-    const onB = await openSubscriptions(wsB, BURST_SUBS - half, ACTIVITY, { id: topics[1] }, (i, m) => seen[half + i].push(m.data?.topicActivity));
+    const onA = await openSubscriptions(wsA, half, ACTIVITY, { id: topics[1] }, (i, m) =>
+      seen[i].push(m.data?.topicActivity),
+    );
+    const onB = await openSubscriptions(wsB, BURST_SUBS - half, ACTIVITY, { id: topics[1] }, (i, m) =>
+      seen[half + i].push(m.data?.topicActivity),
+    );
     await sleep(2000);
     const posted = [];
     const started = Date.now();
@@ -165,7 +196,9 @@ async function main() {
     for (let i = 0; i < BURST; i++) {
       const due = started + i * (10_000 / BURST);
       if (due > Date.now()) await sleep(due - Date.now());
-      inFlight.push(gql(a.url, POST, { t: topics[1], m: `burst ${i}` }, token).then((r) => posted.push(r.postComment.id)));
+      inFlight.push(
+        gql(a.url, POST, { t: topics[1], m: `burst ${i}` }, token).then((r) => posted.push(r.postComment.id)),
+      );
     }
     await Promise.all(inFlight);
     const postSeconds = (Date.now() - started) / 1000;

@@ -10,7 +10,11 @@ import type { CommentDoc, TopicDoc } from './models';
 type CommentChange = 'comment.edited' | 'comment.deleted' | 'comment.removed' | 'comment.restored' | 'comment.voted';
 
 /** A new comment: its place in the tree and whom it answers. */
-export async function recordCommentPosted(d: DiscussionDeps, c: CommentDoc, topic: Pick<TopicDoc, 'authorId' | 'groupPath'>): Promise<void> {
+export async function recordCommentPosted(
+  d: DiscussionDeps,
+  c: CommentDoc,
+  topic: Pick<TopicDoc, 'authorId' | 'groupPath'>,
+): Promise<void> {
   let depth = 0;
   let replyTo: number | null = topic.authorId;
   if (c.parentId !== null) {
@@ -31,11 +35,18 @@ export async function recordCommentPosted(d: DiscussionDeps, c: CommentDoc, topi
   });
 }
 
-export function recordCommentChange(d: DiscussionDeps, kind: CommentChange, c: Pick<CommentDoc, '_id' | 'topicId' | 'authorId'>): Promise<void> {
+export function recordCommentChange(
+  d: DiscussionDeps,
+  kind: CommentChange,
+  c: Pick<CommentDoc, '_id' | 'topicId' | 'authorId'>,
+): Promise<void> {
   return d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
 }
 
-export function recordTopicPosted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>): Promise<void> {
+export function recordTopicPosted(
+  d: DiscussionDeps,
+  t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>,
+): Promise<void> {
   return d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
 }
 

@@ -73,7 +73,9 @@ export class EventLog {
   private async allocate(): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const doc = await this.counters.findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }).lean();
+        const doc = await this.counters
+          .findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' })
+          .lean();
         return doc!.seq;
       } catch (err) {
         if (isDuplicateKey(err) && attempt < 3) continue;

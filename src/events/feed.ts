@@ -164,7 +164,10 @@ export class EventFeed {
       if (this.gap?.seq !== missing) this.gap = { seq: missing, since: now };
       if (now - this.gap.since < GAP_WAIT_MS) return;
       const skipTo = found.length > 0 ? found[0]!.seq - 1 : Math.min(await this.log.head(), this.released + window);
-      this.options.log.warn({ from: missing, to: skipTo }, 'live events feed skipped sequence numbers that were never written');
+      this.options.log.warn(
+        { from: missing, to: skipTo },
+        'live events feed skipped sequence numbers that were never written',
+      );
       this.released = skipTo;
       this.gap = undefined;
     }

@@ -40,7 +40,9 @@ export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
     async start() {
       await feed.start();
       pruner = setInterval(() => {
-        log.prune(new Date(Date.now() - ctx.config.live.eventRetentionMs)).catch((err) => ctx.log.warn({ err }, 'could not prune live events'));
+        log
+          .prune(new Date(Date.now() - ctx.config.live.eventRetentionMs))
+          .catch((err) => ctx.log.warn({ err }, 'could not prune live events'));
       }, PRUNE_EVERY_MS);
       pruner.unref();
     },

@@ -4,7 +4,7 @@ import type { Actor } from '../core/actor';
 import type { Interest } from './messages';
 import type { MessageQueue } from './queue';
 
-/** Close codes this server uses besides the protocol's own (graphql-ws: 4400, 4401, 4403, 4406, 4408, 4409, 4429, 4500). */
+/** Close codes this server sends besides graphql-ws' own (4400, 4401, 4403, 4406, 4408, 4409, 4429, 4500). */
 export const CLOSE = {
   /** Invalid, expired or revoked token (the protocol's Forbidden). */
   FORBIDDEN: 4403,
@@ -50,17 +50,21 @@ export class LiveConnection {
     if (exp === undefined) return;
     // setTimeout holds at most ~24.8 days; a longer-lived token is checked again then.
     const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
-    this.expiry = setTimeout(() => {
-      if (Date.now() >= exp * 1000) this.close(CLOSE.FORBIDDEN, 'Token expired');
-      else this.expireAt(exp);
-    }, Math.max(ms, 0));
+    this.expiry = setTimeout(
+      () => {
+        if (Date.now() >= exp * 1000) this.close(CLOSE.FORBIDDEN, 'Token expired');
+        else this.expireAt(exp);
+      },
+      Math.max(ms, 0),
+    );
     this.expiry.unref();
   }
 
   close(code: number, reason: string): void {
     clearTimeout(this.expiry);
     for (const s of this.subscriptions) s.queue.end();
-    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING)
+      this.socket.close(code, reason);
   }
 
   dispose(): void {

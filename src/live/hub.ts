@@ -108,7 +108,11 @@ export class LiveHub {
     const seq = Number(after);
     if (seq > Math.max(position, await this.d.log.head())) throw bad('Not a cursor of this server', 'INVALID_CURSOR');
     if (seq > 0 && seq < position && !(await this.d.log.has(seq))) {
-      throw bad('That cursor is older than the events kept (LIVE_EVENT_RETENTION): read the current state with a query, then subscribe without a cursor', 'CURSOR_EXPIRED');
+      throw bad(
+        'That cursor is older than the events kept (LIVE_EVENT_RETENTION): ' +
+          'read the current state with a query, then subscribe without a cursor',
+        'CURSOR_EXPIRED',
+      );
     }
     return seq;
   }
@@ -157,14 +161,17 @@ export class LiveHub {
       return;
     }
     if (event.topicId !== undefined) yield* this.byTopic.get(event.topicId) ?? [];
-    if (event.kind === 'comment.posted' && event.replyToUserId != null) yield* this.byReplyUser.get(event.replyToUserId) ?? [];
+    if (event.kind === 'comment.posted' && event.replyToUserId != null)
+      yield* this.byReplyUser.get(event.replyToUserId) ?? [];
   }
 
   /** Sends a resumed subscription what it missed: events after `from` up to `to`, read from the log. */
   private async replay(sub: Sub, from: number, to: number): Promise<void> {
     try {
       for (let next = from + 1; next <= to && !sub.queue.ended; next += READ_WINDOW) {
-        const events = (await this.d.log.readRange(next, Math.min(READ_WINDOW, to - next + 1))).filter((e) => e.kind !== 'account.revoked');
+        const events = (await this.d.log.readRange(next, Math.min(READ_WINDOW, to - next + 1))).filter(
+          (e) => e.kind !== 'account.revoked',
+        );
         const mine = events.filter((e) => [...this.matchingOne(e, sub)].length > 0).map((event) => ({ sub, event }));
         if (mine.length > 0) await this.deliver(mine, true);
       }
@@ -209,7 +216,9 @@ export class LiveHub {
     try {
       const [t, c] = await Promise.all([
         ds.topics.findByIds(actor, topicIds),
-        commentIds.length > 0 ? ds.comments.findByIds(actor, commentIds) : Promise.resolve([] as (CommentView | null)[]),
+        commentIds.length > 0
+          ? ds.comments.findByIds(actor, commentIds)
+          : Promise.resolve([] as (CommentView | null)[]),
       ]);
       topics = new Map(t.filter((v): v is TopicView => v !== null).map((v) => [v.id, v]));
       comments = new Map(c.filter((v): v is CommentView => v !== null).map((v) => [v.id, v]));
@@ -224,7 +233,11 @@ export class LiveHub {
     for (const { sub, event } of deliveries) {
       let message = messages.get(event.seq);
       if (message === undefined) {
-        message = toMessage(event, topics.get(event.topicId!), event.commentId === undefined ? undefined : comments.get(event.commentId));
+        message = toMessage(
+          event,
+          topics.get(event.topicId!),
+          event.commentId === undefined ? undefined : comments.get(event.commentId),
+        );
         messages.set(event.seq, message);
       }
       if (!message) continue;
@@ -243,7 +256,7 @@ export class LiveHub {
         conn.actor = await auth.actorForToken(conn.token ?? '');
       } catch (err) {
         if (!(err instanceof UnauthenticatedError)) {
-          this.d.logger.warn({ err }, 'could not re-verify a live connection\'s token');
+          this.d.logger.warn({ err }, "could not re-verify a live connection's token");
           continue;
         }
         this.d.metrics.liveDropped.inc({ reason: 'revoked' });
@@ -254,7 +267,11 @@ export class LiveHub {
 }
 
 /** The message one event makes for a viewer, or null when the viewer may not see it. */
-function toMessage(event: LiveEvent, topic: TopicView | undefined, comment: CommentView | undefined): LiveMessage | null {
+function toMessage(
+  event: LiveEvent,
+  topic: TopicView | undefined,
+  comment: CommentView | undefined,
+): LiveMessage | null {
   if (!topic || topic.ignored) return null;
   const announcesRemoval = event.kind === 'comment.deleted' || event.kind === 'comment.removed';
   if (event.commentId !== undefined && !comment && !announcesRemoval) return null;
@@ -268,7 +285,10 @@ function toMessage(event: LiveEvent, topic: TopicView | undefined, comment: Comm
     topic,
     // Read now, not at the change: a removal shows the comment only while it is still removed
     // (to its author and admins), a deletion never shows it.
-    comment: event.kind === 'comment.deleted' || (event.kind === 'comment.removed' && !comment?.isRemoved) ? null : (comment ?? null),
+    comment:
+      event.kind === 'comment.deleted' || (event.kind === 'comment.removed' && !comment?.isRemoved)
+        ? null
+        : (comment ?? null),
   };
 }
 

@@ -16,7 +16,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, parse, print, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  print,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+} from 'graphql';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { makeServer, type ServerOptions } from 'graphql-ws';
 import type { Config } from '../config';
@@ -52,7 +61,14 @@ const DOCUMENT_CACHE = 200;
 
 export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServer {
   const { config, services, metrics, events } = deps;
-  const hub = new LiveHub({ services, feed: events.feed, log: events.log, metrics, config: config.live, logger: app.log });
+  const hub = new LiveHub({
+    services,
+    feed: events.feed,
+    log: events.log,
+    metrics,
+    config: config.live,
+    logger: app.log,
+  });
   hub.start();
   const schema = buildGraphQLSchema();
   const formatError = makeFormatError(app.log);
@@ -93,70 +109,85 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
 
   type Extra = { socket: WebSocket; request: IncomingMessage };
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
-      schema,
-      onConnect: async (ctx) => {
-        const token = tokenOf(ctx.connectionParams);
-        let actor: Actor = ANONYMOUS;
-        if (token !== null) {
-          try {
-            actor = await services.discussion.auth.actorForToken(token);
-          } catch {
-            return false; // graphql-ws closes with 4403 Forbidden
-          }
+    schema,
+    onConnect: async (ctx) => {
+      const token = tokenOf(ctx.connectionParams);
+      let actor: Actor = ANONYMOUS;
+      if (token !== null) {
+        try {
+          actor = await services.discussion.auth.actorForToken(token);
+        } catch {
+          return false; // graphql-ws closes with 4403 Forbidden
         }
-        const conn = new LiveConnection(ctx.extra.socket, clientAddress(ctx.extra.request, config), actor, token);
-        if (token !== null) conn.expireAt(expiryOf(token));
-        connections.set(ctx.extra.socket, conn);
-        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-        hub.add(conn);
-        return true;
-      },
-      onSubscribe: (ctx, _id, payload) => {
-        if (Object.keys(ctx.subscriptions).length > config.live.maxSubscriptionsPerConnection) {
-          return [new GraphQLError(`Too many subscriptions on this connection (at most ${config.live.maxSubscriptionsPerConnection})`, { extensions: { code: 'TOO_MANY_REQUESTS' } })];
-        }
-        const checked = checkDocument(payload.query);
-        if (Array.isArray(checked)) return checked;
-        const document = checked;
-        const operation = getOperationAST(document, payload.operationName ?? undefined);
-        if (operation && operation.operation !== 'subscription') {
-          return [new GraphQLError('Only subscriptions run over WebSocket: send queries and mutations to POST /graphql', { extensions: { code: 'BAD_REQUEST' } })];
-        }
-        return { schema, document, operationName: payload.operationName ?? undefined, variableValues: payload.variables ?? undefined };
-      },
-      // Identical operations of one viewer share each event's execution (shared-execution.ts).
-      subscribe: (args) => {
-        const ctx = args.contextValue as LiveGraphQLContext;
-        const a = ctx.actor;
-        const viewer = a.kind === 'user' ? `u${a.userId}:${a.isAdmin ? 1 : 0}` : 'anonymous';
-        const key = `${viewer}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${textOf(args.document)}`;
-        return sharedSubscribe(args, key);
-      },
-      context: (ctx) => {
-        const conn = connections.get(ctx.extra.socket)!;
-        const context: LiveGraphQLContext = {
-          actor: conn.actor,
-          services,
-          config,
-          request: pseudoRequest(ctx.extra.request, conn.address, config),
-          // No HTTP reply exists; no subscription field uses it (uploads run over HTTP only).
-          reply: undefined as unknown as FastifyReply,
-          loaders: new Map(),
-          live: { hub, connection: conn },
-        };
-        return context as unknown as Record<string, unknown>;
-      },
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        const r = result as ExecutionResult;
-        if (!r.errors) return undefined;
-        const errors = r.errors.map((e) => {
-          const f = formatError(e.toJSON(), e);
-          // No HTTP status applies to a WebSocket message.
-          const { http: _http, ...extensions } = f.extensions ?? {};
-          return { ...f, extensions };
-        });
-        return { ...r, errors } as unknown as ExecutionResult;
-      },
+      }
+      const conn = new LiveConnection(ctx.extra.socket, clientAddress(ctx.extra.request, config), actor, token);
+      if (token !== null) conn.expireAt(expiryOf(token));
+      connections.set(ctx.extra.socket, conn);
+      if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+      hub.add(conn);
+      return true;
+    },
+    onSubscribe: (ctx, _id, payload) => {
+      if (Object.keys(ctx.subscriptions).length > config.live.maxSubscriptionsPerConnection) {
+        return [
+          new GraphQLError(
+            `Too many subscriptions on this connection (at most ${config.live.maxSubscriptionsPerConnection})`,
+            { extensions: { code: 'TOO_MANY_REQUESTS' } },
+          ),
+        ];
+      }
+      const checked = checkDocument(payload.query);
+      if (Array.isArray(checked)) return checked;
+      const document = checked;
+      const operation = getOperationAST(document, payload.operationName ?? undefined);
+      if (operation && operation.operation !== 'subscription') {
+        return [
+          new GraphQLError('Only subscriptions run over WebSocket: send queries and mutations to POST /graphql', {
+            extensions: { code: 'BAD_REQUEST' },
+          }),
+        ];
+      }
+      return {
+        schema,
+        document,
+        operationName: payload.operationName ?? undefined,
+        variableValues: payload.variables ?? undefined,
+      };
+    },
+    // Identical operations of one viewer share each event's execution (shared-execution.ts).
+    subscribe: (args) => {
+      const ctx = args.contextValue as LiveGraphQLContext;
+      const a = ctx.actor;
+      const viewer = a.kind === 'user' ? `u${a.userId}:${a.isAdmin ? 1 : 0}` : 'anonymous';
+      const variables = JSON.stringify(args.variableValues ?? {});
+      const key = `${viewer}\n${args.operationName ?? ''}\n${variables}\n${textOf(args.document)}`;
+      return sharedSubscribe(args, key);
+    },
+    context: (ctx) => {
+      const conn = connections.get(ctx.extra.socket)!;
+      const context: LiveGraphQLContext = {
+        actor: conn.actor,
+        services,
+        config,
+        request: pseudoRequest(ctx.extra.request, conn.address, config),
+        // No HTTP reply exists; no subscription field uses it (uploads run over HTTP only).
+        reply: undefined as unknown as FastifyReply,
+        loaders: new Map(),
+        live: { hub, connection: conn },
+      };
+      return context as unknown as Record<string, unknown>;
+    },
+    onNext: (_ctx, _id, _payload, _args, result) => {
+      const r = result as ExecutionResult;
+      if (!r.errors) return undefined;
+      const errors = r.errors.map((e) => {
+        const f = formatError(e.toJSON(), e);
+        // No HTTP status applies to a WebSocket message.
+        const { http: _http, ...extensions } = f.extensions ?? {};
+        return { ...f, extensions };
+      });
+      return { ...r, errors } as unknown as ExecutionResult;
+    },
   };
   const protocol = makeServer(options);
   wss.options.handleProtocols = (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false);
@@ -217,7 +248,12 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     try {
       const document = parse(query, { maxTokens: config.graphql.maxTokens });
       const errors = validate(schema, document, rules);
-      checked = errors.length === 0 ? document : errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+      checked =
+        errors.length === 0
+          ? document
+          : errors.map(
+              (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+            );
     } catch (err) {
       checked = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
@@ -244,15 +280,18 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
       const deadline = Date.now() + Math.min(config.shutdownTimeoutMs, 10_000);
       while (hub.pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const conn of hub.connections) conn.dispose();
-      const gone = [...wss.clients].map((ws) => new Promise<void>((resolve) => {
-        ws.once('close', () => resolve());
-        ws.close(CLOSE.GOING_AWAY, 'Server shutting down');
-        // A client that does not answer the close handshake is cut off.
-        setTimeout(() => {
-          ws.terminate();
-          resolve();
-        }, 2000).unref();
-      }));
+      const gone = [...wss.clients].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            ws.once('close', () => resolve());
+            ws.close(CLOSE.GOING_AWAY, 'Server shutting down');
+            // A client that does not answer the close handshake is cut off.
+            setTimeout(() => {
+              ws.terminate();
+              resolve();
+            }, 2000).unref();
+          }),
+      );
       await Promise.all(gone);
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
@@ -265,7 +304,10 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
 
 function refuse(socket: Duplex, status: number, reason: string): void {
   const body = JSON.stringify({ error: reason });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /** The bearer token of connection_init's payload: `authorization` ("Bearer …" or bare) or `token`. */
@@ -280,7 +322,9 @@ export function tokenOf(params: Readonly<Record<string, unknown>> | undefined): 
 /** `exp` of a JWT already verified (seconds since the epoch). */
 function expiryOf(token: string): number | undefined {
   try {
-    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
     return typeof claims.exp === 'number' ? claims.exp : undefined;
   } catch {
     return undefined;
@@ -295,7 +339,10 @@ function clientAddress(req: IncomingMessage, config: Config): string {
   const peer = req.socket.remoteAddress ?? 'unknown';
   if (!config.trustProxy) return peer;
   const header = req.headers['x-forwarded-for'];
-  const chain = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+  const chain = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const hops = typeof config.proxyTrust === 'number' ? config.proxyTrust : 1;
   return chain[chain.length - hops] ?? chain[0] ?? peer;
 }
@@ -307,6 +354,14 @@ function pseudoRequest(req: IncomingMessage, address: string, config: Config): F
     return typeof v === 'string' ? v.split(',')[0]!.trim() : undefined;
   };
   const host = forwarded('x-forwarded-host') ?? req.headers.host ?? 'localhost';
-  const protocol = forwarded('x-forwarded-proto') ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
-  return { headers: req.headers, ip: address, protocol, host, hostname: host.replace(/:\d+$/, ''), body: undefined } as unknown as FastifyRequest;
+  const protocol =
+    forwarded('x-forwarded-proto') ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+  return {
+    headers: req.headers,
+    ip: address,
+    protocol,
+    host,
+    hostname: host.replace(/:\d+$/, ''),
+    body: undefined,
+  } as unknown as FastifyRequest;
 }

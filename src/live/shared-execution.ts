@@ -11,7 +11,10 @@ import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionRes
 const results = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
 
 /** `subscribe` for graphql-ws: as graphql-js' own, with each event's execution shared under `operationKey`. */
-export async function sharedSubscribe(args: ExecutionArgs, operationKey: string): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function sharedSubscribe(
+  args: ExecutionArgs,
+  operationKey: string,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
   const iterator = source[Symbol.asyncIterator]();
@@ -45,5 +48,7 @@ export async function sharedSubscribe(args: ExecutionArgs, operationKey: string)
 }
 
 function isAsyncIterable(x: unknown): x is AsyncIterable<unknown> {
-  return typeof x === 'object' && x !== null && typeof (x as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+  return (
+    typeof x === 'object' && x !== null && typeof (x as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }

@@ -72,7 +72,10 @@ export class Collector {
     const end = Date.now() + ms;
     while (!check()) {
       const left = end - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify({ messages: this.messages, errors: this.errors })}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting for ${what}; got ${JSON.stringify({ messages: this.messages, errors: this.errors })}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 200));
         this.waiters.push(() => {
@@ -110,18 +113,24 @@ export function liveClient(wsUrl: string, token?: string): LiveClient {
     connectionParams: token ? { authorization: `Bearer ${token}` } : {},
     retryAttempts: 0,
     lazy: true,
-    on: { closed: (e) => closes.push({ code: (e as { code: number }).code, reason: String((e as { reason: unknown }).reason) }) },
+    on: {
+      closed: (e) =>
+        closes.push({ code: (e as { code: number }).code, reason: String((e as { reason: unknown }).reason) }),
+    },
   });
   return {
     client,
     closes,
     subscribe(query, variables) {
       const got = new Collector();
-      const stop = client.subscribe({ query, variables }, {
-        next: (m) => got.add('message', m),
-        error: (e) => got.add('error', e),
-        complete: () => got.add('complete'),
-      });
+      const stop = client.subscribe(
+        { query, variables },
+        {
+          next: (m) => got.add('message', m),
+          error: (e) => got.add('error', e),
+          complete: () => got.add('complete'),
+        },
+      );
       return { got, stop };
     },
     dispose: async () => {
@@ -131,7 +140,11 @@ export function liveClient(wsUrl: string, token?: string): LiveClient {
 }
 
 /** A socket speaking the protocol by hand; resolves with the close code and reason. */
-export function rawSocket(wsUrl: string, init: Json | null, protocol = 'graphql-transport-ws'): {
+export function rawSocket(
+  wsUrl: string,
+  init: Json | null,
+  protocol = 'graphql-transport-ws',
+): {
   ws: WebSocket;
   received: Json[];
   opened: Promise<void>;
@@ -149,6 +162,8 @@ export function rawSocket(wsUrl: string, init: Json | null, protocol = 'graphql-
     ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     ws.once('error', reject);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   return { ws, received, opened, closed, send: (m) => ws.send(JSON.stringify(m)) };
 }

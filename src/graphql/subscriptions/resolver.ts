@@ -20,16 +20,25 @@ export interface LiveGraphQLContext extends GraphQLContext {
   live?: { hub: LiveHub; connection: LiveConnection };
 }
 
-const AFTER = { nullable: true, description: 'Resume after this `cursor` of an earlier message: what happened since is sent first.' } as const;
+const AFTER = {
+  nullable: true,
+  description: 'Resume after this `cursor` of an earlier message: what happened since is sent first.',
+} as const;
 
 function liveOf(ctx: LiveGraphQLContext): { hub: LiveHub; connection: LiveConnection } {
   if (!ctx.live) {
-    throw new GraphQLError('Subscriptions run over WebSocket at /graphql (subprotocol graphql-transport-ws)', { extensions: { code: 'BAD_REQUEST' } });
+    throw new GraphQLError('Subscriptions run over WebSocket at /graphql (subprotocol graphql-transport-ws)', {
+      extensions: { code: 'BAD_REQUEST' },
+    });
   }
   return ctx.live;
 }
 
-async function subscribe(ctx: LiveGraphQLContext, interest: (ctx: LiveGraphQLContext) => Promise<Interest>, after: unknown) {
+async function subscribe(
+  ctx: LiveGraphQLContext,
+  interest: (ctx: LiveGraphQLContext) => Promise<Interest>,
+  after: unknown,
+) {
   const live = liveOf(ctx);
   return live.hub.subscribe(live.connection, await interest(ctx), typeof after === 'string' ? after : null);
 }
@@ -53,49 +62,72 @@ function payload(ctx: LiveGraphQLContext, m: LiveMessage): LiveEventPayload {
 export class LiveResolver {
   @Subscription(() => LiveEventPayload, {
     description:
-      'A topic\'s activity: new comments (with their place in the tree), edits, deletions, removals, restorations, and vote-count changes ' +
+      "A topic's activity: new comments (with their place in the tree), edits, deletions, removals, restorations, " +
+      'and vote-count changes ' +
       'of the topic and its comments, as the subscriber may see them (what `topic(id)` would show). ' +
-      'NOT_FOUND when the topic is unknown or hidden from the subscriber; nothing is sent while the subscriber ignores it.',
+      'NOT_FOUND when the topic is unknown or hidden from the subscriber; ' +
+      'nothing is sent while the subscriber ignores it.',
     subscribe: ({ args, context }) =>
-      subscribe(context as LiveGraphQLContext, async (ctx) => {
-        const topic = await discussion(ctx).topics.get(ctx.actor, args.topicId as string);
-        return { kind: 'topic', topicId: topic.id };
-      }, args.after),
+      subscribe(
+        context as LiveGraphQLContext,
+        async (ctx) => {
+          const topic = await discussion(ctx).topics.get(ctx.actor, args.topicId as string);
+          return { kind: 'topic', topicId: topic.id };
+        },
+        args.after,
+      ),
   })
   topicActivity(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
-    @Arg('topicId', () => ID, { description: 'The topic\'s id36.' }) _topicId: string,
+    @Arg('topicId', () => ID, { description: "The topic's id36." }) _topicId: string,
     @Arg('after', () => String, AFTER) _after?: string | null,
   ): LiveEventPayload {
     return payload(ctx, m);
   }
 
   @Subscription(() => LiveEventPayload, {
-    description: 'New topics (TOPIC_POSTED) of the whole site, or of one group and its subgroups (as the `topics` listing filters them).',
+    description:
+      'New topics (TOPIC_POSTED) of the whole site, ' +
+      'or of one group and its subgroups (as the `topics` listing filters them).',
     subscribe: ({ args, context }) =>
-      subscribe(context as LiveGraphQLContext, async (ctx) => {
-        if (args.group === undefined || args.group === null) return { kind: 'newTopics', groupPath: null };
-        const group = await discussion(ctx).groups.get(normalizeGroupPath(String(args.group)) ?? String(args.group));
-        return { kind: 'newTopics', groupPath: group.path };
-      }, args.after),
+      subscribe(
+        context as LiveGraphQLContext,
+        async (ctx) => {
+          if (args.group === undefined || args.group === null) return { kind: 'newTopics', groupPath: null };
+          const group = await discussion(ctx).groups.get(normalizeGroupPath(String(args.group)) ?? String(args.group));
+          return { kind: 'newTopics', groupPath: group.path };
+        },
+        args.after,
+      ),
   })
   newTopics(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
-    @Arg('group', () => String, { nullable: true, description: 'A group path (with or without `~`); its subgroups are included. Null: every group.' }) _group?: string | null,
+    @Arg('group', () => String, {
+      nullable: true,
+      description: 'A group path (with or without `~`); its subgroups are included. Null: every group.',
+    })
+    _group?: string | null,
     @Arg('after', () => String, AFTER) _after?: string | null,
   ): LiveEventPayload {
     return payload(ctx, m);
   }
 
   @Subscription(() => LiveEventPayload, {
-    description: 'Someone answered the logged-in subscriber: replies to their comments and top-level comments on their topics (COMMENT_POSTED).',
+    description:
+      'Someone answered the logged-in subscriber: ' +
+      'replies to their comments and top-level comments on their topics (COMMENT_POSTED).',
     subscribe: ({ args, context }) =>
-      subscribe(context as LiveGraphQLContext, async (ctx) => {
-        if (ctx.actor.kind !== 'user') throw new UnauthenticatedError('Authentication required', 'AUTHENTICATION_REQUIRED');
-        return { kind: 'replies', userId: ctx.actor.userId };
-      }, args.after),
+      subscribe(
+        context as LiveGraphQLContext,
+        async (ctx) => {
+          if (ctx.actor.kind !== 'user')
+            throw new UnauthenticatedError('Authentication required', 'AUTHENTICATION_REQUIRED');
+          return { kind: 'replies', userId: ctx.actor.userId };
+        },
+        args.after,
+      ),
   })
   myReplies(
     @Root() m: LiveMessage,

@@ -31,7 +31,10 @@ afterAll(async () => {
 
 describe('protocol and authentication', () => {
   it('speaks graphql-transport-ws on /graphql and acknowledges a valid token', async () => {
-    const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${await alice.token()}` } });
+    const sock = rawSocket(wsUrlOf(s.url), {
+      type: 'connection_init',
+      payload: { authorization: `Bearer ${await alice.token()}` },
+    });
     await sock.opened;
     expect(sock.ws.protocol).toBe('graphql-transport-ws');
     await settle();
@@ -40,7 +43,10 @@ describe('protocol and authentication', () => {
   });
 
   it('closes with 4403 after connection_init when the token is invalid', async () => {
-    const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: 'Bearer not-a-token' } });
+    const sock = rawSocket(wsUrlOf(s.url), {
+      type: 'connection_init',
+      payload: { authorization: 'Bearer not-a-token' },
+    });
     expect(await sock.closed).toMatchObject({ code: 4403 });
     expect(sock.received).toEqual([]);
   });
@@ -48,7 +54,10 @@ describe('protocol and authentication', () => {
   it('refuses a protocol other than graphql-transport-ws', async () => {
     const sock = rawSocket(wsUrlOf(s.url), null, 'graphql-ws');
     // The server selects no subprotocol, which a client asking for one must treat as a failure.
-    const opened = await sock.opened.then(() => sock.ws.protocol, (err: Error) => err.message);
+    const opened = await sock.opened.then(
+      () => sock.ws.protocol,
+      (err: Error) => err.message,
+    );
     expect(opened).not.toBe('graphql-ws');
     expect((await sock.closed).code).not.toBe(1000);
   });
@@ -58,7 +67,7 @@ describe('protocol and authentication', () => {
     await expect(sock.opened).rejects.toThrow('HTTP 404');
   });
 
-  it('logging out everywhere through the other instance ends the subscriptions of that viewer within seconds (4403)', async () => {
+  it('logging out everywhere on the other instance ends that viewer\'s subscriptions in seconds (4403)', async () => {
     const bob = await f.user();
     const token = await bob.token();
     const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
@@ -70,12 +79,18 @@ describe('protocol and authentication', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('a ban ends the banned viewer\'s subscriptions (4403); other viewers stay connected', async () => {
+  it("a ban ends the banned viewer's subscriptions (4403); other viewers stay connected", async () => {
     const carol = await f.user();
     const dave = await f.user();
     const admin = await f.user(undefined, { admin: true });
-    const carolSock = rawSocket(other.wsUrl, { type: 'connection_init', payload: { authorization: `Bearer ${await carol.token()}` } });
-    const daveSock = rawSocket(other.wsUrl, { type: 'connection_init', payload: { authorization: await dave.token() } });
+    const carolSock = rawSocket(other.wsUrl, {
+      type: 'connection_init',
+      payload: { authorization: `Bearer ${await carol.token()}` },
+    });
+    const daveSock = rawSocket(other.wsUrl, {
+      type: 'connection_init',
+      payload: { authorization: await dave.token() },
+    });
     await Promise.all([carolSock.opened, daveSock.opened]);
     await settle();
     await s.agora.services.discussion.users.ban(admin.actor, carol.username);
@@ -106,7 +121,10 @@ describe('protocol and authentication', () => {
     clients.push(c);
     const q = c.subscribe('{ serverInfo { version } }');
     await q.got.until(() => q.got.errors.length > 0);
-    expect(q.got.errors[0][0]).toMatchObject({ message: expect.stringContaining('Only subscriptions'), extensions: { code: 'BAD_REQUEST' } });
+    expect(q.got.errors[0][0]).toMatchObject({
+      message: expect.stringContaining('Only subscriptions'),
+      extensions: { code: 'BAD_REQUEST' },
+    });
   });
 });
 

@@ -51,8 +51,18 @@ it('a comment posted through one instance reaches subscribers on the same and on
   const reply = await f.comment(alice, topic, { markdown: 'a reply', parent: top });
   for (const sub of [here, there]) {
     const [a, b] = (await sub.got.count(2)).map((m) => m.data.topicActivity);
-    expect(a).toMatchObject({ kind: 'COMMENT_POSTED', topicId: topic.id36, commentId: top.id36, parentId: null, depth: 0 });
-    expect(a.comment).toMatchObject({ id: top.id36, renderedHtml: expect.stringContaining('<em>live</em>'), author: { username: 'bob' } });
+    expect(a).toMatchObject({
+      kind: 'COMMENT_POSTED',
+      topicId: topic.id36,
+      commentId: top.id36,
+      parentId: null,
+      depth: 0,
+    });
+    expect(a.comment).toMatchObject({
+      id: top.id36,
+      renderedHtml: expect.stringContaining('<em>live</em>'),
+      author: { username: 'bob' },
+    });
     expect(b).toMatchObject({ kind: 'COMMENT_POSTED', commentId: reply.id36, parentId: top.id36, depth: 1 });
     expect(Number(b.cursor)).toBeGreaterThan(Number(a.cursor));
   }
@@ -80,7 +90,14 @@ it('every kind of change in a topic reaches its subscribers, in order, each once
     await sub.got.count(i + 1);
   }
   const events = sub.got.messages.map((m) => m.data.topicActivity);
-  expect(events.map((e) => e.kind)).toEqual(['COMMENT_EDITED', 'COMMENT_VOTES_CHANGED', 'TOPIC_VOTES_CHANGED', 'COMMENT_REMOVED', 'COMMENT_RESTORED', 'COMMENT_DELETED']);
+  expect(events.map((e) => e.kind)).toEqual([
+    'COMMENT_EDITED',
+    'COMMENT_VOTES_CHANGED',
+    'TOPIC_VOTES_CHANGED',
+    'COMMENT_REMOVED',
+    'COMMENT_RESTORED',
+    'COMMENT_DELETED',
+  ]);
   expect(events[0].comment.renderedHtml).toContain('edited text');
   // voted is the subscriber's own (bob voted), and counts are current.
   expect(events[1].comment).toMatchObject({ votes: 1, voted: true, isMe: false });
@@ -102,7 +119,10 @@ it('a mutation answered over HTTP by one instance reaches a subscriber of the ot
   const res = await fetch(`${other.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${await bob.token()}` },
-    body: JSON.stringify({ query: 'mutation($t: ID!) { postComment(topicId: $t, markdown: "over http") { id } }', variables: { t: t.id36 } }),
+    body: JSON.stringify({
+      query: 'mutation($t: ID!) { postComment(topicId: $t, markdown: "over http") { id } }',
+      variables: { t: t.id36 },
+    }),
   });
   const body = (await res.json()) as { data: { postComment: { id: string } } };
   const [m] = await sub.got.count(1);
@@ -111,10 +131,17 @@ it('a mutation answered over HTTP by one instance reaches a subscriber of the ot
 
 it('comments posted at once through both instances reach every subscriber once each, in cursor order', async () => {
   const t = await f.topic(alice);
-  const subs = [client(wsUrlOf(s.url)), client(other.wsUrl)].flatMap((c) => [c.subscribe(ACTIVITY, { id: t.id36 }), c.subscribe(ACTIVITY, { id: t.id36 })]);
+  const subs = [client(wsUrlOf(s.url)), client(other.wsUrl)].flatMap((c) => [
+    c.subscribe(ACTIVITY, { id: t.id36 }),
+    c.subscribe(ACTIVITY, { id: t.id36 }),
+  ]);
   await new Promise((r) => setTimeout(r, 300));
   const ds = [s.agora.services.discussion, other.agora.services.discussion];
-  const posted = await Promise.all(Array.from({ length: 20 }, (_, i) => ds[i % 2]!.comments.post(bob.actor, { topicId: t.id36, markdown: `burst ${i}` })));
+  const posted = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      ds[i % 2]!.comments.post(bob.actor, { topicId: t.id36, markdown: `burst ${i}` }),
+    ),
+  );
   for (const sub of subs) {
     const events = (await sub.got.count(20, 15_000)).map((m) => m.data.topicActivity);
     expect(new Set(events.map((e) => e.commentId))).toEqual(new Set(posted.map((c) => c.id36)));
@@ -125,7 +152,7 @@ it('comments posted at once through both instances reach every subscriber once e
   for (const sub of subs) expect(sub.got.messages).toHaveLength(20);
 });
 
-it('a client resuming after a cursor receives what happened meanwhile, then live events, without gaps or repeats', async () => {
+it('a client resuming after a cursor gets what happened meanwhile, then live events, no gaps or repeats', async () => {
   const t = await f.topic(alice);
   const first = client(other.wsUrl);
   const sub = first.subscribe(ACTIVITY, { id: t.id36 });
@@ -158,8 +185,10 @@ it('a malformed or unknown cursor is refused as bad input', async () => {
 });
 
 describe('new topics and replies', () => {
-  const NEW_TOPICS = 'subscription($g: String) { newTopics(group: $g) { kind cursor topic { id title group { path } } } }';
-  const REPLIES = 'subscription { myReplies { kind commentId parentId depth comment { id author { username } } topic { id } } }';
+  const NEW_TOPICS =
+    'subscription($g: String) { newTopics(group: $g) { kind cursor topic { id title group { path } } } }';
+  const REPLIES =
+    'subscription { myReplies { kind commentId parentId depth comment { id author { username } } topic { id } } }';
 
   it('new topics of the whole site, and of a group with its subgroups', async () => {
     await f.group('news');
@@ -184,18 +213,23 @@ describe('new topics and replies', () => {
     expect((sub.got.errors[0] ?? sub.got.messages[0].errors)[0].extensions.code).toBe('NOT_FOUND');
   });
 
-  it("the viewer's own replies: answers to their comments and top-level comments on their topics, not their own", async () => {
+  it("own replies: answers to their comments, top-level comments on their topics, not their own", async () => {
     const carol = await f.user('carol');
     const t = await f.topic(carol);
     const sub = client(other.wsUrl, await carol.token()).subscribe(REPLIES);
     await new Promise((r) => setTimeout(r, 300));
-    const onTopic = await f.comment(bob, t, { markdown: 'top level on carol\'s topic' });
+    const onTopic = await f.comment(bob, t, { markdown: "top level on carol's topic" });
     const own = await f.comment(carol, t, { markdown: 'carol herself', parent: onTopic });
     const answer = await f.comment(bob, t, { markdown: 'answering carol', parent: own });
     await f.comment(bob, topic, { markdown: 'unrelated' });
     const got = (await sub.got.count(2)).map((m) => m.data.myReplies);
     expect(got.map((e) => e.commentId)).toEqual([onTopic.id36, answer.id36]);
-    expect(got[1]).toMatchObject({ kind: 'COMMENT_POSTED', parentId: own.id36, depth: 2, comment: { author: { username: 'bob' } } });
+    expect(got[1]).toMatchObject({
+      kind: 'COMMENT_POSTED',
+      parentId: own.id36,
+      depth: 2,
+      comment: { author: { username: 'bob' } },
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(sub.got.messages).toHaveLength(2);
   });

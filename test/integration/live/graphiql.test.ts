@@ -18,19 +18,30 @@ it("GraphiQL's fetcher gets a subscriptionUrl on /graphql, and the live tab is a
   expect(script).toContain(JSON.stringify(liveExampleTabs[0]!.query).slice(1, 40));
 });
 
-it.each(liveExampleTabs.map((t, i) => [i, t] as const))('live tab %i subscribes over WebSocket and receives the demo topic\'s next comment', async (_i, tab) => {
-  const c = liveClient(wsUrlOf(s.url));
-  try {
-    const sub = c.subscribe(tab.query, JSON.parse(tab.variables ?? '{}'));
-    await new Promise((r) => setTimeout(r, 300));
-    const d = s.agora.services.discussion;
-    const alice = await d.auth.login({ username: 'alice', password: 'demo-password', clientAddress: '127.0.0.1' });
-    const actor = { kind: 'user' as const, userId: alice.user.id, username: alice.user.username, isAdmin: alice.user.isAdmin };
-    await d.comments.post(actor, { topicId: '1', markdown: 'live from the GraphiQL test' });
-    const [m] = await sub.got.count(1);
-    expect(m.errors).toBeUndefined();
-    expect(m.data.topicActivity).toMatchObject({ kind: 'COMMENT_POSTED', comment: { author: { username: 'alice' } } });
-  } finally {
-    await c.dispose();
-  }
-});
+it.each(liveExampleTabs.map((t, i) => [i, t] as const))(
+  "live tab %i subscribes over WebSocket and receives the demo topic's next comment",
+  async (_i, tab) => {
+    const c = liveClient(wsUrlOf(s.url));
+    try {
+      const sub = c.subscribe(tab.query, JSON.parse(tab.variables ?? '{}'));
+      await new Promise((r) => setTimeout(r, 300));
+      const d = s.agora.services.discussion;
+      const alice = await d.auth.login({ username: 'alice', password: 'demo-password', clientAddress: '127.0.0.1' });
+      const actor = {
+        kind: 'user' as const,
+        userId: alice.user.id,
+        username: alice.user.username,
+        isAdmin: alice.user.isAdmin,
+      };
+      await d.comments.post(actor, { topicId: '1', markdown: 'live from the GraphiQL test' });
+      const [m] = await sub.got.count(1);
+      expect(m.errors).toBeUndefined();
+      expect(m.data.topicActivity).toMatchObject({
+        kind: 'COMMENT_POSTED',
+        comment: { author: { username: 'alice' } },
+      });
+    } finally {
+      await c.dispose();
+    }
+  },
+);

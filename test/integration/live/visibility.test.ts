@@ -18,7 +18,9 @@ let ignorer: TestUser;
 const clients: LiveClient[] = [];
 
 const ACTIVITY = `subscription($id: ID!) { topicActivity(topicId: $id) {
-  kind commentId comment { id isRemoved renderedHtml voted bookmarked isMe author { username } } topic { id voted ignored }
+  kind commentId
+  comment { id isRemoved renderedHtml voted bookmarked isMe author { username } }
+  topic { id voted ignored }
 } }`;
 
 async function subscribeAs(user: TestUser | null, topicId36: string) {
@@ -48,7 +50,12 @@ describe('a removed comment', () => {
   });
 
   it('is announced by id to anonymous viewers and others, and shown to its author and admins', async () => {
-    const [anon, own, adm, someone] = await Promise.all([subscribeAs(null, topic.id36), subscribeAs(author, topic.id36), subscribeAs(admin, topic.id36), subscribeAs(other, topic.id36)]);
+    const [anon, own, adm, someone] = await Promise.all([
+      subscribeAs(null, topic.id36),
+      subscribeAs(author, topic.id36),
+      subscribeAs(admin, topic.id36),
+      subscribeAs(other, topic.id36),
+    ]);
     await settle();
     const c = await f.comment(author, topic, { markdown: 'to be removed' });
     // (Delivered after the removal, the new comment would already be hidden from anon and other.)
@@ -58,7 +65,12 @@ describe('a removed comment', () => {
     const removal = (sub: typeof anon) => sub.got.messages[1].data.topicActivity;
     expect(removal(anon)).toMatchObject({ kind: 'COMMENT_REMOVED', commentId: c.id36, comment: null });
     expect(removal(someone)).toMatchObject({ kind: 'COMMENT_REMOVED', comment: null });
-    expect(removal(own).comment).toMatchObject({ id: c.id36, isRemoved: true, isMe: true, renderedHtml: expect.stringContaining('to be removed') });
+    expect(removal(own).comment).toMatchObject({
+      id: c.id36,
+      isRemoved: true,
+      isMe: true,
+      renderedHtml: expect.stringContaining('to be removed'),
+    });
     expect(removal(adm).comment).toMatchObject({ id: c.id36, isRemoved: true, isMe: false });
     // The new comment itself: isMe is the subscriber's own.
     expect(own.got.messages[0].data.topicActivity.comment.isMe).toBe(true);
@@ -68,13 +80,23 @@ describe('a removed comment', () => {
   it("a removed comment's later changes reach only its author and admins", async () => {
     const c = await f.comment(author, topic, { markdown: 'removed, then voted' });
     await s.agora.services.discussion.comments.remove(admin.actor, c.id36);
-    const [anon, own, adm] = await Promise.all([subscribeAs(null, topic.id36), subscribeAs(author, topic.id36), subscribeAs(admin, topic.id36)]);
+    const [anon, own, adm] = await Promise.all([
+      subscribeAs(null, topic.id36),
+      subscribeAs(author, topic.id36),
+      subscribeAs(admin, topic.id36),
+    ]);
     await settle();
     await s.agora.services.discussion.votes.vote(admin.actor, 'comment', c.id36);
     await own.got.count(1);
     await adm.got.count(1);
-    expect(own.got.messages[0].data.topicActivity).toMatchObject({ kind: 'COMMENT_VOTES_CHANGED', comment: { voted: false } });
-    expect(adm.got.messages[0].data.topicActivity).toMatchObject({ kind: 'COMMENT_VOTES_CHANGED', comment: { voted: true } });
+    expect(own.got.messages[0].data.topicActivity).toMatchObject({
+      kind: 'COMMENT_VOTES_CHANGED',
+      comment: { voted: false },
+    });
+    expect(adm.got.messages[0].data.topicActivity).toMatchObject({
+      kind: 'COMMENT_VOTES_CHANGED',
+      comment: { voted: true },
+    });
     await settle();
     expect(anon.got.messages).toHaveLength(0);
   });
@@ -83,7 +105,11 @@ describe('a removed comment', () => {
 it('a deleted comment is announced without its text to everyone, its author included', async () => {
   const topic = await f.topic(other);
   const c = await f.comment(author, topic, { markdown: 'secret words' });
-  const [anon, own, adm] = await Promise.all([subscribeAs(null, topic.id36), subscribeAs(author, topic.id36), subscribeAs(admin, topic.id36)]);
+  const [anon, own, adm] = await Promise.all([
+    subscribeAs(null, topic.id36),
+    subscribeAs(author, topic.id36),
+    subscribeAs(admin, topic.id36),
+  ]);
   await settle();
   await s.agora.services.discussion.comments.delete(author.actor, c.id36);
   for (const sub of [anon, own, adm]) {
@@ -109,7 +135,7 @@ it('a viewer who ignored the topic receives nothing from it, others do; unignori
   expect(m.data.topicActivity).toMatchObject({ commentId: back.id36, topic: { ignored: false } });
 });
 
-it('voted and bookmarked are the subscriber\'s own', async () => {
+it("voted and bookmarked are the subscriber's own", async () => {
   const topic = await f.topic(other);
   const c = await f.comment(author, topic);
   const d = s.agora.services.discussion;
@@ -118,10 +144,13 @@ it('voted and bookmarked are the subscriber\'s own', async () => {
   await settle();
   await d.votes.vote(admin.actor, 'comment', c.id36);
   expect((await voter.got.count(1))[0].data.topicActivity.comment).toMatchObject({ voted: true, bookmarked: true });
-  expect((await bystander.got.count(1))[0].data.topicActivity.comment).toMatchObject({ voted: false, bookmarked: false });
+  expect((await bystander.got.count(1))[0].data.topicActivity.comment).toMatchObject({
+    voted: false,
+    bookmarked: false,
+  });
 });
 
-it('a removed topic cannot be subscribed by others (NOT_FOUND), and its activity stops reaching them once removed', async () => {
+it('a removed topic: others cannot subscribe (NOT_FOUND), and its activity stops reaching them', async () => {
   const topic = await f.topic(author);
   const d = s.agora.services.discussion;
   const [anon, own] = await Promise.all([subscribeAs(null, topic.id36), subscribeAs(author, topic.id36)]);

@@ -54,12 +54,15 @@ describe('docker-compose.yml for live updates and scale-out', () => {
     const setName = mongo?.command?.[mongo.command.indexOf('--replSet') + 1];
     expect(setName).toBeTruthy();
     const check = mongo?.healthcheck?.test?.join(' ') ?? '';
-    expect(check).toMatch(new RegExp(`rs\\.initiate\\(\\{ _id: '${setName}', members: \\[\\{ _id: 0, host: 'mongo:27017' \\}\\] \\}\\)`));
+    expect(check).toMatch(
+      new RegExp(`rs\\.initiate\\(\\{ _id: '${setName}', members: \\[\\{ _id: 0, host: 'mongo:27017' \\}\\] \\}\\)`),
+    );
     expect(check).toMatch(/isWritablePrimary/);
-    for (const svc of [compose.services.agora!, ...scale]) expect(svc.environment?.MONGODB_URI).toMatch(new RegExp(`[?&]replicaSet=${setName}$`));
+    for (const svc of [compose.services.agora!, ...scale])
+      expect(svc.environment?.MONGODB_URI).toMatch(new RegExp(`[?&]replicaSet=${setName}$`));
   });
 
-  it('offers a "scale" profile: two Agora instances on one database, with files on GridFS, sharing one JWT secret', () => {
+  it('offers a "scale" profile: two instances on one database, files on GridFS, one JWT secret', () => {
     for (const svc of scale) {
       expect(svc.profiles).toEqual(['scale']);
       expect(svc.build).toBe('.');

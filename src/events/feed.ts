@@ -43,6 +43,8 @@ export class EventFeed {
   private gap: { seq: number; since: number } | undefined;
   private headCheckedAt = 0;
   private pulling: Promise<void> = Promise.resolve();
+  /** No live connection on this instance: nobody would receive what is read, so nothing is. */
+  private idle = true;
   private closeStream: (() => Promise<void>) | undefined;
   mode: FeedMode = 'poll';
 
@@ -70,6 +72,27 @@ export class EventFeed {
     if (this.mode === 'change-stream') this.openStream();
     this.options.log.info({ mode: this.mode, position: this.released }, 'live events feed started');
     this.loop = this.run();
+  }
+
+  /**
+   * This instance has live connections again: read on from the log's current end. Resolves once
+   * the position is known (before the connection is acknowledged), so no later event is missed.
+   */
+  async want(): Promise<void> {
+    if (!this.idle) return;
+    const p = this.pulling.then(async () => {
+      if (!this.idle) return;
+      this.released = await this.log.head();
+      this.gap = undefined;
+      this.idle = false;
+    });
+    this.pulling = p.catch(() => {});
+    await p;
+  }
+
+  /** The last live connection closed: stop reading until want(). */
+  rest(): void {
+    this.idle = true;
   }
 
   /** Reads now instead of at the next tick (an event was just recorded by this instance). */
@@ -138,6 +161,7 @@ export class EventFeed {
 
   /** Reads and hands out everything that follows the position without a gap. */
   private async pull(): Promise<void> {
+    if (this.idle) return;
     // Most polls find nothing: the first read asks for a few numbers, later ones for a full window.
     for (let window = FIRST_WINDOW; ; window = READ_WINDOW) {
       const found = await this.log.readRange(this.released + 1, window);

@@ -62,15 +62,18 @@ export class LiveHub {
     this.unlisten = undefined;
   }
 
-  add(conn: LiveConnection): void {
+  /** Registers a connection; the feed reads the log only while this instance has any. */
+  async add(conn: LiveConnection): Promise<void> {
     this.connections.add(conn);
     this.d.metrics.liveSockets.inc();
+    await this.d.feed.want();
   }
 
   remove(conn: LiveConnection): void {
     if (!this.connections.delete(conn)) return;
     conn.dispose();
     this.d.metrics.liveSockets.dec();
+    if (this.connections.size === 0) this.d.feed.rest();
   }
 
   /** Messages waiting in every queue (a graceful shutdown waits for them). */

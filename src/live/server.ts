@@ -124,7 +124,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
       if (token !== null) conn.expireAt(expiryOf(token));
       connections.set(ctx.extra.socket, conn);
       if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-      hub.add(conn);
+      await hub.add(conn);
       return true;
     },
     onSubscribe: (ctx, _id, payload) => {

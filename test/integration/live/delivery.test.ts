@@ -196,6 +196,8 @@ describe('new topics and replies', () => {
     await f.group('news');
     await f.group('news.local');
     await f.group('sports');
+    // Topics posted by earlier tests must reach the feed before these subscriptions start.
+    await new Promise((r) => setTimeout(r, 500));
     const all = client(other.wsUrl).subscribe(NEW_TOPICS, {});
     const news = client(other.wsUrl).subscribe(NEW_TOPICS, { g: '~News' });
     await new Promise((r) => setTimeout(r, 300));

@@ -2,7 +2,7 @@
  * Prometheus metrics of one app instance. Each instance owns its registry, so several apps in one
  * process (tests) never share counters.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -49,6 +49,24 @@ export class Metrics {
     name: 'storage_failures_total',
     help: 'Writes refused for lack of space, by store (files, database).',
     labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+
+  /** Live updates (src/live): WebSocket connections open now. */
+  readonly liveSockets = new Gauge({ name: 'live_sockets_open', help: 'GraphQL WebSocket connections open.', registers: [this.registry] });
+
+  readonly liveSubscriptions = new Gauge({ name: 'live_subscriptions_active', help: 'GraphQL subscriptions active.', registers: [this.registry] });
+
+  readonly liveMessages = new Counter({
+    name: 'live_events_delivered_total',
+    help: 'Subscription messages queued for a subscriber (one per event per subscription that may see it).',
+    registers: [this.registry],
+  });
+
+  readonly liveDropped = new Counter({
+    name: 'live_connections_dropped_total',
+    help: 'WebSocket connections the server closed, by reason (slow, revoked, expired, limit).',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 

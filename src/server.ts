@@ -9,6 +9,8 @@ import { Metrics } from './metrics';
 import { buildApp } from './app';
 import { createDiscussion } from './discussion';
 import { createFiles } from './files';
+import { createEvents } from './events';
+import { attachLive } from './live/server';
 import { createRateLimits } from './rate-limit';
 import { seedDemoIfEmpty } from './demo/seed';
 import type { DomainModule } from './module';
@@ -68,14 +70,18 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
   try {
     // Counters shared by the login, registration and upload limits (one collection, every instance).
     const rateLimits = createRateLimits(ctx);
-    const discussion = await createDiscussion(ctx, rateLimits.services, opts.clock);
+    // The live events log: written by the domain services, read by every instance (src/live).
+    const events = createEvents(ctx);
+    const discussion = await createDiscussion(ctx, rateLimits.services, events.services.recorder, opts.clock);
     const files = await createFiles(ctx, rateLimits.services);
-    modules.push(rateLimits, discussion, files);
+    modules.push(rateLimits, events, discussion, files);
     await db.syncIndexes();
     const services: Services = { runtime: { databaseKind: opts.databaseKind }, discussion: discussion.services, files: files.services };
     const startup = { done: false };
     const app = await buildApp({ config, db, metrics, services, startup, logger: opts.logger });
     appRef = app;
+    // GraphQL subscriptions over WebSocket on /graphql, fed by the events log.
+    attachLive(app, { config, services, metrics, events: events.services });
     let closed = false;
     return {
       app,

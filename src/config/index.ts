@@ -8,12 +8,14 @@ import { ConfigError, Env, EnvReader } from './reader';
 import { DiscussionConfig, readDiscussionConfig } from './discussion';
 import { FilesConfig, readFilesConfig } from './files';
 import { GraphQLConfig, readGraphQLConfig } from './graphql';
+import { LiveConfig, readLiveConfig } from './live';
 
 export { ConfigError } from './reader';
 export type { Env } from './reader';
 export type { DiscussionConfig } from './discussion';
 export type { FilesConfig } from './files';
 export type { GraphQLConfig } from './graphql';
+export type { LiveConfig } from './live';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -63,6 +65,7 @@ export interface Config {
   discussion: DiscussionConfig;
   files: FilesConfig;
   graphql: GraphQLConfig;
+  live: LiveConfig;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -113,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     discussion: readDiscussionConfig(r),
     files: readFilesConfig(r),
     graphql: readGraphQLConfig(r),
+    live: readLiveConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

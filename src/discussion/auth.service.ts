@@ -6,6 +6,7 @@ import { Issue, TooManyRequestsError, UnauthenticatedError, ValidationError } fr
 import { bearerToken, signToken, verifyToken } from './auth/token';
 import { dummyHash, hashPassword, verifyPassword } from './auth/password';
 import type { DiscussionDeps } from './deps';
+import { recordAccountRevoked } from './live-events';
 import type { UserDoc } from './models';
 import type { AuthService } from './services';
 import { checkPassword, MAX_PASSWORD } from './user.rules';
@@ -88,6 +89,7 @@ export class AuthServiceImpl implements AuthService {
     const user = await this.loadSelf(actor);
     await this.d.users.bumpTokenVersion(user._id);
     this.d.viewers.forget(actor);
+    await recordAccountRevoked(this.d, user._id);
   }
 
   async changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult> {
@@ -102,6 +104,7 @@ export class AuthServiceImpl implements AuthService {
     const updated = await this.d.users.update(user._id, { passwordHash: await hashPassword(input.newPassword) }, true);
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);
+    await recordAccountRevoked(this.d, user._id);
     return this.tokenFor(updated);
   }
 

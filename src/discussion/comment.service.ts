@@ -11,6 +11,7 @@ import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity }
 import { isInteresting } from './rules/labels';
 import { newCommentDocument } from './new-documents';
 import { renderMarkdown } from './rules/markdown';
+import { recordCommentChange, recordCommentPosted } from './live-events';
 import type { Caller, CommentService, PostRef } from './services';
 import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
@@ -48,6 +49,7 @@ export class CommentServiceImpl implements CommentService {
       newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
     );
     await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
+    await recordCommentPosted(this.d, doc, topic);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 
@@ -65,6 +67,7 @@ export class CommentServiceImpl implements CommentService {
     const updated = await this.d.comments.update(comment._id, { $set: set }, { deleted: false });
     if (!updated) throw commentNotFound();
     await this.d.topics.update(comment.topicId, { max: { lastActivityAt: now } });
+    await recordCommentChange(this.d, 'comment.edited', updated);
     return this.view(updated, viewer);
   }
 
@@ -76,6 +79,7 @@ export class CommentServiceImpl implements CommentService {
     const before = await this.d.comments.updateReturningBefore(comment._id, { deleted: false }, { $set: { deleted: true, interesting: false, markdown: '', html: '' } });
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
+    await recordCommentChange(this.d, 'comment.deleted', before);
   }
 
   async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
@@ -83,6 +87,7 @@ export class CommentServiceImpl implements CommentService {
     const comment = await loadComment(this.d, caller, ref);
     const before = await this.d.comments.updateReturningBefore(comment._id, { removed: false }, { $set: { removed: true, interesting: false } });
     if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
+    if (before) await recordCommentChange(this.d, 'comment.removed', before);
     return this.viewFor(caller, comment._id);
   }
 
@@ -92,6 +97,7 @@ export class CommentServiceImpl implements CommentService {
     const interesting = isInteresting({ deleted: comment.deleted, removed: false, labelWeights: comment.labelWeights, votes: comment.voteCount });
     const before = await this.d.comments.updateReturningBefore(comment._id, { removed: true }, { $set: { removed: false, interesting } });
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
+    if (before) await recordCommentChange(this.d, 'comment.restored', before);
     return this.viewFor(caller, comment._id);
   }
 

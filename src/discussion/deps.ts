@@ -1,5 +1,6 @@
 /** What every discussion service is built from (assembled once in index.ts). */
 import type { DiscussionConfig } from '../config';
+import type { EventRecorder } from '../events/types';
 import type { RateLimiter } from '../rate-limit';
 import type { CommentRepository } from './comment.repository';
 import type { CounterRepository } from './counter.repository';
@@ -25,4 +26,6 @@ export interface DiscussionDeps {
   labels: LabelRepository;
   /** The shared rate limits (login, registration). */
   limits: RateLimiter;
+  /** The live events log (src/events): services record each change a subscriber may see. */
+  events: EventRecorder;
 }

@@ -1,4 +1,5 @@
 /** Composition root of the discussion domain: models → repositories → services. */
+import type { EventRecorder } from '../events/types';
 import type { DomainModule, ModuleContext } from '../module';
 import type { RateLimiter } from '../rate-limit';
 import { AuthServiceImpl } from './auth.service';
@@ -36,10 +37,12 @@ export type * from './views';
 
 /**
  * `clock`: the time source of the services (the real clock; tests pass a SettableClock).
+ * `events`: the live events log the services record their changes in (src/events).
  */
 export async function createDiscussion(
   ctx: ModuleContext,
   limits: RateLimiter,
+  events: EventRecorder,
   clock: Clock = systemClock,
 ): Promise<DomainModule<DiscussionServices>> {
   const m = discussionModels(ctx.db);
@@ -59,6 +62,7 @@ export async function createDiscussion(
     marks: new MarkRepository(m),
     labels: new LabelRepository(m),
     limits,
+    events,
   };
   // Computed now, so the first login of an unknown user takes no longer than any other.
   dummyHash().catch((err) => ctx.log.warn({ err }, 'could not prepare the dummy password hash'));

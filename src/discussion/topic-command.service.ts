@@ -9,6 +9,7 @@ import { renderMarkdown } from './rules/markdown';
 import { normalizeTags, tagMatchKeys } from './rules/tags';
 import { countWords } from './rules/text';
 import type { Caller, PostRef } from './services';
+import { recordTopicPosted } from './live-events';
 import { newTopicDocument } from './new-documents';
 import { EDIT_GRACE_MS, topicView } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
@@ -89,6 +90,7 @@ export class TopicCommands {
     const doc = await this.d.topics.insertNew(
       newTopicDocument({ groupPath: groupPath!, author: { id: viewer.userId, username: viewer.username }, title, markdown, link, tags }, now),
     );
+    await recordTopicPosted(this.d, doc);
     return topicView(doc, viewer, undefined);
   }
 

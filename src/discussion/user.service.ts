@@ -8,6 +8,7 @@ import type { UserDoc } from './models';
 import type { Caller, UserService } from './services';
 import { checkPassword, checkUsername, isPossibleUsername } from './user.rules';
 import { accountView, userView } from './view-builders';
+import { recordAccountRevoked } from './live-events';
 import { requireAdmin } from './viewer';
 import { COMMENT_ORDERS, AccountView, CreateUserInput, RegisterInput, TokenResult, UserSettings, UserView } from './views';
 
@@ -102,6 +103,7 @@ export class UserServiceImpl implements UserService {
     }
     await this.d.users.update(user._id, { deleted: true }, true);
     this.d.viewers.forget(actor);
+    await recordAccountRevoked(this.d, user._id);
   }
 
   async getByUsername(_actor: Actor, username: string): Promise<UserView> {
@@ -134,6 +136,8 @@ export class UserServiceImpl implements UserService {
     const user = await this.find(username);
     const updated = await this.d.users.update(user._id, set);
     if (!updated) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
+    // A ban ends the user's live subscriptions; other flags change what they may see.
+    await recordAccountRevoked(this.d, user._id);
     return userView(updated);
   }
 

@@ -2,6 +2,7 @@
 import type { Actor } from '../core/actor';
 import { ForbiddenError, ValidationError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
+import { recordCommentChange, recordTopicVoted } from './live-events';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
 import type { PostKind, PostRef, VoteService } from './services';
 
@@ -32,6 +33,7 @@ export class VoteServiceImpl implements VoteService {
       if (!changed) return { voted: on, voteCount: topic.voteCount };
       // The mark changed exactly once (a conditional update), so the count moves exactly once.
       const updated = await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } });
+      await recordTopicVoted(this.d, topic);
       return { voted: on, voteCount: (updated ?? topic).voteCount };
     }
     const comment = await loadComment(this.d, viewer, ref);
@@ -41,6 +43,7 @@ export class VoteServiceImpl implements VoteService {
     const updated = (await this.d.comments.update(comment._id, { $inc: { voteCount: on ? 1 : -1 } })) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.
     await refreshInteresting(this.d, updated);
+    await recordCommentChange(this.d, 'comment.voted', comment);
     return { voted: on, voteCount: updated.voteCount };
   }
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { exampleTabs } from './examples';
+import { liveExampleTabs } from './live-examples';
 
 const ASSETS: Record<string, { module: string; type: string }> = {
   'react.production.min.js': { module: 'react:umd/react.production.min.js', type: 'text/javascript; charset=utf-8' },
@@ -41,7 +42,10 @@ const PAGE = `<!doctype html>
 
 function appScript(): string {
   return `(function () {
-  var base = GraphiQL.createFetcher({ url: '/graphql', headers: { 'Apollo-Require-Preflight': 'true' } });
+  // Subscriptions go over WebSocket to the same path (graphql-transport-ws); the headers pane's
+  // Authorization travels in connection_init's payload.
+  var subscriptionUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
+  var base = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl: subscriptionUrl, headers: { 'Apollo-Require-Preflight': 'true' } });
   // The headers pane starts with an Authorization template; until a token is pasted in, send none,
   // so schema loading and anonymous queries work.
   function fetcher(params, opts) {
@@ -55,7 +59,7 @@ function appScript(): string {
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, {
     fetcher: fetcher,
-    defaultTabs: ${JSON.stringify(exampleTabs)},
+    defaultTabs: ${JSON.stringify([...exampleTabs, ...liveExampleTabs])},
     defaultHeaders: '{\\n  "Authorization": "Bearer <paste the token from the Login tab here>"\\n}',
     headerEditorEnabled: true,
     shouldPersistHeaders: true,

@@ -5,8 +5,9 @@ import { FileResolver } from './files';
 import { discussionResolvers } from './discussion';
 import { orderArgumentsAsDeclared } from './discussion/argument-order';
 import { NodeResolver } from './node/node.resolver';
+import { LiveResolver } from './subscriptions/resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [NodeResolver, ServerInfoResolver, ...discussionResolvers, FileResolver];
+export const resolvers: NonEmptyArray<Function> = [NodeResolver, ServerInfoResolver, ...discussionResolvers, FileResolver, LiveResolver];
 
 orderArgumentsAsDeclared([NodeResolver, FileResolver]);

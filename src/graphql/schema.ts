@@ -4,6 +4,7 @@ import { buildSchemaSync } from 'type-graphql';
 import { historyItemType } from './discussion/history.type';
 import { nodeType } from './node/node.type';
 import { resolvers } from './resolvers';
+import { noPubSub } from './subscriptions/resolver';
 
 let cached: GraphQLSchema | undefined;
 
@@ -14,6 +15,7 @@ export function buildGraphQLSchema(): GraphQLSchema {
     resolvers,
     // type-graphql 2 leaves class-validator off unless asked.
     validate: { forbidUnknownValues: false },
+    pubSub: noPubSub,
   });
   // type-graphql wraps an abstract type's resolveType in an async function; graphql-jit
   // (jit-executor.ts) needs it synchronous, which ours are.

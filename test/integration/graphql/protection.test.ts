@@ -7,6 +7,9 @@ import { startTestServer, TestServer } from '../../helpers/server';
 import { exampleTabs } from '../../../src/graphiql/examples';
 import { gql } from './helpers';
 
+// Seeding the demo data takes more than Jest's default 5 s hook timeout on a loaded machine.
+jest.setTimeout(60_000);
+
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 
 describe('with the default configuration and the demo data', () => {

@@ -4,8 +4,24 @@ import path from 'node:path';
 import { parse } from 'yaml';
 
 const root = path.join(__dirname, '../../..');
-type Service = { image?: string; build?: unknown; environment?: Record<string, string>; volumes?: string[]; healthcheck?: { test?: string[] }; depends_on?: Record<string, { condition?: string }>; ports?: string[] };
-const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  profiles?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition?: string }> | string[];
+  ports?: string[];
+  expose?: string[];
+  configs?: { source: string; target: string }[];
+};
+const compose = parse(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+  configs: Record<string, { content?: string }>;
+};
 const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
 
 describe('docker-compose.yml', () => {
@@ -23,10 +39,64 @@ describe('docker-compose.yml', () => {
     expect(agora?.environment?.MONGODB_URI).toMatch(/^mongodb:\/\/mongo:27017\//);
     expect(agora?.environment?.HOST).toBe('0.0.0.0');
     expect(agora?.environment?.JWT_SECRET).toMatch(/\$\{JWT_SECRET/);
-    expect(agora?.depends_on?.mongo?.condition).toBe('service_healthy');
+    expect((agora?.depends_on as Record<string, { condition?: string }>)?.mongo?.condition).toBe('service_healthy');
     expect(agora?.ports).toContain(`${agora?.environment?.PORT}:${agora?.environment?.PORT}`);
     const volume = agora?.volumes?.[0]?.split(':');
     expect(Object.keys(compose.volumes)).toContain(volume?.[0]);
+  });
+});
+
+describe('docker-compose.yml for live updates and scale-out', () => {
+  const { mongo } = compose.services;
+  const scale = ['agora-1', 'agora-2'].map((name) => compose.services[name]!);
+
+  it('runs MongoDB as a replica set that the compose file initiates itself (change streams need one)', () => {
+    const setName = mongo?.command?.[mongo.command.indexOf('--replSet') + 1];
+    expect(setName).toBeTruthy();
+    const check = mongo?.healthcheck?.test?.join(' ') ?? '';
+    expect(check).toMatch(
+      new RegExp(`rs\\.initiate\\(\\{ _id: '${setName}', members: \\[\\{ _id: 0, host: 'mongo:27017' \\}\\] \\}\\)`),
+    );
+    expect(check).toMatch(/isWritablePrimary/);
+    for (const svc of [compose.services.agora!, ...scale])
+      expect(svc.environment?.MONGODB_URI).toMatch(new RegExp(`[?&]replicaSet=${setName}$`));
+  });
+
+  it('offers a "scale" profile: two instances on one database, files on GridFS, one JWT secret', () => {
+    for (const svc of scale) {
+      expect(svc.profiles).toEqual(['scale']);
+      expect(svc.build).toBe('.');
+      expect((svc.depends_on as Record<string, { condition?: string }>).mongo?.condition).toBe('service_healthy');
+      expect(svc.environment).toMatchObject({ FILES_STORAGE: 'gridfs', HOST: '0.0.0.0', TRUST_PROXY: 'true' });
+      expect(svc.environment?.JWT_SECRET).toMatch(/\$\{JWT_SECRET/);
+      expect(svc.expose).toContain(svc.environment?.PORT);
+      expect(svc.ports).toBeUndefined();
+    }
+    expect(scale[0]!.environment).toEqual(scale[1]!.environment);
+  });
+
+  it('puts a reverse proxy in front of both that passes WebSocket upgrades', () => {
+    const proxy = compose.services.proxy!;
+    expect(proxy.profiles).toEqual(['scale']);
+    expect(proxy.depends_on).toEqual(['agora-1', 'agora-2']);
+    const mount = proxy.configs?.[0];
+    expect(mount?.target).toBe('/etc/nginx/conf.d/default.conf');
+    // Compose turns `$$` into `$`: this is the file nginx reads.
+    const conf = (compose.configs[mount!.source]?.content ?? '').replace(/\$\$/g, '$');
+    const port = scale[0]!.environment?.PORT;
+    expect(conf).toContain(`server agora-1:${port};`);
+    expect(conf).toContain(`server agora-2:${port};`);
+    expect(conf).toMatch(/proxy_http_version 1\.1;/);
+    expect(conf).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    expect(conf).toMatch(/map \$http_upgrade \$connection_upgrade \{\s*default upgrade;/);
+    expect(conf).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
+    expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+    // Idle subscriptions are kept open by the server's pings (LIVE_KEEPALIVE), well within this.
+    expect(conf).toMatch(/proxy_read_timeout 1h;/);
+    const listen = /listen (\d+);/.exec(conf)?.[1];
+    expect(proxy.ports).toContain(`${listen}:${listen}`);
+    // No single `$` left for compose to interpolate away.
+    expect(compose.configs[mount!.source]?.content).not.toMatch(/(^|[^$])\$[a-z_{]/);
   });
 });
 

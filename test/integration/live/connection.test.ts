@@ -1,0 +1,218 @@
+/**
+ * The WebSocket front door: protocol, authentication (invalid, expired and revoked tokens), limits,
+ * keep-alive, metrics and graceful shutdown, through real sockets against real servers.
+ */
+import WebSocket from 'ws';
+import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Instance, liveClient, LiveClient, rawSocket, startSecondInstance, wsUrlOf } from '../../helpers/live';
+import { startTestServer, TestServer } from '../../helpers/server';
+
+jest.setTimeout(60_000);
+
+let s: TestServer;
+let other: Instance;
+let f: DiscussionFactory;
+let alice: TestUser;
+const clients: LiveClient[] = [];
+const ACTIVITY = 'subscription($id: ID!) { topicActivity(topicId: $id) { kind cursor commentId } }';
+const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  s = await startTestServer({ LIVE_MAX_SUBSCRIPTIONS: '2', LIVE_MAX_CONNECTIONS_PER_ADDRESS: '6' });
+  other = await startSecondInstance(s);
+  f = new DiscussionFactory(s);
+  alice = await f.user('alice');
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await other.close();
+  await s.close();
+});
+
+describe('protocol and authentication', () => {
+  it('speaks graphql-transport-ws on /graphql and acknowledges a valid token', async () => {
+    const sock = rawSocket(wsUrlOf(s.url), {
+      type: 'connection_init',
+      payload: { authorization: `Bearer ${await alice.token()}` },
+    });
+    await sock.opened;
+    expect(sock.ws.protocol).toBe('graphql-transport-ws');
+    await settle();
+    expect(sock.received).toEqual([{ type: 'connection_ack' }]);
+    sock.ws.close();
+  });
+
+  it('closes with 4403 after connection_init when the token is invalid', async () => {
+    const sock = rawSocket(wsUrlOf(s.url), {
+      type: 'connection_init',
+      payload: { authorization: 'Bearer not-a-token' },
+    });
+    expect(await sock.closed).toMatchObject({ code: 4403 });
+    expect(sock.received).toEqual([]);
+  });
+
+  it('refuses a protocol other than graphql-transport-ws', async () => {
+    const sock = rawSocket(wsUrlOf(s.url), null, 'graphql-ws');
+    // The server selects no subprotocol, which a client asking for one must treat as a failure.
+    const opened = await sock.opened.then(
+      () => sock.ws.protocol,
+      (err: Error) => err.message,
+    );
+    expect(opened).not.toBe('graphql-ws');
+    expect((await sock.closed).code).not.toBe(1000);
+  });
+
+  it('answers an upgrade on another path with 404', async () => {
+    const sock = rawSocket(`${wsUrlOf(s.url)}x`, null);
+    await expect(sock.opened).rejects.toThrow('HTTP 404');
+  });
+
+  it('logging out everywhere on the other instance ends that viewer\'s subscriptions in seconds (4403)', async () => {
+    const bob = await f.user();
+    const token = await bob.token();
+    const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    await sock.opened;
+    await settle();
+    const started = Date.now();
+    await other.agora.services.discussion.auth.logoutEverywhere(bob.actor);
+    expect(await sock.closed).toMatchObject({ code: 4403, reason: 'Token revoked' });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("a ban ends the banned viewer's subscriptions (4403); other viewers stay connected", async () => {
+    const carol = await f.user();
+    const dave = await f.user();
+    const admin = await f.user(undefined, { admin: true });
+    const carolSock = rawSocket(other.wsUrl, {
+      type: 'connection_init',
+      payload: { authorization: `Bearer ${await carol.token()}` },
+    });
+    const daveSock = rawSocket(other.wsUrl, {
+      type: 'connection_init',
+      payload: { authorization: await dave.token() },
+    });
+    await Promise.all([carolSock.opened, daveSock.opened]);
+    await settle();
+    await s.agora.services.discussion.users.ban(admin.actor, carol.username);
+    expect(await carolSock.closed).toMatchObject({ code: 4403 });
+    await settle(500);
+    expect(daveSock.ws.readyState).toBe(WebSocket.OPEN);
+    daveSock.ws.close();
+  });
+
+  it('closes with 4403 when the token expires', async () => {
+    const erin = await f.user();
+    // A token issued 58 s ago under the 60 s lifetime below: it expires 2 s from now.
+    const lifetime = s.config.discussion.jwtLifetimeSeconds;
+    s.config.discussion.jwtLifetimeSeconds = 60;
+    f.at(new Date(Date.now() - 58_000));
+    const token = await erin.token();
+    f.at(null);
+    s.config.discussion.jwtLifetimeSeconds = lifetime;
+    const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
+    await sock.opened;
+    await settle();
+    expect(sock.received).toEqual([{ type: 'connection_ack' }]);
+    expect(await sock.closed).toMatchObject({ code: 4403, reason: 'Token expired' });
+  });
+
+  it('runs only subscriptions: a query over the socket is refused', async () => {
+    const c = liveClient(wsUrlOf(s.url));
+    clients.push(c);
+    const q = c.subscribe('{ serverInfo { version } }');
+    await q.got.until(() => q.got.errors.length > 0);
+    expect(q.got.errors[0][0]).toMatchObject({
+      message: expect.stringContaining('Only subscriptions'),
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+});
+
+describe('limits', () => {
+  it(`at most LIVE_MAX_SUBSCRIPTIONS per connection; completing one frees its place`, async () => {
+    const topic = await f.topic(alice);
+    const c = liveClient(wsUrlOf(s.url));
+    clients.push(c);
+    const a = c.subscribe(ACTIVITY, { id: topic.id36 });
+    const b = c.subscribe(ACTIVITY, { id: topic.id36 });
+    await settle();
+    const third = c.subscribe(ACTIVITY, { id: topic.id36 });
+    await third.got.until(() => third.got.errors.length > 0);
+    expect(third.got.errors[0][0].extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    a.stop();
+    await settle();
+    const fourth = c.subscribe(ACTIVITY, { id: topic.id36 });
+    await settle();
+    const posted = await f.comment(alice, topic);
+    expect((await fourth.got.count(1))[0].data.topicActivity.commentId).toBe(posted.id36);
+    expect((await b.got.count(1))[0].data.topicActivity.commentId).toBe(posted.id36);
+    expect(a.got.messages).toHaveLength(0);
+  });
+
+  it('at most LIVE_MAX_CONNECTIONS_PER_ADDRESS connections per client address (429 on the upgrade)', async () => {
+    await Promise.all(clients.map((c) => c.dispose()));
+    clients.length = 0;
+    await settle();
+    const socks = Array.from({ length: 6 }, () => rawSocket(wsUrlOf(s.url), null));
+    await Promise.all(socks.map((x) => x.opened));
+    const extra = rawSocket(wsUrlOf(s.url), null);
+    await expect(extra.opened).rejects.toThrow('HTTP 429');
+    socks[0]!.ws.close();
+    await socks[0]!.closed;
+    await settle();
+    const again = rawSocket(wsUrlOf(s.url), null);
+    await again.opened;
+    for (const x of [...socks, again]) x.ws.close();
+    await settle();
+  });
+});
+
+describe('lifecycle', () => {
+  it('drops a client that stops answering pings (LIVE_KEEPALIVE), keeps one that answers', async () => {
+    const t = await startTestServer({ LIVE_KEEPALIVE: '1' });
+    try {
+      const silent = new WebSocket(wsUrlOf(t.url), 'graphql-transport-ws', { autoPong: false });
+      const polite = new WebSocket(wsUrlOf(t.url), 'graphql-transport-ws');
+      const silentClosed = new Promise<number>((resolve) => silent.once('close', (code) => resolve(code)));
+      await Promise.all([silent, polite].map((w) => new Promise((r) => w.once('open', r))));
+      for (const w of [silent, polite]) w.send(JSON.stringify({ type: 'connection_init' }));
+      expect(await silentClosed).toBe(1006);
+      expect(polite.readyState).toBe(WebSocket.OPEN);
+      polite.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('reports open sockets, active subscriptions and delivered events in /metrics', async () => {
+    const topic = await f.topic(alice);
+    const c = liveClient(other.wsUrl);
+    clients.push(c);
+    const sub = c.subscribe(ACTIVITY, { id: topic.id36 });
+    await settle();
+    await f.comment(alice, topic);
+    await sub.got.count(1);
+    const text = await (await fetch(`${other.url}/metrics`)).text();
+    expect(text).toMatch(/^live_sockets_open 1$/m);
+    expect(text).toMatch(/^live_subscriptions_active 1$/m);
+    expect(Number(/^live_events_delivered_total (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a graceful shutdown sends the messages under way, then closes every socket with 1001', async () => {
+    const t = await startTestServer();
+    const tf = new DiscussionFactory(t);
+    const u = await tf.user();
+    const topic = await tf.topic(u);
+    const c = liveClient(wsUrlOf(t.url));
+    const sub = c.subscribe(ACTIVITY, { id: topic.id36 });
+    await settle();
+    const posted = [];
+    for (let i = 0; i < 5; i++) posted.push(await tf.comment(u, topic));
+    await t.agora.close();
+    await sub.got.until(() => c.closes.length > 0);
+    expect(c.closes[0]!.code).toBe(1001);
+    expect(sub.got.messages.map((m) => m.data.topicActivity.commentId)).toEqual(posted.map((p) => p.id36));
+    await c.dispose();
+    await t.close().catch(() => {});
+  });
+});

@@ -83,8 +83,8 @@ async function openSubscriptions(wsUrl, count, query, variables, onMessage) {
 }
 
 const ACTIVITY =
-  'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id votes } } }';
-const POST = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }';
+  'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id: id36 votes: voteCount } } }';
+const POST = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id: id36 } } }';
 
 async function main() {
   const workDir = tempDir('agora-bench-live-');
@@ -157,7 +157,7 @@ async function main() {
     for (let i = 0; i < COMMENTS; i++) {
       const r = await gql(a.url, POST, { t: topics[0], m: `latency ${i}` }, token);
       const answeredAt = performance.now();
-      const id = r.postComment.id;
+      const id = r.postComment.comment.id;
       const end = Date.now() + 10_000;
       while ((arrivals.get(id)?.length ?? 0) < SUBS && Date.now() < end) await sleep(5);
       const got = arrivals.get(id) ?? [];
@@ -197,7 +197,7 @@ async function main() {
       const due = started + i * (10_000 / BURST);
       if (due > Date.now()) await sleep(due - Date.now());
       inFlight.push(
-        gql(a.url, POST, { t: topics[1], m: `burst ${i}` }, token).then((r) => posted.push(r.postComment.id)),
+        gql(a.url, POST, { t: topics[1], m: `burst ${i}` }, token).then((r) => posted.push(r.postComment.comment.id)),
       );
     }
     await Promise.all(inFlight);

@@ -7,7 +7,7 @@ export const liveExampleTabs: ExampleTab[] = [
 # topic 1 (the PostComment tab, or another browser
 # window): it appears here as it happens. Subscriptions
 # run over WebSocket on /graphql; with a token in the
-# Headers pane, voted/isMe are yours. Pass a message's
+# Headers pane, viewerHasVoted/isNew are yours. Pass a message's
 # cursor as "after" to resume where you left off.
 # Other subscriptions: newTopics(group: "tech"), myReplies.
 
@@ -18,7 +18,8 @@ subscription TopicActivity($topicId: ID!, $after: String) {
     commentId
     parentId
     depth
-    comment { renderedHtml votes voted author { username } }
+    comment { id36 textHtml voteCount viewerHasVoted author { username } }
+    thread { depth isNew }
     topic { title voteCount commentCount }
   }
 }

@@ -19,8 +19,9 @@ const clients: LiveClient[] = [];
 
 const ACTIVITY = `subscription($id: ID!, $after: String) { topicActivity(topicId: $id, after: $after) {
   cursor kind topicId commentId parentId depth
-  topic { id voteCount commentCount voted }
-  comment { id parentId renderedHtml votes voted isMe author { username } }
+  topic { id: id36 voteCount commentCount voted: viewerHasVoted }
+  comment { id: id36 renderedHtml: textHtml votes: voteCount voted: viewerHasVoted isMe: viewerIsAuthor author { username } }
+  thread { depth isNew comment { id36 } }
 } }`;
 
 function client(url: string, token?: string): LiveClient {
@@ -122,13 +123,14 @@ it('a mutation answered over HTTP by one instance reaches a subscriber of the ot
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${await bob.token()}` },
     body: JSON.stringify({
-      query: 'mutation($t: ID!) { postComment(topicId: $t, markdown: "over http") { id } }',
+      query: 'mutation($t: ID!) { postComment(topicId: $t, markdown: "over http") { comment { id36 } } }',
       variables: { t: t.id36 },
     }),
   });
-  const body = (await res.json()) as { data: { postComment: { id: string } } };
+  const body = (await res.json()) as { data: { postComment: { comment: { id36: string } } } };
   const [m] = await sub.got.count(1);
-  expect(m.data.topicActivity).toMatchObject({ kind: 'COMMENT_POSTED', commentId: body.data.postComment.id });
+  const id36 = body.data.postComment.comment.id36;
+  expect(m.data.topicActivity).toMatchObject({ kind: 'COMMENT_POSTED', commentId: id36, thread: { depth: 0 } });
 });
 
 it('comments posted at once through both instances reach every subscriber once each, in cursor order', async () => {
@@ -188,9 +190,9 @@ it('a malformed or unknown cursor is refused as bad input', async () => {
 
 describe('new topics and replies', () => {
   const NEW_TOPICS =
-    'subscription($g: String) { newTopics(group: $g) { kind cursor topic { id title group { path } } } }';
+    'subscription($g: String) { newTopics(group: $g) { kind cursor topic { id: id36 title group { path } } } }';
   const REPLIES =
-    'subscription { myReplies { kind commentId parentId depth comment { id author { username } } topic { id } } }';
+    'subscription { myReplies { kind commentId parentId depth comment { id: id36 author { username } } topic { id: id36 } } }';
 
   it('new topics of the whole site, and of a group with its subgroups', async () => {
     await f.group('news');

@@ -19,7 +19,7 @@ it('closes a connection more than LIVE_QUEUE_LIMIT messages behind (1008), keeps
   const f = new DiscussionFactory(s);
   const u = await f.user();
   const topic = await f.topic(u);
-  const query = 'subscription($id: ID!) { topicActivity(topicId: $id) { cursor comment { renderedHtml } } }';
+  const query = 'subscription($id: ID!) { topicActivity(topicId: $id) { cursor comment { renderedHtml: textHtml } } }';
   const slow = rawSocket(wsUrlOf(s.url), { type: 'connection_init' });
   await slow.opened;
   await new Promise((r) => setTimeout(r, 200));

@@ -19,8 +19,8 @@ const clients: LiveClient[] = [];
 
 const ACTIVITY = `subscription($id: ID!) { topicActivity(topicId: $id) {
   kind commentId
-  comment { id isRemoved renderedHtml voted bookmarked isMe author { username } }
-  topic { id voted ignored }
+  comment { id: id36 isRemoved renderedHtml: textHtml voted: viewerHasVoted bookmarked: viewerHasBookmarked isMe: viewerIsAuthor author { username } }
+  topic { id: id36 voted: viewerHasVoted ignored: viewerHasIgnored }
 } }`;
 
 async function subscribeAs(user: TestUser | null, topicId36: string) {

@@ -442,12 +442,13 @@ export class DiskStore implements ByteStore {
       const p = path.join(this.tmpDir, name);
       const mine = m !== null && m[1] === HOST_TAG;
       const pid = m ? Number(m[2]) : NaN;
-      // Our own pid at start-up cannot have uploads yet: it belonged to an earlier process.
-      let dead = mine && (pid === process.pid || !isAlive(pid));
-      if (!dead) {
-        const st = await fs.promises.stat(p).catch(() => undefined);
-        dead = st !== undefined && st.mtimeMs < cutoff;
-      }
+      const st = await fs.promises.stat(p).catch(() => undefined);
+      // Our own pid: an earlier process's (pids are reused, in containers always) only when the marker is
+      // older than this process. The server listens before this recovery runs, so a marker of ours
+      // created since is an upload in flight, which must keep its bytes (removing them answered 500).
+      const earlier = pid === process.pid && st !== undefined && st.mtimeMs < performance.timeOrigin;
+      let dead = mine && (earlier || (pid !== process.pid && !isAlive(pid)));
+      if (!dead) dead = st !== undefined && st.mtimeMs < cutoff;
       if (!dead) continue;
       const id = m?.[3];
       const orphan = id === undefined || !(await isReferenced([id])).has(id);

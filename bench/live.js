@@ -14,6 +14,7 @@
  * Writes bench/results/live.json and prints a summary. Figures are from a shared machine: noisy.
  */
 'use strict';
+const { gql } = require('./lib/graphql');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -33,17 +34,6 @@ const BURST = num('BENCH_LIVE_BURST', 200);
 const BURST_SUBS = num('BENCH_LIVE_BURST_SUBSCRIBERS', 500);
 
 const LIVE_ENV = { LIVE_MAX_CONNECTIONS_PER_ADDRESS: '10000', LIVE_QUEUE_LIMIT: '100000', LOG_LEVEL: 'warn' };
-
-async function gql(url, query, variables, token) {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await res.json();
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
 
 /** /proc/<pid>: resident bytes and CPU seconds (user + system). */
 function procStats(pid) {

@@ -29,6 +29,7 @@
  * load generator into 429s); the global cap on concurrent uploads stays at its default.
  */
 'use strict';
+const { gql } = require('./lib/graphql');
 const { mulberry32 } = require('./lib/random');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -56,17 +57,6 @@ const MAX_LISTED_FAILURES = 30;
 function makeRandom(seed) {
   const next = mulberry32(seed);
   return { next, int: (n) => Math.floor(next() * n), pick: (xs) => xs[Math.floor(next() * xs.length)] };
-}
-
-async function gql(url, query, variables, token) {
-  const res = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await res.json();
-  if (res.status !== 200 || body.errors) throw new Error(`GraphQL ${query.slice(0, 40)}: ${res.status} ${JSON.stringify(body.errors)}`);
-  return body.data;
 }
 
 /** The object cache's counters from /metrics (zeros when the server has none, e.g. GridFS). */

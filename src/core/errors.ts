@@ -154,6 +154,19 @@ function isDriverSocketError(err: object): boolean {
 }
 
 /**
+ * `insertMany` (the batched file-metadata insert) wraps a failure of the whole command — a connection
+ * the killed database closed, a pool cleared — in a MongoBulkWriteError without per-document write
+ * errors or a write-concern error (the driver's "driver related error, not a bulk op error"); a
+ * document's own failure (a duplicate key) always carries write errors. Found by the chaos run: 34
+ * uploads answered 500 instead of 503 while the database was being relaunched.
+ */
+function isWholeBulkFailure(err: object): boolean {
+  const e = err as { name?: unknown; writeErrors?: unknown; writeConcernError?: unknown };
+  if (e.name !== 'MongoBulkWriteError' || e.writeConcernError != null) return false;
+  return e.writeErrors == null || (Array.isArray(e.writeErrors) && e.writeErrors.length === 0);
+}
+
+/**
  * Classifies an error thrown anywhere below a front door: domain errors pass through, database
  * connectivity failures become ServiceUnavailableError, anything else is unexpected (null).
  * Out of space: the database refusing a write is a 503 (it may have room again later; nothing
@@ -172,6 +185,7 @@ export function classifyError(err: unknown): AppError | null {
       return new ServiceUnavailableError('The database is unavailable, try again shortly');
     }
     if (isDriverSocketError(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
+    if (isWholeBulkFailure(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
   }
   return null;
 }

@@ -44,3 +44,18 @@ describe('socket errors', () => {
     expect(classifyError(epipe(`Error: write EPIPE\n${at}`))).toBeNull();
   });
 });
+
+describe('a bulk insert cut off by the database going away', () => {
+  // As the driver builds it: the MongoNetworkError's message, no per-document write errors.
+  const cut = Object.assign(new Error('connection 44 to 127.0.0.1:24631 closed'), { name: 'MongoBulkWriteError', writeErrors: [] });
+  const duplicate = Object.assign(new Error('E11000 duplicate key'), {
+    name: 'MongoBulkWriteError',
+    code: 11000,
+    writeErrors: [{ index: 0, code: 11000 }],
+  });
+
+  it('is the database being unavailable (503), but a document refused for itself is not', () => {
+    expect(classifyError(cut)).toBeInstanceOf(ServiceUnavailableError);
+    expect(classifyError(duplicate)).toBeNull();
+  });
+});

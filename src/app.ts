@@ -8,6 +8,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { GraphQLError } from 'graphql';
 import type { Config } from './config';
 import { AppError, classifyError } from './core/errors';
+import { proxyTrust } from './core/proxy-trust';
 import { keepFirstHeaderValues } from './core/repeated-headers';
 import type { Database } from './db/connection';
 import type { Metrics } from './metrics';
@@ -52,7 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
-    trustProxy: trustedProxies(config),
+    trustProxy: proxyTrust(config),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
@@ -231,11 +232,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(betaRoutes, { prefix: '/api/beta', config, services });
   await app.register(filesRoutes, { config, services });
   return app;
-}
-
-/** Fastify's trustProxy from the config: a hop count as a trust function (hop 0 is the peer), or the address list. */
-function trustedProxies(config: Config): boolean | string | ((address: string, hop: number) => boolean) {
-  if (!config.trustProxy) return false;
-  const trust = config.proxyTrust;
-  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }

@@ -31,6 +31,7 @@ import { makeServer, type ServerOptions } from 'graphql-ws';
 import type { Config } from '../config';
 import type { Actor } from '../core/actor';
 import { ANONYMOUS } from '../core/actor';
+import { forwardedView, proxyTrust, type ForwardedView } from '../core/proxy-trust';
 import type { EventServices } from '../events';
 import type { Metrics } from '../metrics';
 import type { Services } from '../services';
@@ -76,12 +77,14 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
   const perAddress = new Map<string, number>();
   const connections = new WeakMap<WebSocket, LiveConnection>();
   let closing = false;
+  // TRUST_PROXY's one rule, as Fastify applies it to HTTP requests (src/core/proxy-trust.ts).
+  const trust = proxyTrust(config);
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== PATH) return refuse(socket, 404, 'Not Found');
     if (closing) return refuse(socket, 503, 'Service Unavailable');
-    const address = clientAddress(req, config);
+    const address = forwardedView(req, trust).ip;
     const open = perAddress.get(address) ?? 0;
     if (open >= config.live.maxConnectionsPerAddress) {
       metrics.liveDropped.inc({ reason: 'limit' });
@@ -120,7 +123,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           return false; // graphql-ws closes with 4403 Forbidden
         }
       }
-      const conn = new LiveConnection(ctx.extra.socket, clientAddress(ctx.extra.request, config), actor, token);
+      const conn = new LiveConnection(ctx.extra.socket, forwardedView(ctx.extra.request, trust).ip, actor, token);
       if (token !== null) conn.expireAt(expiryOf(token));
       connections.set(ctx.extra.socket, conn);
       if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
@@ -169,7 +172,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
         actor: conn.actor,
         services,
         config,
-        request: pseudoRequest(ctx.extra.request, conn.address, config),
+        request: pseudoRequest(ctx.extra.request, forwardedView(ctx.extra.request, trust)),
         // No HTTP reply exists; no subscription field uses it (uploads run over HTTP only).
         reply: undefined as unknown as FastifyReply,
         loaders: new Map(),
@@ -331,37 +334,14 @@ function expiryOf(token: string): number | undefined {
   }
 }
 
-/**
- * The client's address as Fastify would report it: the peer, or with TRUST_PROXY the
- * X-Forwarded-For entry as many hops back as trusted (an address list trusts one hop).
- */
-function clientAddress(req: IncomingMessage, config: Config): string {
-  const peer = req.socket.remoteAddress ?? 'unknown';
-  if (!config.trustProxy) return peer;
-  const header = req.headers['x-forwarded-for'];
-  const chain = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const hops = typeof config.proxyTrust === 'number' ? config.proxyTrust : 1;
-  return chain[chain.length - hops] ?? chain[0] ?? peer;
-}
-
 /** What resolvers read from a request (links' scheme and host, the client address, headers). */
-function pseudoRequest(req: IncomingMessage, address: string, config: Config): FastifyRequest {
-  const forwarded = (name: string) => {
-    const v = config.trustProxy ? req.headers[name] : undefined;
-    return typeof v === 'string' ? v.split(',')[0]!.trim() : undefined;
-  };
-  const host = forwarded('x-forwarded-host') ?? req.headers.host ?? 'localhost';
-  const protocol =
-    forwarded('x-forwarded-proto') ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+function pseudoRequest(req: IncomingMessage, view: ForwardedView): FastifyRequest {
   return {
     headers: req.headers,
-    ip: address,
-    protocol,
-    host,
-    hostname: host.replace(/:\d+$/, ''),
+    ip: view.ip,
+    protocol: view.protocol,
+    host: view.host,
+    hostname: view.host.replace(/:\d+$/, ''),
     body: undefined,
   } as unknown as FastifyRequest;
 }

@@ -82,10 +82,11 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
 /**
  * The response status, per GraphQL over HTTP: 200 whenever `data` is present and not null (partial
  * data with field errors, under application/json and application/graphql-response+json alike), so
- * clients keep the data. When the operation produced no data at all (`data: null`: every root field
- * refused), an error that concerns the whole request sets it: SERVICE_UNAVAILABLE (the database is
- * away) → 503, INSUFFICIENT_STORAGE (an upload could not be stored) → 507, UNAUTHENTICATED → 401
- * (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`);
+ * clients keep the data. A mutation of which every field failed (each null with its own error, e.g.
+ * the one `uploadFile` of an operation refused) changed nothing and is answered as refused: `data`
+ * null. When the operation produced no data, an error that concerns the whole request sets the
+ * status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
+ * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`);
  * other errors leave Apollo's status. Requests refused before execution (parse, validation,
  * variables, a bad token) keep Apollo's 4xx.
  */
@@ -101,10 +102,12 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ response, errors }) {
+        async willSendResponse({ response, errors, operation }) {
           if (response.body.kind !== 'single' || !('data' in response.body.singleResult)) return;
           const http = response.http;
-          if (response.body.singleResult.data != null) {
+          const result = response.body.singleResult;
+          if (operation?.operation === 'mutation' && nothingChanged(result.data, result.errors)) result.data = null;
+          if (result.data != null) {
             http.status = 200;
             http.headers.delete('www-authenticate');
             http.headers.delete('retry-after');
@@ -124,4 +127,18 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
       };
     },
   };
+}
+
+/**
+ * Whether no field of a mutation produced anything: each is null and an error names it. (A nullable
+ * mutation such as `uploadFile` then answers like a refused operation, while two aliases of which
+ * one failed keep the other's result and a 200. Queries keep GraphQL's `data` as executed.)
+ */
+function nothingChanged(
+  data: Record<string, unknown> | null | undefined,
+  errors: readonly { path?: readonly (string | number)[] }[] | undefined,
+): boolean {
+  if (data == null || !errors?.length) return false;
+  const keys = Object.keys(data);
+  return keys.length > 0 && keys.every((k) => data[k] === null && errors.some((e) => e.path?.[0] === k));
 }

@@ -112,10 +112,12 @@ const RANDOMIZE = 'Replace the name (not its extension) with 8 random characters
 @Resolver()
 export class FileResolver {
   @Mutation(() => UploadedFile, {
+    nullable: true,
     description:
       'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: ' +
-      'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Its failure fails the operation ' +
-      '(use `uploadFiles` for several files whose results must arrive even when one fails): 400 empty file or bad name, 401 API key required, 413 over the size limit, ' +
+      'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Null with an error when the file ' +
+      'cannot be stored; other fields of the operation (another `uploadFile` alias, say) keep their results and the answer is 200. When nothing in ' +
+      'the operation succeeded, `data` is null and the status is the error\'s: 400 empty file or bad name, 401 API key required, 413 over the size limit, 507 INSUFFICIENT_STORAGE when the disk is full, ' +
       '429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) ' +
       'or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may fill several variables (the spec\'s map).',
   })
@@ -127,7 +129,7 @@ export class FileResolver {
     @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
     @Arg('accessKey', () => String, { nullable: true, description: ACCESS_KEY }) accessKey: string | null,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<UploadedFile> {
+  ): Promise<UploadedFile | null> {
     return store(ctx, file, { filename, randomize, deleteKey, expiresIn, accessKey });
   }
 

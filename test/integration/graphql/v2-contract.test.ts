@@ -160,4 +160,30 @@ describe('multipart uploads', () => {
     expect(r.body.errors![0]).toMatchObject({ path: ['uploadFiles', 1], extensions: { code: 'BAD_USER_INPUT' } });
     expect(r.body.errors![0].extensions).not.toHaveProperty('http');
   });
+
+  it('two uploadFile aliases of which one fails: the other is stored and its delete key answered, with 200', async () => {
+    const query = 'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a) { filename deleteKey } b: uploadFile(file: $b) { filename deleteKey } }';
+    const r = await multipart(
+      { query, variables: { a: null, b: null } },
+      { '0': ['variables.a'], '1': ['variables.b'] },
+      { '0': ['kept.txt', 'kept bytes'], '1': ['empty.txt', ''] },
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.data.a).toEqual({ filename: 'kept.txt', deleteKey: expect.any(String) });
+    expect(r.body.data.b).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0]).toMatchObject({ path: ['b'], extensions: { code: 'BAD_USER_INPUT' } });
+    const stored = await fetch(`${s.url}/selif/kept.txt`);
+    expect([stored.status, await stored.text()]).toEqual([200, 'kept bytes']);
+    const del = await fetch(`${s.url}/kept.txt`, { method: 'DELETE', headers: { 'linx-delete-key': r.body.data.a.deleteKey } });
+    expect(del.status).toBe(200);
+  });
+
+  it('an operation whose only upload fails produced nothing: data null and the error\'s status', async () => {
+    const query = 'mutation($a: Upload!) { uploadFile(file: $a) { filename } }';
+    const r = await multipart({ query, variables: { a: null } }, { '0': ['variables.a'] }, { '0': ['empty.txt', ''] });
+    expect(r.status).toBe(400);
+    expect(r.body.data).toBeNull();
+    expect(r.body.errors![0]).toMatchObject({ path: ['uploadFile'], extensions: { code: 'BAD_USER_INPUT' } });
+  });
 });

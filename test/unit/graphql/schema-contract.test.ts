@@ -255,7 +255,7 @@ describe('Mutation', () => {
     ['editTopicTags', 'editTopicTags(id: ID!, tags: [String!]!): Topic!'],
     ['banUser', 'banUser(username: String!, banned: Boolean! = true): User!'],
     ['visitTopic', 'visitTopic(id: ID!): Topic!'],
-    ['uploadFile', 'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile!'],
+    ['uploadFile', 'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile'],
     ['uploadFiles', 'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): [UploadedFile]!'],
   ])('%s', (name, sig) => {
     expect(signature('Mutation', name)).toBe(sig);

@@ -6,7 +6,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ClientClosedRequestError, classifyError, TooManyRequestsError } from '../../core/errors';
 import { prefersJson } from './accept';
 import { awaitsContinue } from './expect-continue';
-import { drainBody, unreadBody } from './unread-body';
+import { lingerAfterAnswer } from '../../core/lingering-close';
+import { drainBody, isBeingRead, unreadBody } from './unread-body';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -67,6 +68,10 @@ export function sendError(
   }
   // An unread request body (an upload refused early) cannot be skipped on a kept-alive connection.
   if (body === 'close') reply.header('connection', 'close');
+  // Failed while the body was arriving (no space left, the database away): the client is still
+  // sending; read what it sends after the answer, so the answer reaches it (lingering-close.ts).
+  // Not for 413: a body over the size limit is not read a byte further.
+  if (body === 'close' && status !== 413 && isBeingRead(request)) lingerAfterAnswer(request.raw);
   return writeError(request, reply, status, message);
 }
 

@@ -45,6 +45,17 @@ function procStats(pid) {
   return { rss, cpu: ticks / 100 };
 }
 
+/** V8's heap as the server's /metrics reports it (prom-client's default metrics), in bytes. */
+async function heapOf(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (re) => Number(re.exec(text)?.[1] ?? NaN);
+  return {
+    used: read(/^nodejs_heap_size_used_bytes (\S+)/m),
+    total: read(/^nodejs_heap_size_total_bytes (\S+)/m),
+    newSpace: read(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)/m),
+  };
+}
+
 function percentile(values, p) {
   const v = [...values].sort((a, b) => a - b);
   return v[Math.min(v.length - 1, Math.floor((p / 100) * v.length))];
@@ -120,6 +131,7 @@ async function main() {
     const bare = procStats(b.pid);
     await sleep(IDLE_SECONDS * 1000);
     const before = procStats(b.pid);
+    const heapBefore = await heapOf(b.url);
     const arrivals = new Map(); // commentId → arrival times
     const subs = await openSubscriptions(wsB, SUBS, ACTIVITY, { id: topics[0] }, (_i, m, at) => {
       const id = m.data?.topicActivity?.commentId;
@@ -130,11 +142,17 @@ async function main() {
     const opened = procStats(b.pid);
     await sleep(IDLE_SECONDS * 1000);
     const idle = procStats(b.pid);
+    const heapIdle = await heapOf(b.url);
     results.idle = {
       subscriptions: SUBS,
       sockets: Math.ceil(SUBS / PER_SOCKET),
       rssGrowthMiB: round((opened.rss - before.rss) / 2 ** 20, 1),
       rssAfterIdleGrowthMiB: round((idle.rss - before.rss) / 2 ** 20, 1),
+      // What the subscriptions hold (live objects), and how much of the RSS growth is V8's young
+      // generation grown by the burst of allocations while they were opened (released in time).
+      heapUsedGrowthMiB: round((heapIdle.used - heapBefore.used) / 2 ** 20, 1),
+      heapTotalGrowthMiB: round((heapIdle.total - heapBefore.total) / 2 ** 20, 1),
+      newSpaceGrowthMiB: round((heapIdle.newSpace - heapBefore.newSpace) / 2 ** 20, 1),
       cpuPercentOfOneCoreIdle: round(((idle.cpu - opened.cpu) / IDLE_SECONDS) * 100, 2),
       cpuPercentOfOneCoreWithoutSubscriptions: round(((before.cpu - bare.cpu) / IDLE_SECONDS) * 100, 2),
       idleSeconds: IDLE_SECONDS,

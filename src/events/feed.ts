@@ -23,6 +23,13 @@ const FIRST_WINDOW = 8;
 const GAP_WAIT_MS = 2000;
 /** With change streams the poll is only a safety net. */
 const CHANGE_STREAM_POLL_MS = 1000;
+/**
+ * Polling slows down to QUIET_FACTOR × the interval after QUIET_AFTER_MS without an event (400 ms
+ * by default): most of an idle instance's CPU is its polls, and only the first event after a quiet
+ * spell waits the longer interval; the one it finds brings the short interval back.
+ */
+const QUIET_AFTER_MS = 10_000;
+const QUIET_FACTOR = 4;
 
 export type FeedListener = (batch: readonly LiveEvent[]) => Promise<void>;
 export type FeedMode = 'change-stream' | 'poll';
@@ -42,6 +49,7 @@ export class EventFeed {
   private woken = false;
   private gap: { seq: number; since: number } | undefined;
   private headCheckedAt = 0;
+  private lastEventAt = Date.now();
   private pulling: Promise<void> = Promise.resolve();
   /** No live connection on this instance: nobody would receive what is read, so nothing is. */
   private idle = true;
@@ -137,8 +145,13 @@ export class EventFeed {
     }
   }
 
+  private interval(): number {
+    if (this.mode === 'change-stream') return CHANGE_STREAM_POLL_MS;
+    const quiet = Date.now() - this.lastEventAt > QUIET_AFTER_MS;
+    return quiet ? this.options.pollIntervalMs * QUIET_FACTOR : this.options.pollIntervalMs;
+  }
+
   private async run(): Promise<void> {
-    const interval = this.mode === 'change-stream' ? CHANGE_STREAM_POLL_MS : this.options.pollIntervalMs;
     while (this.running) {
       this.woken = false;
       try {
@@ -149,7 +162,7 @@ export class EventFeed {
       if (!this.running) break;
       if (this.woken) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, interval);
+        const timer = setTimeout(resolve, this.interval());
         this.wakeUp = () => {
           clearTimeout(timer);
           resolve();
@@ -199,6 +212,7 @@ export class EventFeed {
 
   private async deliver(batch: LiveEvent[]): Promise<void> {
     this.released = batch[batch.length - 1]!.seq;
+    this.lastEventAt = Date.now();
     for (const l of this.listeners) {
       try {
         await l(batch);

@@ -3,8 +3,8 @@
  * written as plainly as Node allows. PUT streams the request body to a file while hashing it with
  * SHA-256; GET serves a file with a plain read stream. Run as its own process so its memory and
  * CPU are measured like Agora's: `node bench/baseline-server.js <dir> [--fsync]` prints its port.
- * With --fsync an upload is flushed to disk (fsync) before it is answered: the durability the files
- * spec requires of Agora (bytes complete and durable before the metadata), for comparison.
+ * With --fsync an upload is flushed to disk (fsync) before it is answered: the durability
+ * docs/files-api.md §13 requires of Agora (bytes complete and durable before the metadata), for comparison.
  */
 'use strict';
 const crypto = require('node:crypto');

@@ -228,7 +228,7 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   makeFile(work.big, opts.bigBytes);
 
   const baseline = await startBaseline(path.join(workDir, 'baseline-store'));
-  // The same baseline, flushing each upload to disk before answering: Agora must (files spec 11,
+  // The same baseline, flushing each upload to disk before answering: Agora must (docs/files-api.md §13,
   // bytes durable before the metadata), the plain baseline does not.
   const durableBaseline = await startBaseline(path.join(workDir, 'baseline-durable-store'), ['--fsync']);
   const plain = (name, server) => ({

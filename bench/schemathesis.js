@@ -5,7 +5,7 @@
  * fuzzing, stateful) — once anonymous and once logged in (demo user alice). Each run is bounded
  * by its time budget. Prints requests, checks and failures per run; failures are listed, and the
  * one kind OpenAPI 3.0 cannot prevent (a schema-valid request giving both `before` and `after`,
- * refused with 400 `Can't specify both after and before.`, discussion-behaviour.md §2.3) is
+ * refused with 400 `Can't specify both after and before.`, docs/discussion-api.md §2.3) is
  * counted apart as expected. Exits 1 on any other failure or on a Schemathesis error.
  *
  *   ST_SECONDS=120   time budget of each run (default 120)

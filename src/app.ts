@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         const refusal = refusalFor(pathOnly, status >= 400 && status < 500 ? status : 400, req.headers.accept);
         return reply.status(status >= 400 && status < 500 ? status : 400).headers(refusal.headers).send(refusal.body);
       }
-      // An undecodable URL is a bad request (discussion-behaviour.md §2.5); a parameter over
+      // An undecodable URL is a bad request (docs/discussion-api.md §2.5); a parameter over
       // maxParamLength names no topic or user.
       if (frontDoorOf(pathOnly) === 'beta') {
         if (code === 'FST_ERR_BAD_URL') return sendBetaError(reply, 400, [{ message: 'Bad request' }]);
@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return sendFilesError(req, reply, 404, 'File not found');
       }
       if (/^\/upload\/[^/]*$/.test(pathOnly)) {
-        // PUT /upload/{name} with a name the router refuses: the upload's own answers (§3).
+        // PUT /upload/{name} with a name the router refuses: the upload's own answers (docs/files-api.md §3).
         reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP);
         if (req.method !== 'PUT') return sendFilesError(req, reply, 404, 'Not found');
         return sendFilesError(req, reply, 400, code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request');
@@ -137,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   /**
    * No route matched. A method no route of the files API declares (TRACE, PROPFIND, …) on one of
-   * its paths: that API's `Not found` (§1), in its format; on /graphql, 405 in GraphQL's format.
+   * its paths: that API's `Not found` (docs/files-api.md §1), in its format; on /graphql, 405 in GraphQL's format.
    */
   const notFound = (req: FastifyRequest, reply: FastifyReply) => {
     const pathOnly = pathOfTarget(req.raw.url ?? '/');

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * `{base}` of every absolute URL Agora writes — file URLs (files-behaviour 2.3), topic and comment
- * links (discussion-behaviour 1.4), in REST and GraphQL alike — so no layer can compute it its own way:
+ * `{base}` of every absolute URL Agora writes — file URLs (docs/files-api.md §2.3), topic and comment
+ * links (docs/discussion-api.md §1.4), in REST and GraphQL alike — so no layer can compute it its own way:
  *
  * 1. `PUBLIC_URL` when configured (any trailing `/` removed);
  * 2. otherwise the request's scheme and host. Fastify, built with `TRUST_PROXY`, honours

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { EnvReader } from './reader';
 
-/** The file-sharing settings of files-behaviour.md §12. */
+/** The file-sharing settings of docs/files-api.md §12. */
 export interface FilesConfig {
   storage: 'disk' | 'gridfs';
   maxSize: number;
@@ -39,7 +39,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     acceptLinxHeaders: r.bool('FILES_ACCEPT_LINX_HEADERS', true),
     cleanupInterval: r.int('FILES_CLEANUP_INTERVAL', 600, 0),
     accessCookieExpiry: r.int('FILES_ACCESS_COOKIE_EXPIRY', 0, 0),
-    // Off by default (files-behaviour.md §3): linx-server has no limit and its batch clients upload
+    // Off by default (docs/files-api.md §3): linx-server has no limit and its batch clients upload
     // many files in a row; the concurrent-upload cap and FILES_MAX_SIZE still bound one process.
     uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 0, 0, 1_000_000),
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),

@@ -1,10 +1,13 @@
 /**
  * The one error vocabulary of the domain. Services throw these; each front door maps them once
- * (REST: status + its spec's body; GraphQL: extensions.code + extensions.http.status).
+ * (REST: status + the body its reference in docs/ gives; GraphQL: extensions.code + extensions.http.status).
  * Nothing here knows about HTTP frameworks; `status` is only the conventional mapping.
  */
 
-/** One problem with one input. `field` names the parameter or property; `exception` is the REST spec's class name. */
+/**
+ * One problem with one input. `field` names the parameter or property; `exception` is the class name
+ * /api/beta shows (docs/discussion-api.md §2.1).
+ */
 export interface Issue {
   field?: string;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * Repeated request headers count with their first value (files-behaviour.md §2.1), as linx-server
+ * Repeated request headers count with their first value (docs/files-api.md §2.1), as linx-server
  * and every Go client read them (`Header.Get`). Node joins repeated lines of most headers with
  * ", " (`Linx-Randomize: yes` + `Linx-Randomize: no` would read `"yes, no"`, two delete keys one
  * key `"a, b"`); this puts the first line back for every reader of `request.headers`, both REST

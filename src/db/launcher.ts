@@ -1,5 +1,5 @@
 /**
- * Chooses the database, in the order of design/stack.md:
+ * Chooses the database, in this order (docs/architecture.md, "The embedded database"):
  *   1. MONGODB_URI → used as is;
  *   2. a `mongod` on PATH (or MONGOD_BIN) → started with its data under DATA_DIR;
  *   3. FerretDB 1.24 (FERRETDB_BIN, the cached build, or built once with Go) → SQLite under DATA_DIR;

@@ -1,8 +1,8 @@
 /**
- * Validation of listing and lookup arguments (behaviour spec 2.3). Each check appends at most one
- * issue; callers run them in the spec's order (topic_id36, limit, before, after, period, tag,
+ * Validation of listing and lookup arguments (docs/discussion-api.md §2.3). Each check appends at most one
+ * issue; callers run them in the order of §2.3 (topic_id36, limit, before, after, period, tag,
  * order, then the cross-parameter check) and throw one ValidationError listing every problem.
- * The messages are the spec's; GraphQL shows the same wording.
+ * The messages are those of §2.3; GraphQL shows the same wording.
  */
 import type { Issue } from '../core/errors';
 import { id36ToNumber, isId36, MixedCursor, parseMixedCursor } from './rules/id36';

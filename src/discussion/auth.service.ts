@@ -71,7 +71,7 @@ export class AuthServiceImpl implements AuthService {
   }
 
   /**
-   * The login rate limit (behaviour spec 3.2): refuses when the address or the username already
+   * The login rate limit (docs/discussion-api.md §3.2): refuses when the address or the username already
    * holds the limit of attempts within the window, otherwise counts this attempt against both.
    */
   private async countAttempt(clientAddress: string, username: string): Promise<void> {

@@ -3,10 +3,10 @@
  * comments is most of the cost of showing it (5,000 comments: ~0.3 s of database time and ~0.1 s
  * of BSON decoding on the embedded database), and big topics are read far more often than written.
  *
- * Correctness stays in the database (architecture.md, "Scaling out"): every change of a comment
- * gives its topic's comments a new random version after the comment is written (CommentRepository,
- * collection `comment_versions`), and an entry is used only while the version just read is the one
- * the entry was stored under. The version is read before the comments, so an entry can be older
+ * Correctness stays in the database (docs/architecture.md, "The layers and their rules", 5): every
+ * change of a comment gives its topic's comments a new random version after the comment is written
+ * (CommentRepository, collection `comment_versions`), and an entry is used only while the version
+ * just read is the one the entry was stored under. The version is read before the comments, so an entry can be older
  * than its version but never newer; any instance's write makes every instance's entry stale.
  * If a process dies between writing a comment and the new version, other instances could serve
  * the older comments: entries also expire after `maxAgeSeconds`, which bounds that.

@@ -1,5 +1,5 @@
 /**
- * A user's history (behaviour spec 7): the mixed feed of topics and comments, and the topic-only
+ * A user's history (docs/discussion-api.md §7): the mixed feed of topics and comments, and the topic-only
  * and comment-only feeds. At most six database commands per page: viewer, target user, cursor
  * item, topics, comments, the viewer's marks.
  */

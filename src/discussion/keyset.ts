@@ -1,5 +1,5 @@
 /**
- * Keyset pagination (behaviour spec 5.6): filters and sorts for "after X" / "before X" on a
+ * Keyset pagination (docs/discussion-api.md §5.6): filters and sorts for "after X" / "before X" on a
  * (key, _id) order, both descending, and the page flags computed from `limit + 1` rows.
  */
 import type { PageInfo } from './views';

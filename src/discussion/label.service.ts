@@ -1,5 +1,5 @@
 /**
- * Comment labels (behaviour spec 6.3): each user puts each label at most once on a comment that is
+ * Comment labels (docs/discussion-api.md §6.3): each user puts each label at most once on a comment that is
  * not their own, with weight 1.0; `exemplary` needs a reason. The comment keeps the weight sums.
  */
 import type { Actor } from '../core/actor';

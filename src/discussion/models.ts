@@ -176,7 +176,7 @@ const topicSchema = new Schema<TopicDoc>(
   },
   opts,
 );
-/** The sort field of each listing order (behaviour spec 5.4). */
+/** The sort field of each listing order (docs/discussion-api.md §5.4). */
 export const TOPIC_SORT_FIELDS = {
   activity: 'lastInterestingActivityAt',
   all_activity: 'lastActivityAt',

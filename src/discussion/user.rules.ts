@@ -1,4 +1,4 @@
-/** Account rules (behaviour spec 3.6), shared by registration, the command line and GraphQL. */
+/** Account rules (docs/discussion-api.md §3.6), shared by registration, the command line and GraphQL. */
 import type { Issue } from '../core/errors';
 
 const USERNAME = /^[a-z0-9]([a-z0-9]|[_-](?![_-]))*[a-z0-9]$/i;

@@ -1,6 +1,6 @@
 /**
  * Documents → views for one viewer: viewer-specific fields null for anonymous callers,
- * hidden-content rules (behaviour spec 6.4) applied, derived fields (slug, site name, word count)
+ * hidden-content rules (docs/discussion-api.md §6.4) applied, derived fields (slug, site name, word count)
  * computed. Whitelists: nothing is spread from a document.
  */
 import type { CommentDoc, GroupDoc, MarkDoc, TopicDoc, UserDoc } from './models';

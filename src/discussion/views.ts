@@ -1,19 +1,19 @@
 /**
  * What the discussion services return: plain camelCase objects shared by both front doors.
  * Viewer-specific fields are `null` for an anonymous caller and concrete values for a logged-in
- * one; hidden content (behaviour spec 6.4) is already nulled here, so a presenter or a GraphQL
+ * one; hidden content (docs/discussion-api.md §6.4) is already nulled here, so a presenter or a GraphQL
  * type only renames and formats — it never decides what a viewer may see.
  */
 
-/** The labels a user can put on a comment (behaviour spec 6.3). */
+/** The labels a user can put on a comment (docs/discussion-api.md §6.3). */
 export const COMMENT_LABELS = ['exemplary', 'noise', 'offtopic', 'joke', 'malice'] as const;
 export type CommentLabel = (typeof COMMENT_LABELS)[number];
 
-/** Orders of the topic listing (`GET /topics`), in the spec's order. */
+/** Orders of the topic listing (`GET /topics`), in the order of docs/discussion-api.md §5.1. */
 export const TOPIC_ORDERS = ['activity', 'votes', 'comments', 'new', 'all_activity'] as const;
 export type TopicOrder = (typeof TOPIC_ORDERS)[number];
 
-/** Orders of a topic's comment tree, in the spec's order. */
+/** Orders of a topic's comment tree, in the order of docs/discussion-api.md §2.3's `<list>`. */
 export const COMMENT_ORDERS = ['votes', 'newest', 'posted', 'relevance'] as const;
 export type CommentOrder = (typeof COMMENT_ORDERS)[number];
 
@@ -141,7 +141,7 @@ export interface CommentView {
   children: CommentView[] | null;
 }
 
-/** Where a page sits in its sequence (behaviour spec 5.6 decides when each is true). */
+/** Where a page sits in its sequence (docs/discussion-api.md §5.6 decides when each is true). */
 export interface PageInfo {
   hasNext: boolean;
   hasPrev: boolean;

@@ -1,4 +1,4 @@
-/** Visits (behaviour spec 4.7): the latest (time, comment_count) per viewer and topic. */
+/** Visits (docs/discussion-api.md §4.7): the latest (time, comment_count) per viewer and topic. */
 import type { Actor } from '../core/actor';
 import type { DiscussionDeps } from './deps';
 import { loadTopic } from './post-access';

@@ -1,4 +1,4 @@
-/** API keys of the files API (files-behaviour.md §10): only the SHA-256 of a key is stored. */
+/** API keys of the files API (docs/files-api.md §10): only the SHA-256 of a key is stored. */
 import { isValidObjectId, Model, Schema, Types } from 'mongoose';
 import type { Database } from '../db/connection';
 

@@ -1,5 +1,5 @@
 /**
- * API keys (files-behaviour.md §10): issued keys live hashed (SHA-256) in the database; the keys
+ * API keys (docs/files-api.md §10): issued keys live hashed (SHA-256) in the database; the keys
  * of an optional linx-format auth file are valid too.
  */
 import { ApiKeyRepository } from './apikey.repository';

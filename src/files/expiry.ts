@@ -1,4 +1,4 @@
-/** Expiry parsing (files-behaviour.md §4.4) and the expired test (§11). */
+/** Expiry parsing (docs/files-api.md §4.4) and the expired test (§11). */
 
 /** 9999-12-31T23:59:59Z: expiry timestamps are capped here. */
 export const MAX_EXPIRY_TIMESTAMP = 253402300799;

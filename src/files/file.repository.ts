@@ -1,5 +1,5 @@
 /**
- * Metadata of stored files: one document per file, unique on `filename` (files-behaviour.md §13).
+ * Metadata of stored files: one document per file, unique on `filename` (docs/files-api.md §13).
  * The filename is the document's `_id`: the primary key makes names unique and is the lookup that
  * every read does, which stays fast even on servers without secondary-index support (FerretDB on
  * SQLite scans for any other field). The only code that touches the `files` collection.

@@ -1,5 +1,5 @@
 /**
- * Reading and deleting stored files (files-behaviour.md §6–9, §11): existence, expiry (an expired
+ * Reading and deleting stored files (docs/files-api.md §6–9, §11): existence, expiry (an expired
  * file is deleted on access), access keys, delete keys, and opening the bytes.
  */
 import type { Readable } from 'node:stream';

@@ -1,5 +1,5 @@
 /**
- * The filename algorithm of files-behaviour.md §4.5 and the collision rule of §4.6, as pure
+ * The filename algorithm of docs/files-api.md §4.5 and the collision rule of §4.6, as pure
  * functions: cleaning a requested name, random names, reserved names and the next free name.
  */
 import crypto from 'node:crypto';

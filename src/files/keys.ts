@@ -1,5 +1,5 @@
 /**
- * Secrets of the files domain: delete and access keys (§4.7: SHA-256 for keys the server drew,
+ * Secrets of the files domain: delete and access keys (docs/files-api.md §4.7: SHA-256 for keys the server drew,
  * salted scrypt for keys a client chose), API keys (SHA-256, §10) and the linx-format auth-file
  * hash (§10). Comparisons are constant-time.
  */

@@ -1,5 +1,5 @@
 /**
- * MIME detection from the sniff window (files-behaviour.md §5): byte-order marks, a fixed
+ * MIME detection from the sniff window (docs/files-api.md §5): byte-order marks, a fixed
  * signature table, a text check, then application/octet-stream. Never looks at the name.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Uploads (files-behaviour.md §4): receive the bytes in one pass, then name, key and commit them.
+ * Uploads (docs/files-api.md §4): receive the bytes in one pass, then name, key and commit them.
  * Metadata is written only after the bytes are durable; a name is claimed through the unique
  * index, so concurrent uploads never share a name; an overwrite switches the bytes atomically.
  */

@@ -1,6 +1,6 @@
 /**
  * Sliding-window rate limits shared by every front door and instance (counters in MongoDB): login
- * (discussion-behaviour.md §3.2), registration and uploads. One rule for all of them: a request is
+ * (docs/discussion-api.md §3.2), registration and uploads. One rule for all of them: a request is
  * refused when one of its counters already holds `limit` attempts within the window; a refused
  * request is not counted, so `Retry-After` is exact and a client that waits it out gets through.
  */

@@ -3,14 +3,14 @@
  * URL or headers over 16 KiB, 400 for a malformed request line or Content-Length with
  * Transfer-Encoding, 408), or one Fastify refused before its route (an undecodable URL, a method
  * such as QUERY without a body type) — in the format of the front door that owns the path:
- * the error array under /api/beta (discussion-behaviour.md §2.5), `{"errors":[…]}` on /graphql,
- * §3's JSON or text on the Files-* paths, `{"error":…}` elsewhere.
+ * the error array under /api/beta (docs/discussion-api.md §2.5), `{"errors":[…]}` on /graphql,
+ * docs/files-api.md §3's JSON or text on the Files-* paths, `{"error":…}` elsewhere.
  */
 import { prefersJson } from './files/accept';
 
 export type FrontDoor = 'beta' | 'graphql' | 'files' | 'other';
 
-/** §2.4 of files-behaviour.md: headers on every non-file response of the Files-* paths. */
+/** docs/files-api.md §2.4: headers on every non-file response of the Files-* paths. */
 export const FILES_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'referrer-policy': 'same-origin',
   'x-frame-options': 'SAMEORIGIN',

@@ -143,7 +143,7 @@ describe('slow clients', () => {
 describe('URLs Fastify refuses before routing', () => {
   const long = 'a'.repeat(1100);
   it.each([
-    // An undecodable URL is a bad request (discussion-behaviour.md §2.5).
+    // An undecodable URL is a bad request (docs/discussion-api.md §2.5).
     ['/api/beta/topic/%ff', 400, 'application/json; charset=utf-8', '[{"message":"Bad request"}]'],
     [`/api/beta/user/${long}`, 404, 'application/json; charset=utf-8', '[{"message":"Not found"}]'],
     ['/%ff', 404, 'text/plain; charset=utf-8', 'File not found\n'],

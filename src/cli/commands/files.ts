@@ -1,4 +1,4 @@
-/** File-sharing admin commands: API keys (files-behaviour.md §10) and the expiry sweep (§11). */
+/** File-sharing admin commands: API keys (docs/files-api.md §10) and the expiry sweep (§11). */
 import { Command, positionals, rejectUnknownOptions } from '../command';
 
 export const filesCommands: Command[] = [

@@ -1,5 +1,5 @@
 /**
- * Bearer tokens (behaviour spec 3.3, 3.4): compact HS256 JWTs with the claims sub, username, iat,
+ * Bearer tokens (docs/discussion-api.md §3.3, §3.4): compact HS256 JWTs with the claims sub, username, iat,
  * exp and tv. The header's alg is checked before anything else; jsonwebtoken then verifies the
  * signature (constant-time) with algorithms pinned to HS256.
  */
@@ -16,7 +16,7 @@ export interface TokenClaims {
 }
 
 export function signToken(claims: TokenClaims, secret: string): string {
-  // Key order as in the spec's example; jsonwebtoken keeps a given iat.
+  // Key order as in docs/discussion-api.md §8 example 1; jsonwebtoken keeps a given iat.
   const payload = { sub: claims.sub, username: claims.username, iat: claims.iat, exp: claims.exp, tv: claims.tv };
   return jwt.sign(payload, secret, { algorithm: 'HS256' });
 }

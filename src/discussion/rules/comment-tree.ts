@@ -1,5 +1,5 @@
 /**
- * A topic's comment tree (behaviour spec 6.1, 6.2, 6.5): attach, prune deleted leaves, order
+ * A topic's comment tree (docs/discussion-api.md §6.1, §6.2, §6.5): attach, prune deleted leaves, order
  * siblings, assign depths and collapse states. Iterative throughout (no recursion on depth), and
  * O(n log n) overall: one pass to attach, one post-order pass to prune, one sort per sibling list.
  */

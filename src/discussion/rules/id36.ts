@@ -1,4 +1,4 @@
-/** Base-36 ids (behaviour spec 1.2) and the cursors built on them (5.1, 7.2). */
+/** Base-36 ids (docs/discussion-api.md §1.2) and the cursors built on them (5.1, 7.2). */
 
 const ID36_PATTERN = /^[1-9a-zA-Z][0-9a-zA-Z]*$/;
 const MIXED_CURSOR_PATTERN = /^([tc])-([1-9a-zA-Z][0-9a-zA-Z]*)$/;

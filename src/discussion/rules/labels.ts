@@ -1,4 +1,4 @@
-/** Comment label activity and the relevance key (behaviour spec 6.2, 6.3). */
+/** Comment label activity and the relevance key (docs/discussion-api.md §6.2, §6.3). */
 import type { CommentLabel } from '../views';
 
 export type LabelWeights = Record<CommentLabel, number>;

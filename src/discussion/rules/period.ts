@@ -1,4 +1,4 @@
-/** The `period` grammar of the topic listing (behaviour spec 5.2). */
+/** The `period` grammar of the topic listing (docs/discussion-api.md §5.2). */
 
 const PERIOD_PATTERN = /^(\d+)([hHdD])$/;
 const HOUR_MS = 3_600_000;

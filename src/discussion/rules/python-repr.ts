@@ -1,5 +1,5 @@
 /**
- * Python-style `repr`, used verbatim in the REST layer's validation messages (behaviour spec 2.3,
+ * Python-style `repr`, used verbatim in the REST layer's validation messages (docs/discussion-api.md §2.3,
  * 2.4), e.g. `'foo' is not one of [...]`, `[1, 2] is not of type 'string'`.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Topic tags (behaviour spec 4.1, 5.3): labels of lowercase letters, digits and spaces joined by
+ * Topic tags (docs/discussion-api.md §4.1, §5.3): labels of lowercase letters, digits and spaces joined by
  * '.'; `_` and space are the same character (stored and shown with spaces, matched with `_`).
  */
 

@@ -1,5 +1,5 @@
 /**
- * Title slugs (behaviour spec 4.2), source-site names (4.3) and word counts (4.4).
+ * Title slugs (docs/discussion-api.md §4.2), source-site names (4.3) and word counts (4.4).
  * Word characters are Unicode letters, Unicode numbers and `_`.
  */
 

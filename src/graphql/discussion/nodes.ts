@@ -99,7 +99,7 @@ export interface ThreadNode {
   replies: ThreadNode[];
 }
 
-/** `{base}` of absolute URLs (behaviour spec 1.4): the one rule of src/public-url.ts, once per request. */
+/** `{base}` of absolute URLs (docs/discussion-api.md §1.4): the one rule of src/public-url.ts, once per request. */
 export function baseUrl(ctx: GraphQLContext): string {
   return memo(ctx, 'baseUrl', () => publicBaseUrl(ctx.request, ctx.config.publicUrl));
 }

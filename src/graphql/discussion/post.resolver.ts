@@ -24,7 +24,7 @@ async function newThread(ctx: GraphQLContext, c: CommentView): Promise<ThreadNod
   return { comment: commentNode(c), depth, isCollapsed: false, isCollapsedIndividually: false, isNew: c.isNew === null ? null : false, replies: [] };
 }
 
-/** A deleted comment as a placeholder shows it (behaviour spec 6.4): nothing of its author or text. */
+/** A deleted comment as a placeholder shows it (docs/discussion-api.md §6.4): nothing of its author or text. */
 function deletedComment(c: CommentView): CommentView {
   return { ...c, isDeleted: true, authorUsername: null, renderedHtml: null, markdown: null, exemplary: null, isOp: null };
 }

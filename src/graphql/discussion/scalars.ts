@@ -1,5 +1,5 @@
 /**
- * Timestamps as the REST layer writes them (behaviour spec 1.3): ISO 8601 UTC with exactly three
+ * Timestamps as the REST layer writes them (docs/discussion-api.md §1.3): ISO 8601 UTC with exactly three
  * fraction digits and `Z` — `Date.prototype.toISOString()` — so both front doors show equal strings.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';

@@ -1,4 +1,4 @@
-/** POST /login and GET /whoami (behaviour spec 3). */
+/** POST /login and GET /whoami (docs/discussion-api.md §3). */
 import type { FastifyInstance } from 'fastify';
 import { UnauthenticatedError, ValidationError } from '../../core/errors';
 import type { Issue } from '../../core/errors';

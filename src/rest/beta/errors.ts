@@ -1,5 +1,5 @@
 /**
- * The /api/beta error format (behaviour spec 2): every error is a JSON array of
+ * The /api/beta error format (docs/discussion-api.md §2): every error is a JSON array of
  * `{message, field?, exception?}` items. Domain errors are mapped here, once, by class and reason.
  */
 import type { FastifyReply } from 'fastify';

@@ -1,6 +1,6 @@
 /**
- * The /api/beta compatibility layer (discussion-api-beta.md + discussion-behaviour.md): seven
- * routes, the spec's error array on every failure, 404/405 for everything else under the prefix,
+ * The /api/beta compatibility layer (docs/discussion-api.md): seven
+ * routes, the error array of §2 on every failure, 404/405 for everything else under the prefix,
  * and `application/json; charset=utf-8` on every response.
  */
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';

@@ -1,6 +1,6 @@
 /**
- * OpenAPI 3.0 description of /api/beta, written by hand from discussion-api-beta.md and
- * discussion-behaviour.md (served at GET /api/beta/openapi.json). The integration tests validate
+ * OpenAPI 3.0 description of /api/beta, written by hand from docs/discussion-api.md
+ * (served at GET /api/beta/openapi.json). The integration tests validate
  * every response they receive against it. Parameter schemas state the grammar the server accepts
  * (patterns from 1.2, 5.1-5.3, 7.2), so a client or a property-based tester (bench/schemathesis.sh)
  * can tell valid values from invalid ones; only "before and after not both" is beyond OpenAPI 3.0.

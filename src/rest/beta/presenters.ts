@@ -1,6 +1,6 @@
 /**
- * /api/beta presenters: explicit whitelists that rename the domain's views to the spec's field
- * names, in the order of its field tables (behaviour spec 4), and format timestamps (1.3).
+ * /api/beta presenters: explicit whitelists that rename the domain's views to the API's field
+ * names, in the order of its field tables (docs/discussion-api.md §4), and format timestamps (1.3).
  */
 import type { CommentView, PageInfo, TopicView } from '../../discussion/views';
 import { pageLink } from './request';

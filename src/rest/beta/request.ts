@@ -1,11 +1,14 @@
-/** Reading /api/beta requests: query parameters (1.1), the public base URL (1.4), links (5.6). */
+/**
+ * Reading /api/beta requests (docs/discussion-api.md): query parameters (§1.1), the public base URL (§1.4),
+ * links (§5.6).
+ */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
 import { NotFoundError } from '../../core/errors';
 import { publicBaseUrl } from '../../public-url';
 
 /**
- * Query parameters as the spec reads them: names case-sensitive, the first occurrence wins, an
+ * Query parameters as §1.1 reads them: names case-sensitive, the first occurrence wins, an
  * empty value is present, values percent-decoded with `+` as a space.
  */
 export function queryOf(req: FastifyRequest): URLSearchParams {
@@ -23,13 +26,13 @@ export function pick<K extends string>(params: URLSearchParams, names: readonly 
   return out;
 }
 
-/** `{base}` of the links in answers (discussion-behaviour 1.4): the one rule of src/public-url.ts. */
+/** `{base}` of the links in answers (docs/discussion-api.md §1.4): the one rule of src/public-url.ts. */
 export function baseUrl(req: FastifyRequest, config: Config): string {
   return publicBaseUrl(req, config.publicUrl);
 }
 
 /**
- * A pagination link: the endpoint URL, then the given parameters in the spec's order with their
+ * A pagination link: the endpoint URL, then the given parameters in the order of §5.6 with their
  * received values, then the cursor; form-encoded (space → `+`).
  */
 export function pageLink(endpoint: string, given: [string, string | undefined][], cursor: ['after' | 'before', string]): string {

@@ -1,4 +1,4 @@
-/** GET /topics (behaviour spec 5) and GET /topic/{topic_id36} (6). */
+/** GET /topics (docs/discussion-api.md §5) and GET /topic/{topic_id36} (6). */
 import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentCommentTreeJson, presentPagination, presentTopic } from './presenters';

@@ -1,4 +1,4 @@
-/** GET /user/{username}, /user/{username}/topics, /user/{username}/comments (behaviour spec 7). */
+/** GET /user/{username}, /user/{username}/topics, /user/{username}/comments (docs/discussion-api.md §7). */
 import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentFeedComment, presentPagination, presentTopic } from './presenters';

@@ -1,4 +1,4 @@
-/** JSON preference of files-behaviour.md §2.2. */
+/** JSON preference of docs/files-api.md §2.2. */
 
 /** A weight in [0, 1], or undefined when unparsable. */
 function parseQ(v: string): number | undefined {

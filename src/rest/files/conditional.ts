@@ -1,4 +1,4 @@
-/** Conditional requests (§8.2) and byte ranges (§8.3) for raw files, as pure functions. */
+/** Conditional requests (docs/files-api.md §8.2) and byte ranges (§8.3) for raw files, as pure functions. */
 
 export interface Validators {
   /** `"<sha256>"` */

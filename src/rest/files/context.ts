@@ -1,4 +1,4 @@
-/** What every Files-* route handler shares: settings, services, and per-request helpers. */
+/** What every Files-* route handler (docs/files-api.md) shares: settings, services, and per-request helpers. */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
 import { UnauthenticatedError } from '../../core/errors';

@@ -1,5 +1,5 @@
 /**
- * The error format of files-behaviour.md §3: `{"error":"<message>"}` when JSON is preferred,
+ * The error format of docs/files-api.md §3: `{"error":"<message>"}` when JSON is preferred,
  * otherwise `<message>\n` as text. Domain errors are mapped here once, by class and reason.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,7 +12,7 @@ import { drainBody, isBeingRead, unreadBody } from './unread-body';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
 
-/** Spec messages by the domain's reasons. */
+/** The messages of §3 by the domain's reasons. */
 const BY_REASON: Record<string, string> = {
   EMPTY_FILE: 'Empty file',
   PROHIBITED_FILENAME: 'Prohibited filename',
@@ -29,7 +29,7 @@ const BY_REASON: Record<string, string> = {
   NO_SPACE: 'Insufficient storage',
 };
 
-/** Spec messages by status, for errors without a known reason. */
+/** The messages of §3 by status, for errors without a known reason. */
 const BY_STATUS: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',

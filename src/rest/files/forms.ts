@@ -1,5 +1,5 @@
 /**
- * POST upload bodies (files-behaviour.md §4.2): multipart/form-data through busboy, and
+ * POST upload bodies (docs/files-api.md §4.2): multipart/form-data through busboy, and
  * application/x-www-form-urlencoded pastes through a streaming decoder. In both, the file (the
  * `file` part or the `content` field) streams straight into the upload service; other fields are
  * small (≤ 64 KiB) and collected.
@@ -98,7 +98,7 @@ export function readMultipart(request: FastifyRequest, contentType: string, uplo
     try {
       bb = busboy({
         headers: { 'content-type': contentType },
-        // Paths are stripped here by the spec's rule (only up to the last '/').
+        // Paths are stripped here by the rule of §4.2 step 2 (only up to the last '/').
         preservePath: true,
         defParamCharset: 'utf8',
         // Field values come back as latin1 so their exact bytes can be recovered.

@@ -1,4 +1,4 @@
-/** Request reading shared by the Files-* routes: header aliases, base URL, cookies, origin check. */
+/** Request reading of the Files-* routes (docs/files-api.md): header aliases, base URL, cookies, origin check. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';

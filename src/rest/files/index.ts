@@ -1,5 +1,5 @@
 /**
- * The Files-* compatibility layer (files-api.md + files-behaviour.md). Routes read request bodies
+ * The Files-* compatibility layer (docs/files-api.md). Routes read request bodies
  * themselves (streamed uploads), so the plugin replaces every body parser with one that reads
  * nothing, and answers every error and unknown method of its paths in the §3 format.
  */

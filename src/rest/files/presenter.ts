@@ -1,4 +1,7 @@
-/** JSON bodies of the Files-* API (§4.8, §7): fixed key order, every value a string, no trailing newline. */
+/**
+ * JSON bodies of the Files-* API (docs/files-api.md §4.8, §7): fixed key order, every value a string, no
+ * trailing newline.
+ */
 import type { StoredFile, UploadResult } from '../../files';
 
 export function presentUpload(base: string, r: UploadResult): string {

@@ -1,5 +1,6 @@
 /**
- * Reads and deletes: information (§7) and raw files (§8) with access keys (§9), and DELETE (§6).
+ * Reads and deletes (docs/files-api.md): information (§7) and raw files (§8) with access keys (§9),
+ * and DELETE (§6).
  * `/{filename}` answers information when JSON is preferred, otherwise the file itself.
  */
 import type { OutgoingHttpHeaders } from 'node:http';

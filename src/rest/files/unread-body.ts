@@ -1,5 +1,5 @@
 /**
- * Refusals made before an upload's body is read (files-behaviour.md §3: origin check, API key,
+ * Refusals made before an upload's body is read (docs/files-api.md §3: origin check, API key,
  * 429, 413 by Content-Length, a body with no fields, an unknown method): the client is usually
  * still sending, and an answer followed by a closed socket reaches curl, Go and browsers as EPIPE
  * or a reset instead of the status. So a body up to 1 MiB is read and discarded first (bounded by

@@ -1,4 +1,4 @@
-/** Uploads (§4): PUT with a raw body, POST with a multipart form or a url-encoded paste. */
+/** Uploads (docs/files-api.md §4): PUT with a raw body, POST with a multipart form or a url-encoded paste. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../core/errors';
 import type { UploadOptions, UploadResult } from '../../files';

@@ -1,5 +1,5 @@
 /**
- * A streaming application/x-www-form-urlencoded decoder for POST pastes (files-behaviour.md §4.2
+ * A streaming application/x-www-form-urlencoded decoder for POST pastes (docs/files-api.md §4.2
  * step 3): the `content` value streams on as it is decoded; other fields are collected (≤ 64 KiB).
  */
 import { PassThrough, Readable, Writable } from 'node:stream';

@@ -1,4 +1,4 @@
-/** Login, whoami and tokens (behaviour spec 2.2, 2.4, 2.5, 3). */
+/** Login, whoami and tokens (docs/discussion-api.md §2.2, §2.4, §2.5, §3). */
 import crypto from 'node:crypto';
 import { SYSTEM } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';

@@ -1,4 +1,4 @@
-/** Behaviour spec section 8: examples 1–4 reproduced field for field over real HTTP. */
+/** docs/discussion-api.md §8: examples 1–4 reproduced field for field over real HTTP. */
 import examples from '../../fixtures/beta-examples.json';
 import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';

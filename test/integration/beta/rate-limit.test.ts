@@ -1,4 +1,4 @@
-/** Login rate limit (behaviour spec 3.2): per address and per username, counted in MongoDB. */
+/** Login rate limit (docs/discussion-api.md §3.2): per address and per username, counted in MongoDB. */
 import { BetaClient } from '../../helpers/beta-client';
 import { DEFAULT_PASSWORD, DiscussionFactory } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';

@@ -1,4 +1,4 @@
-/** Routes and transport (behaviour spec 1.1, 2.2, 2.5): 404, 405 with Allow, HEAD, content type. */
+/** Routes and transport (docs/discussion-api.md §1.1, §2.2, §2.5): 404, 405 with Allow, HEAD, content type. */
 import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';

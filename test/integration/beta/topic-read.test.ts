@@ -1,4 +1,4 @@
-/** GET /topic/{topic_id36} (behaviour spec 4, 6): lookup, tree, ordering, hidden content, collapsing. */
+/** GET /topic/{topic_id36} (docs/discussion-api.md §4, §6): lookup, tree, ordering, hidden content, collapsing. */
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
 import { newCommentDocument } from '../../../src/discussion/new-documents';

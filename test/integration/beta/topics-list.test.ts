@@ -1,4 +1,4 @@
-/** GET /topics (behaviour spec 2.3, 5.1–5.5): validation, period, tag, orders, filtering, viewer fields. */
+/** GET /topics (docs/discussion-api.md §2.3, §5.1–5.5): validation, period, tag, orders, filtering, viewer fields. */
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';

@@ -1,4 +1,4 @@
-/** GET /topics pagination (behaviour spec 5.6): the worked example, links, and 120-topic walks. */
+/** GET /topics pagination (docs/discussion-api.md §5.6): the worked example, links, and 120-topic walks. */
 import { BetaClient } from '../../helpers/beta-client';
 import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';

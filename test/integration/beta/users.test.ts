@@ -1,4 +1,4 @@
-/** The user endpoints (behaviour spec 7): access rules, mixed and single feeds, cursors, content. */
+/** The user endpoints (docs/discussion-api.md §7): access rules, mixed and single feeds, cursors, content. */
 import { SYSTEM } from '../../../src/discussion';
 import type { TopicView } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';

@@ -1,4 +1,7 @@
-/** API keys (files-behaviour.md §10) from the database (issued with the CLI) and from a linx auth file; files:cleanup. */
+/**
+ * API keys (docs/files-api.md §10) from the database (issued with the CLI) and from a linx auth file;
+ * files:cleanup.
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,7 +60,7 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
 
   it('the key is checked before anything else', async () => {
     // An oversized declared body and a failing origin check still answer 401 first.
-    // (A declared body over 1 MiB is not drained first: refused at once, files-behaviour.md §3.)
+    // (A declared body over 1 MiB is not drained first: refused at once, docs/files-api.md §3.)
     const big = await c.put('/upload/big.txt', 'x', { 'content-length': '2000000' });
     expect([big.status, big.headers.connection]).toEqual([401, 'close']);
     expect((await c.post('/upload', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(401);

@@ -1,5 +1,5 @@
 /**
- * Storage consistency (§4.6, §11, §13): readers see old or new bytes during an overwrite, never a
+ * Storage consistency (docs/files-api.md §4.6, §11, §13): readers see old or new bytes during an overwrite, never a
  * mix; the sweeper runs at start-up and on its interval; released and orphaned objects are
  * collected only after the grace period.
  */

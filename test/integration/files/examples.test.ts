@@ -1,5 +1,5 @@
 /**
- * files-behaviour.md §14, reproduced request by request (curl's requests: `-T file URL/` appends the
+ * docs/files-api.md §14, reproduced request by request (curl's requests: `-T file URL/` appends the
  * file name and sends `Accept: *\/*`). Generated values (delete keys, times) are checked by shape.
  */
 import fs from 'node:fs';

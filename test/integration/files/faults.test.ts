@@ -1,5 +1,5 @@
 /**
- * Faults (issue 5, files-behaviour.md §13): a client that disconnects mid-upload leaves nothing; an
+ * Faults (issue 5, docs/files-api.md §13): a client that disconnects mid-upload leaves nothing; an
  * upload over the limit is refused early and leaves nothing; a server killed with SIGKILL
  * mid-upload and started again shows no metadata for it, removes its temporary bytes at start-up
  * and serves every other file intact (a real child process: `node dist/main.js`).

@@ -1,4 +1,7 @@
-/** Information, raw files, access keys, delete, expiry and routes over real HTTP (§1, §2.4, §6–9, §11). */
+/**
+ * Information, raw files, access keys, delete, expiry and routes over real HTTP (docs/files-api.md §1, §2.4,
+ * §6–9, §11).
+ */
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { TestServer } from '../../helpers/server';

@@ -1,5 +1,5 @@
 /**
- * Refusals before the body is read reach the client (files-behaviour.md §3): a body up to 1 MiB is
+ * Refusals before the body is read reach the client (docs/files-api.md §3): a body up to 1 MiB is
  * read and discarded first, so a client that sends its body after the headers (curl, Go, browsers)
  * reads the status instead of EPIPE or a reset, and the connection stays usable; a larger body is
  * refused at once with `Connection: close`. Raw sockets (node:net), one case per refusal kind.

@@ -1,5 +1,5 @@
 /**
- * A header sent more than once counts with its first value (files-behaviour.md §2.1), as Go's
+ * A header sent more than once counts with its first value (docs/files-api.md §2.1), as Go's
  * Header.Get reads it: never the values joined with ", " as Node hands them over. Files REST
  * (uploads, reads, DELETE, API key) and GraphQL uploads, which read the same headers.
  */
@@ -56,7 +56,7 @@ describe('API key (REST and GraphQL uploads)', () => {
   let dir: string;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-repeated-'));
-    // The key haPVipRnGJ0QovA9nyqK (files-behaviour.md §10 test vector).
+    // The key haPVipRnGJ0QovA9nyqK (docs/files-api.md §10 test vector).
     fs.writeFileSync(path.join(dir, 'authfile'), 'vhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\n');
     s = await startTestServer({ FILES_REQUIRE_API_KEY: 'true', FILES_AUTH_FILE: path.join(dir, 'authfile') });
   });

@@ -1,4 +1,4 @@
-/** Uploads over real HTTP (files-behaviour.md §2, §4), on both storage backends. */
+/** Uploads over real HTTP (docs/files-api.md §2, §4), on both storage backends. */
 import { Readable } from 'node:stream';
 import { TestServer } from '../../helpers/server';
 import { BACKENDS, client, forgetCached, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';

@@ -21,7 +21,10 @@ const FLAT_THREAD = `depth isNew isCollapsed isCollapsedIndividually comment { $
 const nested = (levels: number): string => (levels === 0 ? THREAD : `${THREAD} replies { ${nested(levels - 1)} }`);
 const TREE = nested(8);
 
-/** A GraphQL topic in REST's shape (behaviour spec 4.1), `{base}` in place of the server's URL; compared through id36. */
+/**
+ * A GraphQL topic in REST's shape (docs/discussion-api.md §4.1), `{base}` in place of the server's URL;
+ * compared through id36.
+ */
 function restTopic(t: any, base: string) {
   return {
     id: t.id36,
@@ -107,7 +110,7 @@ interface World {
 }
 
 /**
- * Behaviour spec example 3, and a few more topics, written through the services at fixed times.
+ * Example 3 of docs/discussion-api.md §8, and a few more topics, written through the services at fixed times.
  * Deterministic: two servers built with it hold the same ids and timestamps.
  */
 async function buildWorld(): Promise<World> {
@@ -238,7 +241,7 @@ describe('a topic with its comment tree (GET /topic/{id})', () => {
       // REST records the visit on each read; GraphQL queries never do: the client says so with visitTopic.
       await ok(B.s, 'mutation($id: ID!) { visitTopic(id: $id) { id lastVisitedAt newCommentCount } }', { id: B.topicId }, bobB);
       if (round === 0) {
-        // The behaviour spec's example values (so the comparison is not between two empty answers).
+        // The example values of docs/discussion-api.md §8 (so the comparison is not between two empty answers).
         expect(r.body.topic.new_comment_count).toBeGreaterThanOrEqual(1);
         expect(r.body.topic.last_visit_time).toBe('2026-03-01T12:00:00.000Z');
         expect(flatten(r.body.comments).some((c) => c.is_new)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The limits of the default configuration (files-behaviour.md §3, issue 12): a legacy batch client
+ * The limits of the default configuration (docs/files-api.md §3, issue 12): a legacy batch client
  * is never throttled — 100 uploads in a row from one address, sequential or 20 at a time, over
  * every upload route — while registration keeps its default limit. The test server helper turns
  * the per-address limits off for other test files; here they are back to their defaults ('' = unset).

@@ -415,7 +415,7 @@ function doorOf(method: string, path: string): Door {
   const p = path.split('?')[0]!;
   if (p === '/api/beta' || p.startsWith('/api/beta/')) return 'beta';
   if (p === '/graphql' && ['GET', 'POST', 'OPTIONS', 'HEAD'].includes(method)) return 'graphql';
-  // The server's own GET routes; any other method on a one-segment path is the files API's (§1).
+  // The server's own GET routes; any other method on a one-segment path is the files API's (docs/files-api.md §1).
   if ((method === 'GET' || method === 'HEAD') && (/^\/(healthz|readyz|metrics|graphiql)$/.test(p) || p.startsWith('/graphiql/'))) return 'other';
   if (/^\/upload(\/[^/]*)?$/.test(p) || /^\/selif\/[^/]*$/.test(p) || /^\/[^/]*$/.test(p)) return 'files';
   return 'other';

@@ -5,7 +5,7 @@
  *
  * - /api/beta: the login body must hold strings (400 naming the field otherwise). Query strings are
  *   read as flat `name=value` pairs: a bracketed name such as `tag[$ne]` is simply another,
- *   unknown, parameter name, which the spec ignores (1.1) — so the answer equals the one without
+ *   unknown, parameter name, which docs/discussion-api.md §1.1 ignores — so the answer equals the one without
  *   it. Operator-looking *values* are strings and fail the parameter's rule (400 with its item).
  * - Files-*: only strings are read from headers, cookies and the query; a bracketed name is not
  *   `access_key`.

@@ -1,6 +1,6 @@
 /**
  * Answers made before routing keep the format of the front door that owns the path (issue 12;
- * discussion-behaviour.md §1.1, §2.5; files-behaviour.md §1, §3): requests Node cannot parse
+ * docs/discussion-api.md §1.1, §2.5; docs/files-api.md §1, §3): requests Node cannot parse
  * (431, 400), an undecodable URL, a body over the limit, and methods no route declares (QUERY
  * with or without a Content-Type, PROPFIND) — the error array under /api/beta, GraphQL's
  * `{"errors":[…]}` on /graphql, `{"error":…}` or text on Files-* paths. Raw sockets (node:net).

@@ -6,7 +6,7 @@ describe('rate-limit settings', () => {
   it('default to 20 logins and 10 registrations per hour, no upload rate limit and 100 concurrent uploads', () => {
     const c = loadConfig({});
     expect(c.discussion).toMatchObject({ registrationRateLimit: 10, registrationRateWindowSeconds: 3600, loginRateLimit: 20, loginRateWindowSeconds: 3600 });
-    // files-behaviour.md §3: legacy batch clients are never throttled on the default configuration.
+    // docs/files-api.md §3: legacy batch clients are never throttled on the default configuration.
     expect(c.files).toMatchObject({ uploadRateLimit: 0, uploadRateWindowSeconds: 15, maxConcurrentUploads: 100 });
   });
 

@@ -121,7 +121,7 @@ describe('collapsing (6.5)', () => {
   const viewerId = 2;
   const mine = { authorId: viewerId };
 
-  /** Example 3 of the spec: 2s..2x as 1..6. */
+  /** Example 3 of docs/discussion-api.md §8: 2s..2x as 1..6. */
   const example = () => [
     c(1, null, '10:00', { votes: 4, labelWeights: { exemplary: 1 } as never }),
     c(2, null, '11:00', { votes: 7, labelWeights: { joke: 1 } as never }),

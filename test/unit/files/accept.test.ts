@@ -1,4 +1,4 @@
-/** files-behaviour.md §2.2 JSON preference table. */
+/** docs/files-api.md §2.2 JSON preference table. */
 import { prefersJson } from '../../../src/rest/files/accept';
 
 describe('§2.2 JSON preference', () => {

@@ -1,4 +1,4 @@
-/** files-behaviour.md §8.2 conditional requests and §8.3 ranges. */
+/** docs/files-api.md §8.2 conditional requests and §8.3 ranges. */
 import { evaluateConditionals, ifRangeAllows, parseETagList, parseRange, Validators } from '../../../src/rest/files/conditional';
 
 const ETAG = '"966152d20a77e739716a625373ee15af16e8f4aec631a329a27da41c204b0171"';

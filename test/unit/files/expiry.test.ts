@@ -1,4 +1,4 @@
-/** files-behaviour.md §4.4 expiry table and the expired test of §11. */
+/** docs/files-api.md §4.4 expiry table and the expired test of §11. */
 import { computeExpiry, isExpired, MAX_EXPIRY_TIMESTAMP } from '../../../src/files/expiry';
 
 const NOW = 1772366400; // 2026-03-01T12:00:00Z

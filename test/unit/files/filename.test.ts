@@ -1,4 +1,4 @@
-/** files-behaviour.md §4.5 (the whole table) and the collision rule of §4.6. */
+/** docs/files-api.md §4.5 (the whole table) and the collision rule of §4.6. */
 import { computeName, isReservedName, MAX_FILENAME_LENGTH, nextBare, randomBare, splitRequestedName } from '../../../src/files/filename';
 
 const RAND = /^[a-z0-9]{8}$/;

@@ -1,4 +1,4 @@
-/** §4.7 salted scrypt keys, §10 API keys and the linx auth-file test vectors. */
+/** docs/files-api.md §4.7 salted scrypt keys, §10 API keys and the linx auth-file test vectors. */
 import crypto from 'node:crypto';
 import { apiKeyDigest, hashGeneratedSecret, hashSecret, linxAuthLine, matchesAuthFile, newApiKey, parseAuthFile, randomDeleteKey, verifySecret } from '../../../src/files/keys';
 

@@ -1,4 +1,4 @@
-/** files-behaviour.md §5: MIME detection from the sniff window, SHA-256 and size test vectors. */
+/** docs/files-api.md §5: MIME detection from the sniff window, SHA-256 and size test vectors. */
 import { Readable } from 'node:stream';
 import { detectMime, SNIFF_WINDOW } from '../../../src/files/mime';
 import { streamInto } from '../../../src/files/receive';

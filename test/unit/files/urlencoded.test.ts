@@ -1,4 +1,4 @@
-/** The streaming application/x-www-form-urlencoded decoder behind POST pastes (§4.2 step 3). */
+/** The streaming application/x-www-form-urlencoded decoder behind POST pastes (docs/files-api.md §4.2 step 3). */
 import { Readable } from 'node:stream';
 import { FIELD_LIMIT, UrlEncodedDecoder } from '../../../src/rest/files/urlencoded';
 

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of every Files-* rule that reads outside input: the filename algorithm
+ * Property-based tests of every Files-* rule (docs/files-api.md) that reads outside input: the filename algorithm
  * (§4.5, §4.6), expiry (§4.4), the JSON preference (§2.2), conditional requests and ranges (§8.2,
  * §8.3), and the request helpers (cookies, Basic auth, header text, origin check).
  */

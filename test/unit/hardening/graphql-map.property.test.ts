@@ -1,5 +1,5 @@
 /**
- * Property-based tests of the GraphQL multipart `map` (stack.md: paths under `variables`, at a
+ * Property-based tests of the GraphQL multipart `map` (src/graphql/uploads/map.ts: paths under `variables`, at a
  * null, never through `__proto__`/`prototype`/`constructor`): whatever `operations` and `map` a
  * client sends, applyMap either refuses with a MapError (400/413) or places Uploads only at nulls
  * inside the operation variables, and never touches a prototype.

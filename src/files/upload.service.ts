@@ -132,8 +132,10 @@ export class UploadService {
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
       const { name, bare, ext, random } = computeName(options.requestedName, options.randomize, received.detected.ext, reserved);
       const drawRandom = () => computeName('', true, ext, reserved).name;
+      // With forced random names the requested one is never stored (only an overwrite may use it,
+      // and a name that long cannot exist): the reserved and length rules apply to the drawn name.
       if (!this.config.forceRandomFilename && reserved(name)) throw prohibited();
-      checkLength(name);
+      if (!this.config.forceRandomFilename) checkLength(name);
 
       // §4.7: a key the client chose may be weak (salted scrypt); a generated one cannot be (SHA-256).
       const deleteKey = options.deleteKey || randomDeleteKey();

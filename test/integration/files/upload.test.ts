@@ -389,5 +389,11 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(other.filename).not.toBe(first.filename);
       expect(other.filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
     });
+
+    it('the length limit applies to the final (random) name: a long requested name is not refused (4.5 step 8)', async () => {
+      expect((await fc.upload(`${'a'.repeat(300)}.txt`, 'x')).filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
+      const longExt = await fc.put(`/upload/a.${'e'.repeat(250)}`, 'x');
+      expect([longExt.status, longExt.text]).toEqual([400, 'Filename too long\n']);
+    });
   });
 });

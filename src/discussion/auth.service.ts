@@ -9,9 +9,11 @@ import type { DiscussionDeps } from './deps';
 import { recordAccountRevoked } from './live-events';
 import type { UserDoc } from './models';
 import type { AuthService } from './services';
-import { checkPassword, MAX_PASSWORD } from './user.rules';
+import { MAX_PASSWORD } from './user.rules';
+import { ChangePasswordInput, type LoginInput } from './inputs/account.input';
+import { issuesOf, toInput } from './inputs/validate';
 import { userView } from './view-builders';
-import type { ChangePasswordInput, LoginInput, TokenResult } from './views';
+import type { TokenResult } from './views';
 
 const INVALID_TOKEN = () => new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
 const BAD_CREDENTIALS = () => new UnauthenticatedError('Invalid username or password', 'INVALID_CREDENTIALS');
@@ -99,7 +101,7 @@ export class AuthServiceImpl implements AuthService {
     if (typeof input.currentPassword !== 'string' || input.currentPassword.length > MAX_PASSWORD || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
       issues.push({ field: 'currentPassword', message: 'The current password is not correct' });
     }
-    issues.push(...checkPassword(input.newPassword, 'newPassword'));
+    issues.push(...issuesOf(toInput(ChangePasswordInput, input)));
     if (issues.length > 0) throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
     const updated = await this.d.users.update(user._id, { passwordHash: await hashPassword(input.newPassword) }, true);
     if (!updated) throw INVALID_TOKEN();

@@ -4,7 +4,7 @@
  * before it, so the topic's comment_count moves exactly once per real transition.
  */
 import type { Actor } from '../core/actor';
-import { ForbiddenError, Issue, ValidationError } from '../core/errors';
+import { ForbiddenError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
@@ -15,17 +15,9 @@ import { recordCommentChange, recordCommentPosted } from './live-events';
 import type { Caller, CommentService, PostRef } from './services';
 import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
-import type { CommentView, PostCommentInput } from './views';
-
-const MAX_MARKDOWN = 50_000;
-
-function checkCommentText(markdown: unknown): string {
-  const issues: Issue[] = [];
-  if (typeof markdown !== 'string' || markdown.trim() === '') issues.push({ field: 'markdown', message: 'A comment needs some text' });
-  else if (markdown.length > MAX_MARKDOWN) issues.push({ field: 'markdown', message: `Text must be at most ${MAX_MARKDOWN} characters long` });
-  if (issues.length > 0) throw new ValidationError(issues);
-  return markdown as string;
-}
+import type { CommentView } from './views';
+import { CommentTextInput, PostCommentInput } from './inputs/comment.input';
+import { validateInput } from './inputs/validate';
 
 const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
 
@@ -34,8 +26,8 @@ export class CommentServiceImpl implements CommentService {
 
   async post(actor: Actor, input: PostCommentInput): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    const markdown = checkCommentText(input.markdown);
-    const topic = await loadTopic(this.d, viewer, input.topicId);
+    const { markdown } = validateInput(PostCommentInput, input);
+    const topic = await loadTopic(this.d, viewer, input.topicId, 'topicId');
     if (topic.locked && !viewer.isAdmin) throw topicLocked();
     let parentId: number | null = null;
     if (input.parentId !== undefined && input.parentId !== null) {
@@ -55,7 +47,7 @@ export class CommentServiceImpl implements CommentService {
 
   async edit(actor: Actor, ref: PostRef, markdown: string): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    const text = checkCommentText(markdown);
+    const text = validateInput(CommentTextInput, { markdown }).markdown;
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can edit this comment', 'NOT_AUTHOR');
     if (comment.removed) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');

@@ -4,17 +4,19 @@
  * item, topics, comments, the viewer's marks.
  */
 import type { Actor } from '../core/actor';
-import { ForbiddenError, Issue, ValidationError } from '../core/errors';
-import { checkId36, checkLimit, checkMixedCursor, checkNotBoth } from './args';
+import { ForbiddenError } from '../core/errors';
+import { DEFAULT_PAGE_SIZE } from './inputs/rules';
+import { HistoryPageInput, PageInput } from './inputs/page.input';
+import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
 import { Direction, EMPTY_PAGE_INFO, keysetFilter, keysetSort, pageFromRows } from './keyset';
 import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
-import { formatMixedCursor, toId36 } from './rules/id36';
+import { formatMixedCursor, id36ToNumber, parseMixedCursor, toId36 } from './rules/id36';
 import type { HistoryService } from './services';
 import type { UserServiceImpl } from './user.service';
 import { commentView, indexMarks, topicView, userView } from './view-builders';
 import type { Viewer } from './viewer';
-import type { CommentView, HistoryItem, Page, PageArgs, TopicView, UserHistory, UserView } from './views';
+import type { CommentView, HistoryItem, Page, TopicView, UserHistory, UserView } from './views';
 
 type Row = { kind: 'topic'; doc: TopicDoc } | { kind: 'comment'; doc: CommentDoc };
 
@@ -46,13 +48,11 @@ function mixedCondition(kind: 'topic' | 'comment', direction: Direction, pos: Po
 export class HistoryServiceImpl implements HistoryService {
   constructor(private readonly d: DiscussionDeps, private readonly users: UserServiceImpl) {}
 
-  async history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory> {
-    const issues: Issue[] = [];
-    const limit = checkLimit(args.limit, issues);
-    const before = checkMixedCursor('before', args.before, issues);
-    const after = checkMixedCursor('after', args.after, issues);
-    checkNotBoth(args.before, args.after, issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  async history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory> {
+    const input = validateInput(HistoryPageInput, args);
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const before = input.before === undefined ? undefined : parseMixedCursor(input.before);
+    const after = input.after === undefined ? undefined : parseMixedCursor(input.after);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
 
     const cursor = after ?? before;
@@ -80,7 +80,7 @@ export class HistoryServiceImpl implements HistoryService {
     return { user: userView(target), page: { items, pageInfo: page.pageInfo } };
   }
 
-  async topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }> {
+  async topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
     let condition = {};
@@ -95,7 +95,7 @@ export class HistoryServiceImpl implements HistoryService {
     return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
   }
 
-  async comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }> {
+  async comments(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<CommentView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
     let condition = {};
@@ -110,13 +110,11 @@ export class HistoryServiceImpl implements HistoryService {
     return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };
   }
 
-  private singleArgs(args: PageArgs) {
-    const issues: Issue[] = [];
-    const limit = checkLimit(args.limit, issues);
-    const before = checkId36('before', args.before, issues);
-    const after = checkId36('after', args.after, issues);
-    checkNotBoth(args.before, args.after, issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  private singleArgs(args: PageInput) {
+    const input = validateInput(PageInput, args);
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const before = input.before === undefined ? undefined : { id: id36ToNumber(input.before) };
+    const after = input.after === undefined ? undefined : { id: id36ToNumber(input.after) };
     const direction: Direction = after ? 'after' : before ? 'before' : 'first';
     return { limit, cursor: after ?? before, direction };
   }

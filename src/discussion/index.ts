@@ -34,6 +34,15 @@ export type DiscussionServices = DiscussionServiceSet;
 export { SYSTEM } from './services';
 export type * from './services';
 export type * from './views';
+export type * from './inputs/account.input';
+export type * from './inputs/comment.input';
+export type * from './inputs/edit-topic.input';
+export type * from './inputs/group.input';
+export type * from './inputs/page.input';
+export type * from './inputs/post-topic.input';
+export type * from './inputs/settings.input';
+export type * from './inputs/topic-list.input';
+export type * from './inputs/topic-read.input';
 
 /**
  * `clock`: the time source of the services (the real clock; tests pass a SettableClock).

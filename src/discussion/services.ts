@@ -1,34 +1,21 @@
 /**
  * The discussion domain's use cases, as both front doors (REST /api/beta and GraphQL) call them.
  * Every method takes the caller first and does its own authorization; errors are the domain
- * vocabulary of core/errors (never HTTP errors). Inputs given as id36 strings are validated here.
+ * vocabulary of core/errors (never HTTP errors). Every input is validated here, against the rules
+ * of its class in inputs/ (a malformed post reference is a ValidationError on `id`).
  */
 import type { Actor } from '../core/actor';
-import type {
-  AccountView,
-  ChangePasswordInput,
-  CommentLabel,
-  CommentView,
-  CreateGroupInput,
-  CreateUserInput,
-  EditTopicInput,
-  GroupView,
-  HistoryItem,
-  LoginInput,
-  Page,
-  PageArgs,
-  PostCommentInput,
-  PostTopicInput,
-  RegisterInput,
-  TokenResult,
-  TopicListArgs,
-  TopicReadArgs,
-  TopicView,
-  TopicWithComments,
-  UserHistory,
-  UserSettings,
-  UserView,
-} from './views';
+import type { AccountView, CommentLabel, CommentView, GroupView, HistoryItem, Page, TokenResult } from './views';
+import type { TopicView, TopicWithComments, UserHistory, UserView } from './views';
+import type { ChangePasswordInput, CreateUserInput, LoginInput, RegisterInput } from './inputs/account.input';
+import type { PostCommentInput } from './inputs/comment.input';
+import type { EditTopicInput } from './inputs/edit-topic.input';
+import type { CreateGroupInput } from './inputs/group.input';
+import type { HistoryPageInput, PageInput } from './inputs/page.input';
+import type { PostTopicInput } from './inputs/post-topic.input';
+import type { SettingsInput } from './inputs/settings.input';
+import type { TopicListInput } from './inputs/topic-list.input';
+import type { TopicReadInput } from './inputs/topic-read.input';
 
 /** The command line and start-up tasks act as the system: every admin check passes. */
 export interface SystemActor {
@@ -73,7 +60,7 @@ export interface UserService {
   create(caller: Caller, input: CreateUserInput): Promise<UserView>;
   /** The logged-in caller's account and settings. */
   me(actor: Actor): Promise<AccountView>;
-  updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView>;
+  updateSettings(actor: Actor, patch: SettingsInput): Promise<AccountView>;
   /** Marks the caller's account deleted after checking the password (wrong: ValidationError on `password`); its tokens stop working. */
   deleteAccount(actor: Actor, password: string): Promise<void>;
   /** A user by username (case-insensitive); NotFoundError 'User not found'. */
@@ -94,9 +81,9 @@ export interface GroupService {
 
 export interface TopicService {
   /** The topic listing (`GET /topics`): validated args, viewer-specific fields, keyset page. */
-  list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>>;
+  list(actor: Actor, args: TopicListInput): Promise<Page<TopicView>>;
   /** One topic with its comment tree; records the viewer's visit unless told not to. */
-  read(actor: Actor, topicId36: string, args?: TopicReadArgs): Promise<TopicWithComments>;
+  read(actor: Actor, topicId36: string, args?: Omit<TopicReadInput, 'id'>): Promise<TopicWithComments>;
   /** One topic without comments (same visibility rules as read, no visit recorded). */
   get(actor: Actor, topic: PostRef): Promise<TopicView>;
   /** For DataLoaders: topics by id as the actor may see them, null where unknown or hidden. */
@@ -166,9 +153,9 @@ export interface VisitService {
 
 export interface HistoryService {
   /** `/user/{name}`: mixed feed of topics and comments (cursors `t-`/`c-`). */
-  history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory>;
-  topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }>;
-  comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }>;
+  history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory>;
+  topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }>;
+  comments(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<CommentView> }>;
 }
 
 export type { HistoryItem };

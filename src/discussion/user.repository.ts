@@ -1,6 +1,7 @@
 /** Users: lookups by id and by lowercased username, and single-document atomic updates. */
 import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, UserDoc } from './models';
+import type { UserSettings } from './views';
 import { isDuplicateKey } from './mongo-errors';
 
 export class UserRepository {
@@ -38,6 +39,13 @@ export class UserRepository {
     const update: Record<string, unknown> = { $set: set };
     if (bumpTokenVersion) update.$inc = { tokenVersion: 1 };
     return this.m.User.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' }).lean<UserDoc>().exec();
+  }
+
+  /** Changes the given settings, leaving the others as they are; the updated user or null when unknown. */
+  updateSettings(id: number, settings: Partial<UserSettings>): Promise<UserDoc | null> {
+    const set: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(settings)) set[`settings.${k}`] = v;
+    return this.m.User.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' }).lean<UserDoc>().exec();
   }
 
   bumpTokenVersion(id: number): Promise<UserDoc | null> {

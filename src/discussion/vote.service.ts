@@ -1,15 +1,13 @@
 /** Votes on topics and comments: one per user per post, never on one's own post. */
 import type { Actor } from '../core/actor';
-import { ForbiddenError, ValidationError } from '../core/errors';
+import { ForbiddenError } from '../core/errors';
+import { PostKindInput } from './inputs/post-kind.input';
+import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
 import { recordCommentChange, recordTopicVoted } from './live-events';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
 import type { PostKind, PostRef, VoteService } from './services';
 
-export function checkKind(kind: unknown): PostKind {
-  if (kind !== 'topic' && kind !== 'comment') throw new ValidationError([{ field: 'kind', message: "Must be 'topic' or 'comment'" }]);
-  return kind;
-}
 
 export class VoteServiceImpl implements VoteService {
   constructor(private readonly d: DiscussionDeps) {}
@@ -24,7 +22,7 @@ export class VoteServiceImpl implements VoteService {
 
   private async set(actor: Actor, kind: PostKind, ref: PostRef, on: boolean): Promise<{ voted: boolean; voteCount: number }> {
     const viewer = await this.d.viewers.require(actor);
-    checkKind(kind);
+    validateInput(PostKindInput, { kind });
     const now = this.d.clock.now();
     if (kind === 'topic') {
       const topic = await loadTopic(this.d, viewer, ref);

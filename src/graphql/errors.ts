@@ -7,7 +7,6 @@ import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ArgumentValidationError } from 'type-graphql';
 import { AppError, classifyError, TooManyRequestsError, ValidationError } from '../core/errors';
 
 type Logger = { error(obj: unknown, msg?: string): void };
@@ -47,19 +46,6 @@ export function domainExtensions(err: AppError): Record<string, unknown> {
 export function makeFormatError(log: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (original instanceof ArgumentValidationError) {
-      const issues = original.extensions.validationErrors as { property: string; constraints?: Record<string, string> }[] | undefined;
-      return {
-        message: formatted.message,
-        locations: formatted.locations,
-        path: formatted.path,
-        extensions: {
-          code: 'BAD_USER_INPUT',
-          field: issues?.[0]?.property,
-          issues: (issues ?? []).map((i) => ({ field: i.property, message: Object.values(i.constraints ?? {}).join('; ') })),
-        },
-      };
-    }
     const known = classifyError(original);
     if (known) {
       return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: errorExtensions(known) };

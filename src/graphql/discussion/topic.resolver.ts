@@ -1,10 +1,9 @@
 /** Query.topics, Query.topic and the Topic fields that need more than the mapped node. */
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { TopicListArgs } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
 import { id36Of } from '../node/global-id';
-import { orNull, remember, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { orNull, remember, TOPIC_ID_DESCRIPTION } from './call';
 import { CommentThreadConnection, TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
 import { memo, primeTopic } from './loaders';
@@ -90,7 +89,7 @@ export class TopicResolver {
       period: args.period,
       ...(args.tag != null ? { tag: args.tag } : {}),
       ...(args.group != null ? { group: args.group } : {}),
-    } as TopicListArgs);
+    });
     return toConnection(page, (t) => t.id36, (t) => {
       primeTopic(ctx, t);
       return topicNode(ctx, t);
@@ -118,7 +117,7 @@ export class TopicResolver {
       ),
     ];
     if (orders.length === 0) {
-      const t = await orNull(withFields(ds.topics.get(ctx.actor, id), TOPIC_ID));
+      const t = await orNull(ds.topics.get(ctx.actor, id));
       if (!t) return null;
       primeTopic(ctx, t);
       return topicNode(ctx, t);
@@ -128,7 +127,7 @@ export class TopicResolver {
     const markdown = selectsFieldBelow(info, 'markdown');
     let node: TopicNode | undefined;
     for (const order of orders) {
-      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: false, markdown }), TOPIC_ID));
+      const read = await orNull(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: false, markdown }));
       if (!read) return null;
       if (!node) {
         primeTopic(ctx, read.topic);

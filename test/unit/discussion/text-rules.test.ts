@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
 import { stringifyDeep } from '../../../src/rest/beta/json';
-import { reprList, reprString, reprValue } from '../../../src/discussion/rules/python-repr';
+import { reprList, reprString, reprValue } from '../../../src/rest/beta/python-repr';
 import { contentMetadata, countWords, formatWordCount, slugify, sourceSiteName } from '../../../src/discussion/rules/text';
 
 describe('slug (4.2)', () => {

@@ -103,7 +103,7 @@ export class AuthServiceImpl implements AuthService {
     }
     issues.push(...issuesOf(toInput(ChangePasswordInput, input)));
     if (issues.length > 0) throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
-    const updated = await this.d.users.update(user._id, { passwordHash: await hashPassword(input.newPassword) }, true);
+    const updated = await this.d.users.setPasswordHash(user._id, await hashPassword(input.newPassword));
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);
     await recordAccountRevoked(this.d, user._id);

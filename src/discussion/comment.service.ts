@@ -40,7 +40,7 @@ export class CommentServiceImpl implements CommentService {
     const doc = await this.d.comments.insertNew(
       newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
     );
-    await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
+    await this.d.topics.commentPosted(topic._id, now);
     await recordCommentPosted(this.d, doc, topic);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
@@ -54,11 +54,10 @@ export class CommentServiceImpl implements CommentService {
     const topic = await this.d.topics.findById(comment.topicId);
     if (topic?.locked && !viewer.isAdmin) throw topicLocked();
     const now = this.d.clock.now();
-    const set: Record<string, unknown> = { markdown: text, html: renderMarkdown(text) };
-    if (now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS) set.editedAt = now;
-    const updated = await this.d.comments.update(comment._id, { $set: set }, { deleted: false });
+    const edited = now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS;
+    const updated = await this.d.comments.editText(comment._id, { markdown: text, html: renderMarkdown(text), ...(edited ? { editedAt: now } : {}) });
     if (!updated) throw commentNotFound();
-    await this.d.topics.update(comment.topicId, { max: { lastActivityAt: now } });
+    await this.d.topics.commentChanged(comment.topicId, now);
     await recordCommentChange(this.d, 'comment.edited', updated);
     return this.view(updated, viewer);
   }
@@ -68,7 +67,7 @@ export class CommentServiceImpl implements CommentService {
     const viewer = await this.d.viewers.require(actor);
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this comment', 'NOT_AUTHOR');
-    const before = await this.d.comments.updateReturningBefore(comment._id, { deleted: false }, { $set: { deleted: true, interesting: false, markdown: '', html: '' } });
+    const before = await this.d.comments.markDeleted(comment._id);
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
     await recordCommentChange(this.d, 'comment.deleted', before);
@@ -77,7 +76,7 @@ export class CommentServiceImpl implements CommentService {
   async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
     requireAdmin(caller);
     const comment = await loadComment(this.d, caller, ref);
-    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: false }, { $set: { removed: true, interesting: false } });
+    const before = await this.d.comments.markRemoved(comment._id);
     if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
     if (before) await recordCommentChange(this.d, 'comment.removed', before);
     return this.viewFor(caller, comment._id);
@@ -87,7 +86,7 @@ export class CommentServiceImpl implements CommentService {
     requireAdmin(caller);
     const comment = await loadComment(this.d, caller, ref);
     const interesting = isInteresting({ deleted: comment.deleted, removed: false, labelWeights: comment.labelWeights, votes: comment.voteCount });
-    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: true }, { $set: { removed: false, interesting } });
+    const before = await this.d.comments.markRestored(comment._id, interesting);
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
     if (before) await recordCommentChange(this.d, 'comment.restored', before);
     return this.viewFor(caller, comment._id);
@@ -97,7 +96,7 @@ export class CommentServiceImpl implements CommentService {
   private async afterStateChange(before: CommentDoc, t: { wasCounted: boolean; nowCounted: boolean }): Promise<void> {
     const now = this.d.clock.now();
     const delta = (t.nowCounted ? 1 : 0) - (t.wasCounted ? 1 : 0);
-    await this.d.topics.update(before.topicId, { inc: delta !== 0 ? { commentCount: delta } : undefined, max: { lastActivityAt: now } });
+    await this.d.topics.commentChanged(before.topicId, now, delta);
     await recomputeInterestingActivity(this.d, before.topicId);
   }
 

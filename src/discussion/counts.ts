@@ -48,7 +48,7 @@ export class CountServiceImpl implements CountService {
       if (t.voteCount === voteCount && t.commentCount === commentCount) continue;
       const stored = { voteCount: t.voteCount, commentCount: t.commentCount };
       note({ post: `topic ${t._id}`, stored, counted: { voteCount, commentCount } });
-      if (opts.fix && (await this.d.topics.update(t._id, { set: { voteCount, commentCount } }))) report.fixed += 1;
+      if (opts.fix && (await this.d.topics.setCounts(t._id, { voteCount, commentCount }))) report.fixed += 1;
     }
 
     for (const c of await this.d.comments.allCounts()) {
@@ -58,7 +58,7 @@ export class CountServiceImpl implements CountService {
       if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights)) continue;
       const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights };
       note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights } });
-      if (opts.fix && (await this.d.comments.update(c._id, { $set: { voteCount, labelWeights } }))) report.fixed += 1;
+      if (opts.fix && (await this.d.comments.setCounts(c._id, { voteCount, labelWeights }))) report.fixed += 1;
     }
     return report;
   }

@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_SIZE } from './inputs/rules';
 import { HistoryPageInput, PageInput } from './inputs/page.input';
 import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
-import { Direction, EMPTY_PAGE_INFO, keysetFilter, keysetSort, pageFromRows } from './keyset';
+import { Direction, EMPTY_PAGE_INFO, FeedAnchor, pageFromRows } from './keyset';
 import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
 import { formatMixedCursor, id36ToNumber, parseMixedCursor, toId36 } from './rules/id36';
 import type { HistoryService } from './services';
@@ -29,22 +29,6 @@ function compareRows(a: Row, b: Row): number {
   );
 }
 
-interface Position {
-  kind: 'topic' | 'comment';
-  at: Date;
-  id: number;
-}
-
-/** The createdAt/_id condition selecting rows of `kind` after/before `pos` in the mixed order. */
-function mixedCondition(kind: 'topic' | 'comment', direction: Direction, pos: Position | undefined): Record<string, unknown> {
-  if (direction === 'first' || !pos) return {};
-  if (kind === pos.kind) return keysetFilter('createdAt', direction, { value: pos.at, id: pos.id });
-  // Different kinds at equal times: comments sort before topics.
-  const afterInclusive = kind === 'topic'; // topics at the same time come after a comment
-  if (direction === 'after') return { createdAt: { [afterInclusive ? '$lte' : '$lt']: pos.at } };
-  return { createdAt: { [afterInclusive ? '$gt' : '$gte']: pos.at } };
-}
-
 export class HistoryServiceImpl implements HistoryService {
   constructor(private readonly d: DiscussionDeps, private readonly users: UserServiceImpl) {}
 
@@ -57,16 +41,15 @@ export class HistoryServiceImpl implements HistoryService {
 
     const cursor = after ?? before;
     const direction: Direction = after ? 'after' : before ? 'before' : 'first';
-    let pos: Position | undefined;
+    let pos: FeedAnchor | undefined;
     if (cursor) {
       const anchor = cursor.id === null ? null : cursor.kind === 'topic' ? await this.d.topics.findById(cursor.id) : await this.d.comments.findById(cursor.id);
       if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
     }
-    const sort = keysetSort('createdAt', direction);
     // includeRemoved: the viewer is the author or an admin, who also see the Markdown source.
-    const query = (kind: 'topic' | 'comment') => ({ authorId: target._id, includeRemoved, condition: mixedCondition(kind, direction, pos), sort, take: limit + 1, withMarkdown: includeRemoved });
-    const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query('topic')), this.d.comments.byAuthor(query('comment'))]);
+    const query = { authorId: target._id, includeRemoved, direction, anchor: pos, take: limit + 1, withMarkdown: includeRemoved };
+    const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query), this.d.comments.byAuthor(query)]);
     const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
     rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
     const page = pageFromRows(rows.slice(0, limit + 1), limit, direction, (r) => formatMixedCursor(r.kind, r.doc._id));
@@ -83,13 +66,13 @@ export class HistoryServiceImpl implements HistoryService {
   async topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
-    let condition = {};
+    let anchor: FeedAnchor | undefined;
     if (cursor) {
-      const anchor = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
-      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
-      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+      const t = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
+      if (!t) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      anchor = { kind: 'topic', at: t.createdAt, id: t._id };
     }
-    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1 });
+    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take: limit + 1 });
     const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
     const marks = await this.marksFor(viewer, page.items, []);
     return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
@@ -98,13 +81,13 @@ export class HistoryServiceImpl implements HistoryService {
   async comments(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<CommentView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
-    let condition = {};
+    let anchor: FeedAnchor | undefined;
     if (cursor) {
-      const anchor = cursor.id === null ? null : await this.d.comments.findById(cursor.id);
-      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
-      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+      const c = cursor.id === null ? null : await this.d.comments.findById(cursor.id);
+      if (!c) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      anchor = { kind: 'comment', at: c.createdAt, id: c._id };
     }
-    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1, withMarkdown: includeRemoved });
+    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take: limit + 1, withMarkdown: includeRemoved });
     const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
     const marks = await this.marksFor(viewer, [], page.items);
     return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };

@@ -34,7 +34,7 @@ export class LabelServiceImpl implements LabelService {
     });
     if (!inserted) throw new ConflictError('You already put that label on this comment', 'ALREADY_LABELLED');
     // The label was inserted exactly once (a unique index), so the weight moves exactly once.
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
+    const updated = await this.d.comments.adjustLabelWeight(comment._id, label, WEIGHT);
     if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
     return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }
@@ -45,7 +45,7 @@ export class LabelServiceImpl implements LabelService {
     const comment = await loadComment(this.d, viewer, ref);
     const weight = await this.d.labels.remove(comment._id, viewer.userId, label);
     if (weight === null) return this.comments.view(comment, viewer);
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
+    const updated = await this.d.comments.adjustLabelWeight(comment._id, label, -weight);
     if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
     return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }

@@ -48,7 +48,7 @@ export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: n
   const latest = await d.comments.latestInterestingAt(topicId);
   const at = latest && latest.getTime() > topic.createdAt.getTime() ? latest : topic.createdAt;
   if (at.getTime() !== topic.lastInterestingActivityAt.getTime()) {
-    await d.topics.update(topicId, { set: { lastInterestingActivityAt: at } });
+    await d.topics.setLastInterestingActivity(topicId, at);
   }
 }
 
@@ -59,7 +59,7 @@ export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: n
 export async function refreshInteresting(d: DiscussionDeps, comment: CommentDoc): Promise<CommentDoc> {
   const now = isInteresting({ deleted: comment.deleted, removed: comment.removed, labelWeights: comment.labelWeights, votes: comment.voteCount });
   if (now === comment.interesting) return comment;
-  const updated = (await d.comments.update(comment._id, { $set: { interesting: now } })) ?? comment;
+  const updated = (await d.comments.setInteresting(comment._id, now)) ?? comment;
   await recomputeInterestingActivity(d, comment.topicId);
   return updated;
 }

@@ -69,7 +69,6 @@ export interface UserService {
   findByIds(ids: readonly number[]): Promise<(UserView | null)[]>;
   ban(caller: Caller, username: string): Promise<UserView>;
   unban(caller: Caller, username: string): Promise<UserView>;
-  setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView>;
 }
 
 export interface GroupService {

@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import { normalizeGroupPath } from './rules/group-path';
 import type { TopicDoc } from './models';
+import type { TopicRepository } from './topic.repository';
 import { loadTopic, topicNotFound } from './post-access';
 import { renderMarkdown } from './rules/markdown';
 import { normalizeTags, tagMatchKeys } from './rules/tags';
@@ -53,7 +54,7 @@ export class TopicCommands {
     if (!isAuthor && !viewer.isAdmin) throw new ForbiddenError('Only the author can edit this topic', 'NOT_AUTHOR');
     if (!isAuthor && input.markdown !== undefined) throw new ForbiddenError("Only the author can edit a topic's text", 'NOT_AUTHOR');
     validateInput(EditTopicInput, input);
-    const set: Partial<TopicDoc> = {};
+    const set: Parameters<TopicRepository['edit']>[1] = {};
     if (input.title !== undefined) set.title = input.title.trim();
     if (input.markdown !== undefined) {
       set.markdown = input.markdown ?? '';
@@ -67,7 +68,7 @@ export class TopicCommands {
     }
     const now = this.d.clock.now();
     if (now.getTime() - topic.createdAt.getTime() > EDIT_GRACE_MS) set.editedAt = now;
-    const updated = await this.d.topics.update(topic._id, { set }, { deleted: false });
+    const updated = await this.d.topics.edit(topic._id, set);
     if (!updated) throw topicNotFound();
     return this.view(updated, viewer);
   }
@@ -77,29 +78,31 @@ export class TopicCommands {
     const viewer = await this.d.viewers.require(actor);
     const topic = await loadTopic(this.d, viewer, ref);
     if (topic.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this topic', 'NOT_AUTHOR');
-    await this.d.topics.update(topic._id, { set: { deleted: true, listed: false } });
+    await this.d.topics.markDeleted(topic._id);
   }
 
   async remove(caller: Caller, ref: PostRef): Promise<TopicView> {
     requireAdmin(caller);
     const topic = await loadTopic(this.d, caller, ref);
-    return this.setAndView(caller, topic, { removed: true, listed: false });
+    return this.viewAfter(caller, this.d.topics.setRemoved(topic._id, true, topic.deleted));
   }
 
   async restore(caller: Caller, ref: PostRef): Promise<TopicView> {
     requireAdmin(caller);
     const topic = await loadTopic(this.d, caller, ref);
-    return this.setAndView(caller, topic, { removed: false, listed: !topic.deleted });
+    return this.viewAfter(caller, this.d.topics.setRemoved(topic._id, false, topic.deleted));
   }
 
   async setLocked(caller: Caller, ref: PostRef, locked: boolean): Promise<TopicView> {
     requireAdmin(caller);
-    return this.setAndView(caller, await loadTopic(this.d, caller, ref), { locked: locked === true });
+    const topic = await loadTopic(this.d, caller, ref);
+    return this.viewAfter(caller, this.d.topics.setLocked(topic._id, locked === true));
   }
 
   async setOfficial(caller: Caller, ref: PostRef, official: boolean): Promise<TopicView> {
     requireAdmin(caller);
-    return this.setAndView(caller, await loadTopic(this.d, caller, ref), { official: official === true });
+    const topic = await loadTopic(this.d, caller, ref);
+    return this.viewAfter(caller, this.d.topics.setOfficial(topic._id, official === true));
   }
 
   /** The author or an admin replaces the tags. */
@@ -109,11 +112,12 @@ export class TopicCommands {
     if (caller.kind === 'user' && !mayModerate(caller, topic.authorId)) throw new ForbiddenError('Only the author or an admin can change tags', 'NOT_AUTHOR');
     validateInput(TopicTagsInput, { tags });
     const normalized = storedTags(tags);
-    return this.setAndView(caller, topic, { tags: normalized, tagKeys: tagMatchKeys(normalized) });
+    return this.viewAfter(caller, this.d.topics.setTags(topic._id, normalized, tagMatchKeys(normalized)));
   }
 
-  private async setAndView(caller: Caller, topic: TopicDoc, set: Partial<TopicDoc>): Promise<TopicView> {
-    const updated = await this.d.topics.update(topic._id, { set });
+  /** The topic after an admin's (or the author's) change, as the caller sees it. */
+  private async viewAfter(caller: Caller, change: Promise<TopicDoc | null>): Promise<TopicView> {
+    const updated = await change;
     if (!updated) throw topicNotFound();
     const viewer = caller.kind === 'user' ? await this.d.viewers.of(caller) : null;
     return this.view(updated, viewer);

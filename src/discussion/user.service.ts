@@ -83,7 +83,7 @@ export class UserServiceImpl implements UserService {
       // Bad input, not a bad token: the caller stays logged in.
       throw new ValidationError([{ field: 'password', message: 'The password is not correct' }], 'WRONG_PASSWORD');
     }
-    await this.d.users.update(user._id, { deleted: true }, true);
+    await this.d.users.markDeleted(user._id);
     this.d.viewers.forget(actor);
     await recordAccountRevoked(this.d, user._id);
   }
@@ -102,23 +102,19 @@ export class UserServiceImpl implements UserService {
   }
 
   async ban(caller: Caller, username: string): Promise<UserView> {
-    return this.setFlag(caller, username, { banned: true });
+    return this.setBanned(caller, username, true);
   }
 
   async unban(caller: Caller, username: string): Promise<UserView> {
-    return this.setFlag(caller, username, { banned: false });
+    return this.setBanned(caller, username, false);
   }
 
-  async setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView> {
-    return this.setFlag(caller, username, { isAdmin });
-  }
-
-  private async setFlag(caller: Caller, username: string, set: Partial<UserDoc>): Promise<UserView> {
+  private async setBanned(caller: Caller, username: string, banned: boolean): Promise<UserView> {
     requireAdmin(caller);
     const user = await this.find(username);
-    const updated = await this.d.users.update(user._id, set);
+    const updated = await this.d.users.setBanned(user._id, banned);
     if (!updated) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
-    // A ban ends the user's live subscriptions; other flags change what they may see.
+    // A ban ends the user's live subscriptions.
     await recordAccountRevoked(this.d, user._id);
     return userView(updated);
   }

@@ -30,7 +30,7 @@ export class VoteServiceImpl implements VoteService {
       const changed = await this.d.marks.setFlag(viewer.userId, 'topic', topic._id, topic._id, 'voted', on, now);
       if (!changed) return { voted: on, voteCount: topic.voteCount };
       // The mark changed exactly once (a conditional update), so the count moves exactly once.
-      const updated = await this.d.topics.update(topic._id, { inc: { voteCount: on ? 1 : -1 } });
+      const updated = await this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
       await recordTopicVoted(this.d, topic);
       return { voted: on, voteCount: (updated ?? topic).voteCount };
     }
@@ -38,7 +38,7 @@ export class VoteServiceImpl implements VoteService {
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own comment", 'OWN_POST');
     const changed = await this.d.marks.setFlag(viewer.userId, 'comment', comment._id, comment.topicId, 'voted', on, now);
     if (!changed) return { voted: on, voteCount: comment.voteCount };
-    const updated = (await this.d.comments.update(comment._id, { $inc: { voteCount: on ? 1 : -1 } })) ?? comment;
+    const updated = (await this.d.comments.adjustVotes(comment._id, on ? 1 : -1)) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.
     await refreshInteresting(this.d, updated);
     await recordCommentChange(this.d, 'comment.voted', comment);

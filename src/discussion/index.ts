@@ -88,6 +88,7 @@ function buildServices(d: DiscussionDeps): DiscussionServiceSet {
   const topics: TopicService = {
     list: (a, args) => queries.list(a, args),
     read: (a, id, args) => queries.read(a, id, args),
+    readInOrders: (a, id, opts) => queries.readInOrders(a, id, opts),
     get: (a, ref) => queries.get(a, ref),
     findByIds: (a, ids) => queries.findByIds(a, ids),
     post: (a, input) => commands.post(a, input),

@@ -78,11 +78,22 @@ export interface GroupService {
   get(path: string): Promise<GroupView>;
 }
 
+/** A topic with its comment tree in several orders (`trees[i]` in `orders[i]`). */
+export interface TopicInOrders {
+  topic: TopicView;
+  trees: CommentView[][];
+}
+
 export interface TopicService {
   /** The topic listing (`GET /topics`): validated args, viewer-specific fields, keyset page. */
   list(actor: Actor, args: TopicListInput): Promise<Page<TopicView>>;
   /** One topic with its comment tree; records the viewer's visit unless told not to. */
   read(actor: Actor, topicId36: string, args?: Omit<TopicReadInput, 'id'>): Promise<TopicWithComments>;
+  /**
+   * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order) from
+   * one read, for a client showing it; records no visit (`visits.record` does, when it was seen).
+   */
+  readInOrders(actor: Actor, topicId36: string, opts: { orders: readonly (string | undefined)[]; markdown: boolean }): Promise<TopicInOrders>;
   /** One topic without comments (same visibility rules as read, no visit recorded). */
   get(actor: Actor, topic: PostRef): Promise<TopicView>;
   /** For DataLoaders: topics by id as the actor may see them, null where unknown or hidden. */

@@ -14,6 +14,7 @@ import type { PostRef } from './services';
 import { commentView, indexMarks, topicView } from './view-builders';
 import { mayModerate } from './viewer';
 import type { CommentOrder, CommentView, Page, TopicOrder, TopicView, TopicWithComments } from './views';
+import type { TopicInOrders } from './services';
 import type { CommentDoc } from './models';
 import { DEFAULT_PAGE_SIZE } from './inputs/rules';
 import { TopicListInput } from './inputs/topic-list.input';
@@ -75,14 +76,39 @@ export class TopicQueries {
    */
   async read(actor: Actor, topicId36: string, args: Omit<TopicReadInput, 'id'> = {}): Promise<TopicWithComments> {
     const input = validateInput(TopicReadInput, { ...args, id: topicId36 });
-    const requested = (input.order ?? 'relevance') as CommentOrder;
+    const loaded = await this.load(actor, input.id, input.markdown !== false);
+    const result: TopicWithComments = { topic: loaded.topicView, comments: loaded.tree(input.order as CommentOrder | undefined) };
+    const { viewer, topic } = loaded;
+    if (viewer && input.recordVisit !== false) {
+      // A database out of space still serves reads: the visit then goes unrecorded.
+      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      await recorded.catch((err: unknown) => {
+        if (!isNoSpaceError(err)) throw err;
+      });
+    }
+    return result;
+  }
 
+  /**
+   * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order),
+   * from one read, for a client showing it (GraphQL's `topic { threads(order) }`): a display read
+   * records no visit (the client says when the topic was seen: VisitService.record).
+   */
+  async readInOrders(actor: Actor, topicId36: string, opts: { orders: readonly (string | undefined)[]; markdown: boolean }): Promise<TopicInOrders> {
+    const input = validateInput(TopicReadInput, { id: topicId36 });
+    for (const order of opts.orders) validateInput(TopicReadInput, { id: topicId36, order });
+    const loaded = await this.load(actor, input.id, opts.markdown);
+    return { topic: loaded.topicView, trees: opts.orders.map((order) => loaded.tree(order as CommentOrder | undefined)) };
+  }
+
+  /** The topic, its comments and the viewer's marks on them; trees built on demand, in any order. */
+  private async load(actor: Actor, id36: string, markdown: boolean) {
     const viewer = await this.d.viewers.of(actor);
-    const topicId = id36ToNumber(input.id);
+    const topicId = id36ToNumber(id36);
     if (topicId === null) throw topicNotFound();
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
-    const withMarkdown = viewer !== null && input.markdown !== false;
+    const withMarkdown = viewer !== null && markdown;
     // The topic and the version of its comments first, then the comments: they come from the
     // cache while the version is the one they were kept under (comment-cache.ts), and a hidden
     // topic's are never read.
@@ -96,29 +122,22 @@ export class TopicQueries {
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
     const previousVisit = viewer ? topicMark?.visitAt ?? null : null;
-    const order = input.order === undefined && viewer ? viewer.settings.defaultCommentOrder : requested;
-
-    const roots = buildCommentTree(comments.map(asTreeInput), order);
-    collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
-    const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
-
-    if (viewer && input.recordVisit !== false) {
-      // A database out of space still serves reads: the visit then goes unrecorded.
-      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
-      await recorded.catch((err: unknown) => {
-        if (!isNoSpaceError(err)) throw err;
-      });
-    }
-    return result;
-
-    function toView(node: TreeNode<TreeComment>, children: CommentView[]): CommentView {
-      return commentView(node.comment.doc, {
+    const toView = (node: TreeNode<TreeComment>, children: CommentView[]): CommentView =>
+      commentView(node.comment.doc, {
         viewer,
         mark: marks.comment.get(node.comment.id),
         previousVisit,
         tree: { depth: node.depth, state: node.state, children },
       });
-    }
+
+    /** The tree in `requested` order (undefined: the viewer's preferred one, relevance for anonymous viewers). */
+    const tree = (requested: CommentOrder | undefined): CommentView[] => {
+      const order = requested ?? (viewer ? viewer.settings.defaultCommentOrder : 'relevance');
+      const roots = buildCommentTree(comments.map(asTreeInput), order);
+      collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
+      return viewTree(roots, toView);
+    };
+    return { viewer, topic, topicView: topicView(topic, viewer, topicMark), tree };
   }
 
   async get(actor: Actor, ref: PostRef): Promise<TopicView> {

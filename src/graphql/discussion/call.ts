@@ -1,6 +1,5 @@
 /** Small helpers shared by the discussion resolvers. */
 import { NotFoundError } from '../../core/errors';
-import type { GraphQLContext } from '../context';
 
 /** The value, or null when the service says it does not exist (nullable lookups such as `topic(id)`). */
 export async function orNull<T>(call: Promise<T>): Promise<T | null> {
@@ -15,9 +14,3 @@ export async function orNull<T>(call: Promise<T>): Promise<T | null> {
 /** How every argument naming a topic or a comment describes what it accepts. */
 export const TOPIC_ID_DESCRIPTION = 'The topic: its global `id`, or its `id36` (the REST id).';
 export const COMMENT_ID_DESCRIPTION = 'The comment: its global `id`, or its `id36` (the REST id).';
-
-/** Stores a value computed ahead (lookahead) where memo() will find it. */
-export function remember<T>(ctx: GraphQLContext, key: string, value: T): T {
-  ctx.loaders.set(`memo:${key}`, value);
-  return value;
-}

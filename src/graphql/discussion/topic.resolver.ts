@@ -3,15 +3,19 @@ import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolv
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context';
 import { id36Of } from '../node/global-id';
-import { orNull, remember, TOPIC_ID_DESCRIPTION } from './call';
+import { orNull, TOPIC_ID_DESCRIPTION } from './call';
 import { CommentThreadConnection, TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
-import { memo, primeTopic } from './loaders';
+import { primeTopic } from './loaders';
+import { topicTrees } from './topic-trees';
 import { childFields, selectsFieldBelow } from './lookahead';
 import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
 import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
 import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
+
+/** The `threads` fields selected right below a topic. */
+const threadsFields = (info: GraphQLResolveInfo) => childFields(info).filter((f) => f.name === 'threads');
 
 /**
  * Estimated comments of a topic, for the cost limit: a page of threads holds at most the topic's
@@ -51,10 +55,6 @@ export class ThreadsArgs extends ConnectionArgs {
   order?: CommentOrder | null;
 }
 
-function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boolean): string {
-  return `tree:${topicId}:${order ?? 'preferred'}:${markdown ? 'md' : 'html'}`;
-}
-
 /**
  * The topic's comment tree in `order` (undefined: the viewer's preferred order), read once per
  * request, never recording a visit (queries have no side effects; see `visitTopic`); with the
@@ -62,12 +62,11 @@ function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boo
  * serves selections without it).
  */
 function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<ThreadNode[]> {
-  const richer = treeKey(topic.view.id, order, true);
-  const key = markdown || ctx.loaders.has(`memo:${richer}`) ? richer : treeKey(topic.view.id, order, false);
-  return memo(ctx, key, async () => {
-    const read = await discussion(ctx).topics.read(ctx.actor, topic.id36, { ...(order ? { order } : {}), recordVisit: false, markdown: key === richer });
-    return threadTree(topic, read.comments);
-  });
+  const trees = topicTrees(ctx);
+  const found = trees.find(topic.view.id, order, markdown);
+  if (found) return found;
+  const read = discussion(ctx).topics.readInOrders(ctx.actor, topic.id36, { orders: [order], markdown });
+  return trees.put(topic.view.id, order, markdown, read.then((r) => threadTree(topic, r.trees[0]!)));
 }
 
 /** The cost of a page of threads: its comments (bounded by the topic's estimate) times one comment's selection. */
@@ -109,33 +108,23 @@ export class TopicResolver {
   ): Promise<TopicNode | null> {
     const id = id36Of(idArg, 'Topic', 'id');
     const ds = discussion(ctx);
-    const orders = [
-      ...new Set(
-        childFields(info)
-          .filter((f) => f.name === 'threads')
-          .map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined),
-      ),
-    ];
+    // The orders the selection's `threads` fields ask for (look-ahead): read with the topic at once.
+    const orders = [...new Set(threadsFields(info).map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined))];
     if (orders.length === 0) {
       const t = await orNull(ds.topics.get(ctx.actor, id));
       if (!t) return null;
       primeTopic(ctx, t);
       return topicNode(ctx, t);
     }
-    // The topic and its tree in one read per order asked (tree() then finds them).
     // Markdown anywhere below covers every tree's selection.
     const markdown = selectsFieldBelow(info, 'markdown');
-    let node: TopicNode | undefined;
-    for (const order of orders) {
-      const read = await orNull(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: false, markdown }));
-      if (!read) return null;
-      if (!node) {
-        primeTopic(ctx, read.topic);
-        node = topicNode(ctx, read.topic);
-      }
-      remember(ctx, treeKey(read.topic.id, order, markdown), Promise.resolve(threadTree(node, read.comments)));
-    }
-    return node!;
+    const read = await orNull(ds.topics.readInOrders(ctx.actor, id, { orders, markdown }));
+    if (!read) return null;
+    primeTopic(ctx, read.topic);
+    const node = topicNode(ctx, read.topic);
+    const trees = topicTrees(ctx);
+    orders.forEach((order, i) => trees.put(read.topic.id, order, markdown, Promise.resolve(threadTree(node, read.trees[i]!))));
+    return node;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The Markdown source of the text; only for its author and admins (null for everyone else).' })

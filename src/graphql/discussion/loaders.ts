@@ -5,7 +5,6 @@
 import DataLoader from 'dataloader';
 import { ANONYMOUS } from '../../core/actor';
 import { NotFoundError } from '../../core/errors';
-import type { DiscussionServiceSet } from '../../discussion/services';
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
 import { GraphQLContext, loader } from '../context';
 
@@ -14,9 +13,7 @@ export function memo<T>(ctx: GraphQLContext, key: string, create: () => T): T {
   return loader(ctx, `memo:${key}`, create);
 }
 
-function services(ctx: GraphQLContext): DiscussionServiceSet {
-  return ctx.services.discussion as unknown as DiscussionServiceSet;
-}
+const services = (ctx: GraphQLContext) => ctx.services.discussion;
 
 /** null for NotFoundError, the error itself otherwise (DataLoader reports it for that key only). */
 async function orNull<T>(p: Promise<T>): Promise<T | null> {

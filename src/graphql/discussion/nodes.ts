@@ -13,7 +13,7 @@ import { publicBaseUrl } from '../../public-url';
 
 /** The discussion services with their full contract (services.ts). */
 export function discussion(ctx: GraphQLContext): DiscussionServiceSet {
-  return ctx.services.discussion as unknown as DiscussionServiceSet;
+  return ctx.services.discussion;
 }
 
 /** A user reference: the username is always known; the rest is loaded only when asked for. */

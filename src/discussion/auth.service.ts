@@ -8,7 +8,7 @@ import { dummyHash, hashPassword, verifyPassword } from './auth/password';
 import type { DiscussionDeps } from './deps';
 import { recordAccountRevoked } from './live-events';
 import type { UserDoc } from './models';
-import type { AuthService } from './services';
+import type { AuthApi } from './services';
 import { MAX_PASSWORD } from './user.rules';
 import { ChangePasswordInput, type LoginInput } from './inputs/account.input';
 import { issuesOf, toInput } from './inputs/validate';
@@ -24,7 +24,7 @@ function usernameKey(username: string): string {
   return lower.length <= 64 ? `user:${lower}` : `user#${crypto.createHash('sha256').update(lower).digest('hex')}`;
 }
 
-export class AuthServiceImpl implements AuthService {
+export class AuthService implements AuthApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   private nowSeconds(): number {

@@ -2,11 +2,11 @@
 import type { Actor } from '../core/actor';
 import type { DiscussionDeps } from './deps';
 import { loadComment, loadTopic } from './post-access';
-import type { BookmarkService, PostKind, PostRef } from './services';
+import type { BookmarkApi, PostKind, PostRef } from './services';
 import { PostKindInput } from './inputs/post-kind.input';
 import { validateInput } from './inputs/validate';
 
-export class BookmarkServiceImpl implements BookmarkService {
+export class BookmarkService implements BookmarkApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   bookmark(actor: Actor, kind: PostKind, ref: PostRef) {

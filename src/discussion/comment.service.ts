@@ -12,7 +12,7 @@ import { isInteresting } from './rules/labels';
 import { newCommentDocument } from './new-documents';
 import { renderMarkdown } from './rules/markdown';
 import { recordCommentChange, recordCommentPosted } from './live-events';
-import type { Caller, CommentService, PostRef } from './services';
+import type { Caller, CommentApi, PostRef } from './services';
 import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
 import type { CommentView } from './views';
@@ -21,7 +21,7 @@ import { validateInput } from './inputs/validate';
 
 const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
 
-export class CommentServiceImpl implements CommentService {
+export class CommentService implements CommentApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async post(actor: Actor, input: PostCommentInput): Promise<CommentView> {

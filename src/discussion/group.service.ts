@@ -1,7 +1,7 @@
 /** Groups (`~tech`, `~games.tabletop`): created by admins and the command line. */
 import { ConflictError, NotFoundError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
-import type { Caller, GroupService } from './services';
+import type { Caller, GroupApi } from './services';
 import { groupView } from './view-builders';
 import { normalizeGroupPath } from './rules/group-path';
 import { requireAdmin } from './viewer';
@@ -11,7 +11,7 @@ import { validateInput } from './inputs/validate';
 
 export { normalizeGroupPath };
 
-export class GroupServiceImpl implements GroupService {
+export class GroupService implements GroupApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async create(caller: Caller, input: CreateGroupInput): Promise<GroupView> {

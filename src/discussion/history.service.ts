@@ -12,8 +12,8 @@ import type { DiscussionDeps } from './deps';
 import { Direction, EMPTY_PAGE_INFO, FeedAnchor, pageFromRows } from './keyset';
 import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
 import { formatMixedCursor, id36ToNumber, parseMixedCursor, toId36 } from './rules/id36';
-import type { HistoryService } from './services';
-import type { UserServiceImpl } from './user.service';
+import type { HistoryApi } from './services';
+import type { UserService } from './user.service';
 import { commentView, indexMarks, topicView, userView } from './view-builders';
 import type { Viewer } from './viewer';
 import type { CommentView, HistoryItem, Page, TopicView, UserHistory, UserView } from './views';
@@ -29,8 +29,8 @@ function compareRows(a: Row, b: Row): number {
   );
 }
 
-export class HistoryServiceImpl implements HistoryService {
-  constructor(private readonly d: DiscussionDeps, private readonly users: UserServiceImpl) {}
+export class HistoryService implements HistoryApi {
+  constructor(private readonly d: DiscussionDeps, private readonly users: UserService) {}
 
   async history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory> {
     const input = validateInput(HistoryPageInput, args);

@@ -4,18 +4,18 @@
  */
 import type { Actor } from '../core/actor';
 import { ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
-import type { CommentServiceImpl } from './comment.service';
+import type { CommentService } from './comment.service';
 import type { DiscussionDeps } from './deps';
 import { loadComment, refreshInteresting } from './post-access';
-import type { LabelService, PostRef } from './services';
+import type { LabelApi, PostRef } from './services';
 import type { CommentLabel, CommentView } from './views';
 import { LabelInput, UnlabelInput } from './inputs/label.input';
 import { validateInput } from './inputs/validate';
 
 const WEIGHT = 1.0;
 
-export class LabelServiceImpl implements LabelService {
-  constructor(private readonly d: DiscussionDeps, private readonly comments: CommentServiceImpl) {}
+export class LabelService implements LabelApi {
+  constructor(private readonly d: DiscussionDeps, private readonly comments: CommentService) {}
 
   async label(actor: Actor, ref: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);

@@ -3,6 +3,10 @@
  * Every method takes the caller first and does its own authorization; errors are the domain
  * vocabulary of core/errors (never HTTP errors). Every input is validated here, against the rules
  * of its class in inputs/ (a malformed post reference is a ValidationError on `id`).
+ *
+ * Naming: a contract here is `<Name>Api`; the class serving it is `<Name>Service` in
+ * `<name>.service.ts` (as the files domain's classes are), two classes where one contract has a
+ * read and a write side (TopicQueryService, TopicCommandService).
  */
 import type { Actor } from '../core/actor';
 import type { AccountView, CommentLabel, CommentView, GroupView, HistoryItem, Page, TokenResult } from './views';
@@ -34,7 +38,7 @@ export type PostKind = 'topic' | 'comment';
 /** A post reference: id36 string or numeric id. */
 export type PostRef = string | number;
 
-export interface AuthService {
+export interface AuthApi {
   /** The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError (reason INVALID_TOKEN) when present but invalid. */
   actorFor(authorization: string | undefined): Promise<Actor>;
   /** Verifies a bare JWT; the actor it names or UnauthenticatedError (INVALID_TOKEN). */
@@ -53,7 +57,7 @@ export interface AuthService {
   changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult>;
 }
 
-export interface UserService {
+export interface UserApi {
   /** Self-registration (only while registration is open); returns the new account and a token. */
   register(actor: Actor, input: RegisterInput): Promise<TokenResult>;
   /** Creates an account as an admin or the system (command line). */
@@ -71,7 +75,7 @@ export interface UserService {
   unban(caller: Caller, username: string): Promise<UserView>;
 }
 
-export interface GroupService {
+export interface GroupApi {
   create(caller: Caller, input: CreateGroupInput): Promise<GroupView>;
   list(): Promise<GroupView[]>;
   /** NotFoundError 'Group not found'. */
@@ -84,7 +88,7 @@ export interface TopicInOrders {
   trees: CommentView[][];
 }
 
-export interface TopicService {
+export interface TopicApi {
   /** The topic listing (`GET /topics`): validated args, viewer-specific fields, keyset page. */
   list(actor: Actor, args: TopicListInput): Promise<Page<TopicView>>;
   /** One topic with its comment tree; records the viewer's visit unless told not to. */
@@ -112,7 +116,7 @@ export interface TopicService {
   setTags(actor: Caller, topic: PostRef, tags: string[]): Promise<TopicView>;
 }
 
-export interface CommentService {
+export interface CommentApi {
   /** A top-level comment or a reply (any depth); not on locked topics (admins excepted). */
   post(actor: Actor, input: PostCommentInput): Promise<CommentView>;
   /** Author only; not on locked topics (admins excepted). */
@@ -133,35 +137,35 @@ export interface CommentService {
   findByIdsAsShown(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
 }
 
-export interface VoteService {
+export interface VoteApi {
   /** One vote per user per post, never on one's own post; idempotent. */
   vote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
   unvote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
 }
 
-export interface BookmarkService {
+export interface BookmarkApi {
   bookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
   unbookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
 }
 
-export interface IgnoreService {
+export interface IgnoreApi {
   /** Hides a topic from the caller's listings (it stays readable, `ignored: true`). */
   ignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
   unignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
 }
 
-export interface LabelService {
+export interface LabelApi {
   /** Each label at most once per user per comment, never on one's own; exemplary needs a reason. */
   label(actor: Actor, comment: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView>;
   unlabel(actor: Actor, comment: PostRef, label: CommentLabel): Promise<CommentView>;
 }
 
-export interface VisitService {
+export interface VisitApi {
   /** Records (now, current comment_count) as the caller's latest visit to the topic. */
   record(actor: Actor, topic: PostRef): Promise<void>;
 }
 
-export interface HistoryService {
+export interface HistoryApi {
   /** `/user/{name}`: mixed feed of topics and comments (cursors `t-`/`c-`). */
   history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory>;
   topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }>;
@@ -183,7 +187,7 @@ export interface CountReport {
 }
 
 /** The recount of derived counts (counts.ts): an admin check, never on the write path. */
-export interface CountService {
+export interface CountApi {
   verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport>;
 }
 
@@ -194,16 +198,16 @@ export interface DiscussionServiceSet {
    * history at chosen times (the demo seed) while this set keeps serving at the real time.
    */
   withClock(clock: Clock): DiscussionServiceSet;
-  auth: AuthService;
-  users: UserService;
-  groups: GroupService;
-  topics: TopicService;
-  comments: CommentService;
-  votes: VoteService;
-  bookmarks: BookmarkService;
-  ignores: IgnoreService;
-  labels: LabelService;
-  visits: VisitService;
-  history: HistoryService;
-  counts: CountService;
+  auth: AuthApi;
+  users: UserApi;
+  groups: GroupApi;
+  topics: TopicApi;
+  comments: CommentApi;
+  votes: VoteApi;
+  bookmarks: BookmarkApi;
+  ignores: IgnoreApi;
+  labels: LabelApi;
+  visits: VisitApi;
+  history: HistoryApi;
+  counts: CountApi;
 }

@@ -24,7 +24,7 @@ const storedTags = (tags: readonly string[] | null | undefined) => normalizeTags
 /** A link as stored; null for none (validated already). */
 const storedLink = (link: string | null | undefined) => (link === undefined || link === null || link === '' ? null : normalizeLink(link));
 
-export class TopicCommands {
+export class TopicCommandService {
   constructor(private readonly d: DiscussionDeps) {}
 
   /** Posts a text topic (markdown) or a link topic (link) in an existing group. */

@@ -24,7 +24,7 @@ import { validateInput } from './inputs/validate';
 /** The id an id36 names (null: none can exist); the id36 was validated. */
 const idOf = (id36: string | undefined) => (id36 === undefined ? undefined : { id: id36ToNumber(id36) });
 
-export class TopicQueries {
+export class TopicQueryService {
   constructor(private readonly d: DiscussionDeps) {}
 
   /**
@@ -92,7 +92,7 @@ export class TopicQueries {
   /**
    * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order),
    * from one read, for a client showing it (GraphQL's `topic { threads(order) }`): a display read
-   * records no visit (the client says when the topic was seen: VisitService.record).
+   * records no visit (the client says when the topic was seen: VisitApi.record).
    */
   async readInOrders(actor: Actor, topicId36: string, opts: { orders: readonly (string | undefined)[]; markdown: boolean }): Promise<TopicInOrders> {
     const input = validateInput(TopicReadInput, { id: topicId36 });

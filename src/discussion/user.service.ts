@@ -2,10 +2,10 @@
 import type { Actor } from '../core/actor';
 import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
 import { hashPassword, verifyPassword } from './auth/password';
-import type { AuthServiceImpl } from './auth.service';
+import type { AuthService } from './auth.service';
 import type { DiscussionDeps } from './deps';
 import type { UserDoc } from './models';
-import type { Caller, UserService } from './services';
+import type { Caller, UserApi } from './services';
 import { isPossibleUsername } from './user.rules';
 import { CreateUserInput, RegisterInput } from './inputs/account.input';
 import { SettingsInput } from './inputs/settings.input';
@@ -15,8 +15,8 @@ import { recordAccountRevoked } from './live-events';
 import { requireAdmin } from './viewer';
 import type { AccountView, TokenResult, UserSettings, UserView } from './views';
 
-export class UserServiceImpl implements UserService {
-  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthServiceImpl) {}
+export class UserService implements UserApi {
+  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthService) {}
 
   async register(actor: Actor, input: RegisterInput): Promise<TokenResult> {
     if (!this.d.config.registrationOpen) throw new ForbiddenError('Registration is closed', 'REGISTRATION_CLOSED');

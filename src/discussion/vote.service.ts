@@ -6,10 +6,10 @@ import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
 import { recordCommentChange, recordTopicVoted } from './live-events';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
-import type { PostKind, PostRef, VoteService } from './services';
+import type { PostKind, PostRef, VoteApi } from './services';
 
 
-export class VoteServiceImpl implements VoteService {
+export class VoteService implements VoteApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   vote(actor: Actor, kind: PostKind, ref: PostRef) {

@@ -1,12 +1,12 @@
 /** Admin actions: groups, removing and restoring posts, locking, official topics, tags, bans. */
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment } from './comment.type';
 import { Group } from './group.type';
 import { primeTopic, primeUser } from './loaders';
-import { CommentNode, commentNode, discussion, GroupNode, groupNode, TopicNode, topicNode, UserNode, userNode } from './nodes';
+import { CommentNode, commentNode, GroupNode, groupNode, TopicNode, topicNode, UserNode, userNode } from './nodes';
+import { discussion } from './request-scope';
 import type { TopicView } from '../../discussion/views';
 import { Topic } from './topic.type';
 import { User } from './user.type';

@@ -3,11 +3,11 @@ import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { CommentView } from '../../discussion/views';
 import type { EditTopicInput as EditTopicView } from '../../discussion/inputs/edit-topic.input';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment, CommentThread } from './comment.type';
 import { commentsAsShownById, primeTopic } from './loaders';
-import { CommentNode, commentNode, discussion, ThreadNode, TopicNode, topicNode } from './nodes';
+import { CommentNode, commentNode, ThreadNode, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { EditTopicInput, PostTopicInput } from './topic.inputs';
 import { Topic } from './topic.type';
 

@@ -2,12 +2,12 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { PostKind } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment } from './comment.type';
 import { CommentLabel } from './enums';
 import { primeTopic } from './loaders';
-import { CommentNode, commentNode, discussion, TopicNode, topicNode } from './nodes';
+import { CommentNode, commentNode, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { Topic } from './topic.type';
 
 async function topicNow(ctx: GraphQLContext, id: string): Promise<TopicNode> {

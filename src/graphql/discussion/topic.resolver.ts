@@ -2,14 +2,15 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { orNull, TOPIC_ID_DESCRIPTION } from './call';
+import { TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
+import { orNull } from './or-null';
 import { CommentThreadConnection, TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
 import { primeTopic } from './loaders';
 import { topicTrees } from './topic-trees';
 import { childFields, selectsFieldBelow } from './lookahead';
-import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
+import { ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
 import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';

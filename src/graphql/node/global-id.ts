@@ -43,6 +43,10 @@ export function fromGlobalId(id: string): { type: NodeTypeName; key: string } | 
   return { type: type as NodeTypeName, key };
 }
 
+/** How every argument naming a topic or a comment describes what it accepts. */
+export const TOPIC_ID_DESCRIPTION = 'The topic: its global `id`, or its `id36` (the REST id).';
+export const COMMENT_ID_DESCRIPTION = 'The comment: its global `id`, or its `id36` (the REST id).';
+
 /**
  * The id36 an argument names, given either a global id of `type` or the id36 itself (REST ids,
  * so a client can switch front doors mid-walk). A global id of another type is BAD_USER_INPUT on

@@ -1,4 +1,4 @@
-/** Small helpers shared by the discussion resolvers. */
+/** Nullable lookups: a service's NotFoundError read as GraphQL's null. */
 import { NotFoundError } from '../../core/errors';
 
 /** The value, or null when the service says it does not exist (nullable lookups such as `topic(id)`). */
@@ -10,7 +10,3 @@ export async function orNull<T>(call: Promise<T>): Promise<T | null> {
     throw err;
   }
 }
-
-/** How every argument naming a topic or a comment describes what it accepts. */
-export const TOPIC_ID_DESCRIPTION = 'The topic: its global `id`, or its `id36` (the REST id).';
-export const COMMENT_ID_DESCRIPTION = 'The comment: its global `id`, or its `id36` (the REST id).';

@@ -12,7 +12,7 @@
  */
 import type { DiscussionDeps } from './deps';
 import { LabelWeights, NO_LABELS } from './rules/labels';
-import type { Caller, CountReport, CountService } from './services';
+import type { Caller, CountReport, CountApi } from './services';
 import { requireAdmin } from './viewer';
 import { COMMENT_LABELS } from './views';
 
@@ -23,7 +23,7 @@ function sameWeights(a: Partial<LabelWeights> | undefined, b: LabelWeights): boo
   return COMMENT_LABELS.every((l) => Math.abs((a?.[l] ?? 0) - b[l]) < 1e-9);
 }
 
-export class CountServiceImpl implements CountService {
+export class CountService implements CountApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport> {

@@ -132,7 +132,8 @@ export class CommentRepository {
 
   /** The author deleted it (text erased); the comment as it was, or null when it already was deleted. */
   markDeleted(id: number) {
-    return this.updateReturningBefore(id, { deleted: false }, { $set: { deleted: true, interesting: false, markdown: '', html: '' } });
+    const erased = { deleted: true, interesting: false, markdown: '', html: '' };
+    return this.updateReturningBefore(id, { deleted: false }, { $set: erased });
   }
 
   /** An admin removed it; the comment as it was, or null when it already was removed. */
@@ -146,13 +147,21 @@ export class CommentRepository {
   }
 
   /** Applies the update when `where` still holds; returns the comment before (null: no match). */
-  private async updateReturningBefore(id: number, where: Partial<Pick<CommentDoc, 'deleted' | 'removed'>>, update: Record<string, unknown>): Promise<CommentDoc | null> {
+  private async updateReturningBefore(
+    id: number,
+    where: Partial<Pick<CommentDoc, 'deleted' | 'removed'>>,
+    update: Record<string, unknown>,
+  ): Promise<CommentDoc | null> {
     const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
     if (before) await this.changed(before.topicId);
     return before;
   }
 
-  private async update(id: number, update: Record<string, unknown>, where: Partial<Pick<CommentDoc, 'deleted'>> = {}): Promise<CommentDoc | null> {
+  private async update(
+    id: number,
+    update: Record<string, unknown>,
+    where: Partial<Pick<CommentDoc, 'deleted'>> = {},
+  ): Promise<CommentDoc | null> {
     const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
     if (after) await this.changed(after.topicId);
     return after;

@@ -55,7 +55,8 @@ export class CommentService implements CommentApi {
     if (topic?.locked && !viewer.isAdmin) throw topicLocked();
     const now = this.d.clock.now();
     const edited = now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS;
-    const updated = await this.d.comments.editText(comment._id, { markdown: text, html: renderMarkdown(text), ...(edited ? { editedAt: now } : {}) });
+    const changes = { markdown: text, html: renderMarkdown(text), ...(edited ? { editedAt: now } : {}) };
+    const updated = await this.d.comments.editText(comment._id, changes);
     if (!updated) throw commentNotFound();
     await this.d.topics.commentChanged(comment.topicId, now);
     await recordCommentChange(this.d, 'comment.edited', updated);

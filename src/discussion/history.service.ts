@@ -48,7 +48,14 @@ export class HistoryService implements HistoryApi {
       pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
     }
     // includeRemoved: the viewer is the author or an admin, who also see the Markdown source.
-    const query = { authorId: target._id, includeRemoved, direction, anchor: pos, take: limit + 1, withMarkdown: includeRemoved };
+    const query = {
+      authorId: target._id,
+      includeRemoved,
+      direction,
+      anchor: pos,
+      take: limit + 1,
+      withMarkdown: includeRemoved,
+    };
     const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query), this.d.comments.byAuthor(query)]);
     const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
     rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
@@ -72,13 +79,18 @@ export class HistoryService implements HistoryApi {
       if (!t) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       anchor = { kind: 'topic', at: t.createdAt, id: t._id };
     }
-    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take: limit + 1 });
+    const take = limit + 1;
+    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take });
     const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
     const marks = await this.marksFor(viewer, page.items, []);
     return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
   }
 
-  async comments(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<CommentView> }> {
+  async comments(
+    actor: Actor,
+    username: string,
+    args: PageInput,
+  ): Promise<{ user: UserView; page: Page<CommentView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
     let anchor: FeedAnchor | undefined;
@@ -87,7 +99,15 @@ export class HistoryService implements HistoryApi {
       if (!c) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       anchor = { kind: 'comment', at: c.createdAt, id: c._id };
     }
-    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take: limit + 1, withMarkdown: includeRemoved });
+    const take = limit + 1;
+    const rows = await this.d.comments.byAuthor({
+      authorId: target._id,
+      includeRemoved,
+      direction,
+      anchor,
+      take,
+      withMarkdown: includeRemoved,
+    });
     const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
     const marks = await this.marksFor(viewer, [], page.items);
     return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };

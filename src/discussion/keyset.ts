@@ -31,7 +31,11 @@ export interface FeedAnchor {
  * (createdAt desc; at equal times comments before topics; then id desc). For an anchor of the same
  * kind it is the plain keyset filter.
  */
-export function feedFilter(kind: 'topic' | 'comment', direction: Direction, anchor: FeedAnchor | undefined): Record<string, unknown> {
+export function feedFilter(
+  kind: 'topic' | 'comment',
+  direction: Direction,
+  anchor: FeedAnchor | undefined,
+): Record<string, unknown> {
   if (direction === 'first' || !anchor) return {};
   if (kind === anchor.kind) return keysetFilter('createdAt', direction, { value: anchor.at, id: anchor.id });
   // Different kinds at equal times: comments sort before topics.

@@ -25,7 +25,12 @@ export function refToId(ref: PostRef, field: string): number | null {
   return id;
 }
 
-export async function loadTopic(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'id'): Promise<TopicDoc> {
+export async function loadTopic(
+  d: DiscussionDeps,
+  who: Caller | Viewer | null,
+  ref: PostRef,
+  field = 'id',
+): Promise<TopicDoc> {
   const id = refToId(ref, field);
   const topic = id === null ? null : await d.topics.findById(id);
   if (!topic || topic.deleted) throw topicNotFound();
@@ -33,7 +38,12 @@ export async function loadTopic(d: DiscussionDeps, who: Caller | Viewer | null, 
   return topic;
 }
 
-export async function loadComment(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'id'): Promise<CommentDoc> {
+export async function loadComment(
+  d: DiscussionDeps,
+  who: Caller | Viewer | null,
+  ref: PostRef,
+  field = 'id',
+): Promise<CommentDoc> {
   const id = refToId(ref, field);
   const comment = id === null ? null : await d.comments.findById(id);
   if (!comment || comment.deleted) throw commentNotFound();

@@ -82,6 +82,12 @@ export interface GroupApi {
   get(path: string): Promise<GroupView>;
 }
 
+/** The orders to build a topic's tree in (undefined: the viewer's preferred one), and whether with Markdown. */
+export interface TreeOrders {
+  orders: readonly (string | undefined)[];
+  markdown: boolean;
+}
+
 /** A topic with its comment tree in several orders (`trees[i]` in `orders[i]`). */
 export interface TopicInOrders {
   topic: TopicView;
@@ -97,7 +103,7 @@ export interface TopicApi {
    * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order) from
    * one read, for a client showing it; records no visit (`visits.record` does, when it was seen).
    */
-  readInOrders(actor: Actor, topicId36: string, opts: { orders: readonly (string | undefined)[]; markdown: boolean }): Promise<TopicInOrders>;
+  readInOrders(actor: Actor, topicId36: string, opts: TreeOrders): Promise<TopicInOrders>;
   /** One topic without comments (same visibility rules as read, no visit recorded). */
   get(actor: Actor, topic: PostRef): Promise<TopicView>;
   /** For DataLoaders: topics by id as the actor may see them, null where unknown or hidden. */

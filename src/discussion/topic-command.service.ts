@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import { normalizeGroupPath } from './rules/group-path';
 import type { TopicDoc } from './models';
-import type { TopicRepository } from './topic.repository';
+import type { TopicEdit } from './topic.repository';
 import { loadTopic, topicNotFound } from './post-access';
 import { renderMarkdown } from './rules/markdown';
 import { normalizeTags, tagMatchKeys } from './rules/tags';
@@ -22,7 +22,8 @@ import { validateInput } from './inputs/validate';
 /** Tags as stored: normalised, deduplicated (validated already). */
 const storedTags = (tags: readonly string[] | null | undefined) => normalizeTags(tags ?? []).tags;
 /** A link as stored; null for none (validated already). */
-const storedLink = (link: string | null | undefined) => (link === undefined || link === null || link === '' ? null : normalizeLink(link));
+const storedLink = (link: string | null | undefined) =>
+  link === undefined || link === null || link === '' ? null : normalizeLink(link);
 
 export class TopicCommandService {
   constructor(private readonly d: DiscussionDeps) {}
@@ -40,7 +41,10 @@ export class TopicCommandService {
 
     const now = this.d.clock.now();
     const doc = await this.d.topics.insertNew(
-      newTopicDocument({ groupPath, author: { id: viewer.userId, username: viewer.username }, title, markdown, link, tags }, now),
+      newTopicDocument(
+        { groupPath, author: { id: viewer.userId, username: viewer.username }, title, markdown, link, tags },
+        now,
+      ),
     );
     await recordTopicPosted(this.d, doc);
     return topicView(doc, viewer, undefined);
@@ -54,7 +58,7 @@ export class TopicCommandService {
     if (!isAuthor && !viewer.isAdmin) throw new ForbiddenError('Only the author can edit this topic', 'NOT_AUTHOR');
     if (!isAuthor && input.markdown !== undefined) throw new ForbiddenError("Only the author can edit a topic's text", 'NOT_AUTHOR');
     validateInput(EditTopicInput, input);
-    const set: Parameters<TopicRepository['edit']>[1] = {};
+    const set: TopicEdit = {};
     if (input.title !== undefined) set.title = input.title.trim();
     if (input.markdown !== undefined) {
       set.markdown = input.markdown ?? '';

@@ -14,7 +14,7 @@ import type { PostRef } from './services';
 import { commentView, indexMarks, topicView } from './view-builders';
 import { mayModerate } from './viewer';
 import type { CommentOrder, CommentView, Page, TopicOrder, TopicView, TopicWithComments } from './views';
-import type { TopicInOrders } from './services';
+import type { TopicInOrders, TreeOrders } from './services';
 import type { CommentDoc } from './models';
 import { DEFAULT_PAGE_SIZE } from './inputs/rules';
 import { TopicListInput } from './inputs/topic-list.input';
@@ -77,7 +77,8 @@ export class TopicQueryService {
   async read(actor: Actor, topicId36: string, args: Omit<TopicReadInput, 'id'> = {}): Promise<TopicWithComments> {
     const input = validateInput(TopicReadInput, { ...args, id: topicId36 });
     const loaded = await this.load(actor, input.id, input.markdown !== false);
-    const result: TopicWithComments = { topic: loaded.topicView, comments: loaded.tree(input.order as CommentOrder | undefined) };
+    const comments = loaded.tree(input.order as CommentOrder | undefined);
+    const result: TopicWithComments = { topic: loaded.topicView, comments };
     const { viewer, topic } = loaded;
     if (viewer && input.recordVisit !== false) {
       // A database out of space still serves reads: the visit then goes unrecorded.
@@ -94,11 +95,12 @@ export class TopicQueryService {
    * from one read, for a client showing it (GraphQL's `topic { threads(order) }`): a display read
    * records no visit (the client says when the topic was seen: VisitApi.record).
    */
-  async readInOrders(actor: Actor, topicId36: string, opts: { orders: readonly (string | undefined)[]; markdown: boolean }): Promise<TopicInOrders> {
+  async readInOrders(actor: Actor, topicId36: string, opts: TreeOrders): Promise<TopicInOrders> {
     const input = validateInput(TopicReadInput, { id: topicId36 });
     for (const order of opts.orders) validateInput(TopicReadInput, { id: topicId36, order });
     const loaded = await this.load(actor, input.id, opts.markdown);
-    return { topic: loaded.topicView, trees: opts.orders.map((order) => loaded.tree(order as CommentOrder | undefined)) };
+    const trees = opts.orders.map((order) => loaded.tree(order as CommentOrder | undefined));
+    return { topic: loaded.topicView, trees };
   }
 
   /** The topic, its comments and the viewer's marks on them; trees built on demand, in any order. */
@@ -134,7 +136,8 @@ export class TopicQueryService {
     const tree = (requested: CommentOrder | undefined): CommentView[] => {
       const order = requested ?? (viewer ? viewer.settings.defaultCommentOrder : 'relevance');
       const roots = buildCommentTree(comments.map(asTreeInput), order);
-      collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
+      const collapseOldComments = viewer?.settings.collapseOldComments ?? false;
+      collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments } : null);
       return viewTree(roots, toView);
     };
     return { viewer, topic, topicView: topicView(topic, viewer, topicMark), tree };

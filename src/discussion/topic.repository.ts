@@ -30,6 +30,17 @@ export interface AuthorFeedQuery {
   withMarkdown?: boolean;
 }
 
+/** What an edit may change. */
+export type TopicEdit = Partial<
+  Pick<TopicDoc, 'title' | 'markdown' | 'html' | 'wordCount' | 'link' | 'tags' | 'tagKeys' | 'editedAt'>
+>;
+
+type TopicUpdate = {
+  set?: Partial<TopicDoc>;
+  inc?: Partial<Record<'voteCount' | 'commentCount', number>>;
+  max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>>;
+};
+
 export class TopicRepository {
   constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
 
@@ -73,7 +84,11 @@ export class TopicRepository {
     if (!q.includeRemoved) and.push({ removed: false });
     const keyset = feedFilter('topic', q.direction, q.anchor);
     if (Object.keys(keyset).length > 0) and.push(keyset);
-    return this.m.Topic.find({ $and: and }).sort(keysetSort('createdAt', q.direction)).limit(q.take).lean<TopicDoc[]>().exec();
+    return this.m.Topic.find({ $and: and })
+      .sort(keysetSort('createdAt', q.direction))
+      .limit(q.take)
+      .lean<TopicDoc[]>()
+      .exec();
   }
 
   /** Every topic's stored counts (counts:verify). */
@@ -82,7 +97,7 @@ export class TopicRepository {
   }
 
   /** The author's or an admin's changes (text, title, link, tags, edit time) to a topic not deleted meanwhile. */
-  edit(id: number, changes: Partial<Pick<TopicDoc, 'title' | 'markdown' | 'html' | 'wordCount' | 'link' | 'tags' | 'tagKeys' | 'editedAt'>>) {
+  edit(id: number, changes: TopicEdit) {
     return this.apply(id, { set: changes }, { deleted: false });
   }
 
@@ -93,7 +108,8 @@ export class TopicRepository {
 
   /** An admin removed it (`removed`) or restored it (listed again unless deleted). */
   setRemoved(id: number, removed: boolean, wasDeleted: boolean) {
-    return this.apply(id, { set: removed ? { removed: true, listed: false } : { removed: false, listed: !wasDeleted } });
+    const set = removed ? { removed: true, listed: false } : { removed: false, listed: !wasDeleted };
+    return this.apply(id, { set });
   }
 
   setLocked(id: number, locked: boolean) {
@@ -120,7 +136,8 @@ export class TopicRepository {
 
   /** A comment changed at `at` (edited, deleted, removed, restored); `countDelta` moves the comment count. */
   commentChanged(id: number, at: Date, countDelta = 0) {
-    return this.apply(id, { inc: countDelta !== 0 ? { commentCount: countDelta } : undefined, max: { lastActivityAt: at } });
+    const inc = countDelta !== 0 ? { commentCount: countDelta } : undefined;
+    return this.apply(id, { inc, max: { lastActivityAt: at } });
   }
 
   setLastInterestingActivity(id: number, at: Date) {
@@ -135,7 +152,7 @@ export class TopicRepository {
   /** One atomic update (`$set`, `$inc`, `$max`) of a topic where `where` still holds; the updated topic or null. */
   private apply(
     id: number,
-    update: { set?: Partial<TopicDoc>; inc?: Partial<Record<'voteCount' | 'commentCount', number>>; max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>> },
+    update: TopicUpdate,
     where: Partial<Pick<TopicDoc, 'deleted'>> = {},
   ): Promise<TopicDoc | null> {
     const u: Record<string, unknown> = {};

@@ -10,7 +10,10 @@ export function usernameProblem(username: unknown): string | null {
   if (typeof username !== 'string') return 'Username must be a string';
   if (username.length < 3 || username.length > 20) return 'Username must be between 3 and 20 characters long';
   if (!USERNAME.test(username)) {
-    return 'Username may contain only letters, numbers, "_" and "-", must start and end with a letter or number, and may not have two "_" or "-" in a row';
+    return (
+      'Username may contain only letters, numbers, "_" and "-", must start and end with a letter or number, ' +
+      'and may not have two "_" or "-" in a row'
+    );
   }
   return null;
 }

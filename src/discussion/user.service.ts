@@ -71,7 +71,8 @@ export class UserService implements UserApi {
   async updateSettings(actor: Actor, patch: SettingsInput): Promise<AccountView> {
     const user = await this.self(actor);
     const settings = validateInput(SettingsInput, patch);
-    const changed = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
+    const given = Object.entries(settings).filter(([, v]) => v !== undefined);
+    const changed = Object.fromEntries(given) as Partial<UserSettings>;
     const updated = await this.d.users.updateSettings(user._id, changed);
     this.d.viewers.forget(actor);
     return accountView(updated ?? user);

@@ -61,9 +61,11 @@ export function asGraphQLError(err: unknown): unknown {
 export function refusalOf(err: unknown, log: Logger): { status: number; body: { errors: GraphQLFormattedError[] } } {
   const known = classifyError(err);
   const statusCode = (err as { statusCode?: number }).statusCode;
-  const status = known ? known.status : statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
+  const clientError = statusCode !== undefined && statusCode >= 400 && statusCode < 500;
+  const status = known ? known.status : clientError ? statusCode : 500;
   if (!known && status === 500) log.error({ err }, 'unexpected error in /graphql');
-  const extensions = known ? errorExtensions(known) : { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' };
+  const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+  const extensions = known ? errorExtensions(known) : { code };
   const message = known ? known.message : status === 500 ? 'Internal server error' : (err as Error).message;
   return { status, body: { errors: [{ message, extensions }] } };
 }

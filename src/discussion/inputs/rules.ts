@@ -49,17 +49,20 @@ export function pageSizeProblem(value: unknown, max = MAX_PAGE_SIZE): string | n
   return null;
 }
 
-export const PageSize = (max = MAX_PAGE_SIZE, context?: IssueContext) => Rule('pageSize', (v) => pageSizeProblem(v, max), context);
+export const PageSize = (max = MAX_PAGE_SIZE, context?: IssueContext) =>
+  Rule('pageSize', (v) => pageSizeProblem(v, max), context);
 
 /** A bare id36 (a topic or comment id, a cursor). */
 export const Id36 = (context?: IssueContext) =>
   Rule('id36', (v) => (v === undefined || (typeof v === 'string' && isId36(v)) ? null : PATTERN_MESSAGE), context);
 
 /** A cursor of a user's mixed history: `t-<id36>` or `c-<id36>`. */
-export const MixedCursor = () => Rule('mixedCursor', (v) => (v === undefined || (typeof v === 'string' && parseMixedCursor(v)) ? null : PATTERN_MESSAGE));
+export const MixedCursor = () =>
+  Rule('mixedCursor', (v) => (v === undefined || (typeof v === 'string' && parseMixedCursor(v)) ? null : PATTERN_MESSAGE));
 
 /** `all`, `<n>h` or `<n>d` (5.2). */
-export const Period = () => Rule('period', (v) => (v === undefined || (typeof v === 'string' && parsePeriod(v)) ? null : 'Invalid time period'));
+export const Period = () =>
+  Rule('period', (v) => (v === undefined || (typeof v === 'string' && parsePeriod(v)) ? null : 'Invalid time period'));
 
 /** A tag filter: a label path, spaces allowed (5.3). */
 export const TagFilter = () =>
@@ -72,11 +75,22 @@ export const TagFilter = () =>
 
 /** A group path (`~Games.Tabletop` is `games.tabletop`); `message` says what the path is for. */
 export const GroupPath = (message: string, { optional = false } = {}) =>
-  Rule('groupPath', (v) => ((optional && v === undefined) || (typeof v === 'string' && normalizeGroupPath(v) !== null) ? null : message));
+  Rule('groupPath', (v) => {
+    if (optional && v === undefined) return null;
+    return typeof v === 'string' && normalizeGroupPath(v) !== null ? null : message;
+  });
 
 /** One of `values` (case-sensitive); absent is fine unless `required`. */
-export const OneOf = (values: readonly string[], message: (value: unknown) => string, { required = false, context }: { required?: boolean; context?: IssueContext } = {}) =>
-  Rule('oneOf', (v) => ((!required && v === undefined) || (typeof v === 'string' && values.includes(v)) ? null : message(v)), context);
+export const OneOf = (
+  values: readonly string[],
+  message: (value: unknown) => string,
+  { required = false, context }: { required?: boolean; context?: IssueContext } = {},
+) =>
+  Rule(
+    'oneOf',
+    (v) => ((!required && v === undefined) || (typeof v === 'string' && values.includes(v)) ? null : message(v)),
+    context,
+  );
 
 /**
  * Two properties that exclude each other, given or not whatever their values. Put on a property of
@@ -114,7 +128,10 @@ export const CommentText = () =>
 
 /** An http(s) URL, or nothing (null, absent or ''). */
 export const Link = () =>
-  Rule('link', (v) => (v === undefined || v === null || v === '' || normalizeLink(v) !== null ? null : 'The link must be an http or https URL'));
+  Rule('link', (v) => {
+    if (v === undefined || v === null || v === '') return null;
+    return normalizeLink(v) !== null ? null : 'The link must be an http or https URL';
+  });
 
 /** A list of tags (4.1); null or absent: none. */
 export const Tags = () =>
@@ -122,7 +139,9 @@ export const Tags = () =>
     if (v === undefined || v === null) return null;
     if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) return 'Tags must be a list of strings';
     const r = normalizeTags(v as string[]);
-    if (r.invalid.length > 0) return `Invalid tags: ${r.invalid.join(', ')} (letters, numbers and spaces, levels separated by dots)`;
+    if (r.invalid.length > 0) {
+      return `Invalid tags: ${r.invalid.join(', ')} (letters, numbers and spaces, levels separated by dots)`;
+    }
     return r.tooMany ? 'At most 20 tags' : null;
   });
 

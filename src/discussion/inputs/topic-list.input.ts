@@ -4,7 +4,8 @@ import { BOTH_CURSORS_MESSAGE } from './page.input';
 import { GroupPath, Id36, NotBoth, OneOf, PageSize, Period, TagFilter } from './rules';
 
 export const INVALID_GROUP_FILTER =
-  'Invalid group path: lowercase letters, numbers and single underscores, with dots between levels (e.g. games.tabletop)';
+  'Invalid group path: lowercase letters, numbers and single underscores, ' +
+  'with dots between levels (e.g. games.tabletop)';
 
 export class TopicListInput {
   @PageSize() limit?: number;

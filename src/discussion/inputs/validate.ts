@@ -27,7 +27,11 @@ export function toInput<T extends object>(cls: new () => T, values: object): T {
 /** Every problem of `input`, one per property at most, in the order the class declares them. */
 export function issuesOf(input: object): Issue[] {
   // Rules apply to undefined too (each decides whether absent is fine); unknown values are not ours to judge.
-  const errors = validateSync(input, { stopAtFirstError: true, forbidUnknownValues: false, validationError: { target: false } });
+  const errors = validateSync(input, {
+    stopAtFirstError: true,
+    forbidUnknownValues: false,
+    validationError: { target: false },
+  });
   const issues: Issue[] = [];
   for (const e of errors) {
     const [key] = Object.keys(e.constraints ?? {});

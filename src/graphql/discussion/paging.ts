@@ -43,7 +43,8 @@ function relayPageRules(max: number) {
     @Rule('first', (v, o) => {
       const size = pageSizeProblem(v, max);
       if (size !== null) return size;
-      return v !== undefined && o.last === undefined && o.before !== undefined ? '`first` pages forwards: use `last` with `before`.' : null;
+      const backwards = v !== undefined && o.last === undefined && o.before !== undefined;
+      return backwards ? '`first` pages forwards: use `last` with `before`.' : null;
     })
     first?: number;
 
@@ -51,7 +52,8 @@ function relayPageRules(max: number) {
       const size = pageSizeProblem(v, max);
       if (size !== null) return size;
       if (v !== undefined && o.first !== undefined) return 'Give `first` or `last`, not both.';
-      return v !== undefined && o.before === undefined ? '`last` pages backwards from a cursor: give `before` too.' : null;
+      const noCursor = v !== undefined && o.before === undefined;
+      return noCursor ? '`last` pages backwards from a cursor: give `before` too.' : null;
     })
     last?: number;
 

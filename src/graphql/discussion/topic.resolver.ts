@@ -110,7 +110,8 @@ export class TopicResolver {
     const id = id36Of(idArg, 'Topic', 'id');
     const ds = discussion(ctx);
     // The orders the selection's `threads` fields ask for (look-ahead): read with the topic at once.
-    const orders = [...new Set(threadsFields(info).map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined))];
+    const asked = threadsFields(info).map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined);
+    const orders = [...new Set(asked)];
     if (orders.length === 0) {
       const t = await orNull(ds.topics.get(ctx.actor, id));
       if (!t) return null;
@@ -124,7 +125,9 @@ export class TopicResolver {
     primeTopic(ctx, read.topic);
     const node = topicNode(ctx, read.topic);
     const trees = topicTrees(ctx);
-    orders.forEach((order, i) => trees.put(read.topic.id, order, markdown, Promise.resolve(threadTree(node, read.trees[i]!))));
+    orders.forEach((order, i) => {
+      trees.put(read.topic.id, order, markdown, Promise.resolve(threadTree(node, read.trees[i]!)));
+    });
     return node;
   }
 

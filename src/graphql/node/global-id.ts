@@ -56,7 +56,8 @@ export function id36Of(value: string, type: 'Topic' | 'Comment', field: string):
   const g = fromGlobalId(value);
   if (!g) return value;
   if (g.type !== type) {
-    throw new ValidationError([{ field, message: `Expected the id of a ${type} (or its id36), got the id of a ${g.type}.` }]);
+    const message = `Expected the id of a ${type} (or its id36), got the id of a ${g.type}.`;
+    throw new ValidationError([{ field, message }]);
   }
   return g.key;
 }

@@ -64,7 +64,8 @@ export function presentFeedComment(c: CommentView): PresentedComment {
 }
 
 /**
- * The JSON text of a topic's comment tree (each comment's fields, then `children` at every level), produced directly: each comment's own fields go
+ * The JSON text of a topic's comment tree (each comment's fields, then `children` at every level),
+ * produced directly: each comment's own fields go
  * through the native JSON.stringify (flat, so no recursion), `children` are spliced in from an
  * explicit stack. Same text as serializing the presented tree, without building it and without a
  * generic walk over every key (a 5,000-comment tree: ~20 ms instead of ~100 ms).

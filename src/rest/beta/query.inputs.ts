@@ -5,7 +5,8 @@
  * `order` is quoted Python-style, the topic id is `topic_id36`. Spec order of the issues: the
  * class's order of properties (no inheritance: class-validator lists a parent's rules after the child's).
  */
-import { Id36, MixedCursor, NotBoth, OneOf, pageSizeProblem, Period, Rule, TagFilter } from '../../discussion/inputs/rules';
+import { Id36, MixedCursor, NotBoth, OneOf, Period, Rule, TagFilter } from '../../discussion/inputs/rules';
+import { pageSizeProblem } from '../../discussion/inputs/rules';
 import { BOTH_CURSORS_MESSAGE, type HistoryPageInput, type PageInput } from '../../discussion/inputs/page.input';
 import type { TopicListInput } from '../../discussion/inputs/topic-list.input';
 import type { TopicReadInput } from '../../discussion/inputs/topic-read.input';
@@ -17,14 +18,21 @@ const INTEGER_TEXT = /^-?[0-9]+$/;
 
 /** `limit` must be decimal digits, optionally signed with `-` (`+5`, `1.5`, `` are not). */
 const IntegerText = () =>
-  Rule('integerText', (v) => (v === undefined || (typeof v === 'string' && INTEGER_TEXT.test(v)) ? null : `Failed to cast value to integer type: ${String(v)}`), {
-    exception: 'ParameterValidationError',
-  });
+  Rule(
+    'integerText',
+    (v) => {
+      if (v === undefined || (typeof v === 'string' && INTEGER_TEXT.test(v))) return null;
+      return `Failed to cast value to integer type: ${String(v)}`;
+    },
+    { exception: 'ParameterValidationError' },
+  );
 
 /** Its value within 1..100, exactly as written (zero-padded or beyond any double: compared as a bigint). */
-const PageSizeText = () => Rule('pageSizeText', (v) => (typeof v === 'string' && INTEGER_TEXT.test(v) ? pageSizeProblem(BigInt(v)) : null));
+const PageSizeText = () =>
+  Rule('pageSizeText', (v) => (typeof v === 'string' && INTEGER_TEXT.test(v) ? pageSizeProblem(BigInt(v)) : null));
 
-const pythonOneOf = (values: readonly string[]) => OneOf(values, (v) => `${reprString(String(v))} is not one of ${reprList(values)}`);
+const pythonOneOf = (values: readonly string[]) =>
+  OneOf(values, (v) => `${reprString(String(v))} is not one of ${reprList(values)}`);
 
 /** `limit` as its text: the cast is checked before the range (the first failing rule is reported). */
 const LimitText = (): PropertyDecorator => (target, property) => {
@@ -62,7 +70,11 @@ export class HistoryQuery {
 }
 
 type Paging = { limit?: string; before?: string; after?: string };
-const paging = (q: Paging) => ({ limit: q.limit === undefined ? undefined : Number(q.limit), before: q.before, after: q.after });
+const paging = (q: Paging) => ({
+  limit: q.limit === undefined ? undefined : Number(q.limit),
+  before: q.before,
+  after: q.after,
+});
 
 /** The listing's input, or the ValidationError REST answers with. */
 export function topicListInput(params: Omit<TopicListQuery, 'cursors'>): TopicListInput {

@@ -220,7 +220,8 @@ describe('size limits', () => {
     // `Connection: close` (rest/files/unread-body.ts: more than 1 MiB is not drained). The client
     // sends the headers only, so no unread byte can turn the server's close into a reset: the
     // whole answer must arrive, then the end of the connection.
-    const declared = await rawExchange(s.url, 'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: 1000000000000\r\n\r\n');
+    const head = 'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: 1000000000000\r\n\r\n';
+    const declared = await rawExchange(s.url, head);
     expect(declared.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
     expect(declared.toLowerCase()).toContain('\r\nconnection: close\r\n');
     expect(JSON.parse(declared.slice(declared.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'File too large' });
@@ -253,7 +254,7 @@ describe('slow clients', () => {
   });
 });
 
-/** Writes `head` on a new connection and returns everything the server sends until it closes it (rejects on a reset). */
+/** Writes `head` on a new connection; everything the server sends until it closes it (rejects on a reset). */
 function rawExchange(url: string, head: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -74,26 +74,31 @@ describe('parameter checks (2.3): the /api/beta query classes', () => {
   it('limit: cast, bounds and canonical decimal', () => {
     expect(topicListInput({ limit: '007' }).limit).toBe(7);
     expect(topicListInput({}).limit).toBeUndefined();
-    expect(list({ limit: '0101' })).toEqual([{ exception: 'ValidationError', message: '101 is greater than the maximum of 100', field: 'limit' }]);
-    expect(list({ limit: '-05' })).toEqual([{ exception: 'ValidationError', message: '-5 is less than the minimum of 1', field: 'limit' }]);
+    const limitIssue = (message: string) => [{ exception: 'ValidationError', message, field: 'limit' }];
+    expect(list({ limit: '0101' })).toEqual(limitIssue('101 is greater than the maximum of 100'));
+    expect(list({ limit: '-05' })).toEqual(limitIssue('-5 is less than the minimum of 1'));
     expect(list({ limit: '0' })[0]!.message).toBe('0 is less than the minimum of 1');
     expect(list({ limit: '-0' })[0]!.message).toBe('0 is less than the minimum of 1');
-    expect(list({ limit: '99999999999999999999999' })[0]!.message).toBe('99999999999999999999999 is greater than the maximum of 100');
+    const huge = '99999999999999999999999';
+    expect(list({ limit: huge })[0]!.message).toBe(`${huge} is greater than the maximum of 100`);
     for (const bad of ['abc', '', '1.5', ' 5', '5 ', '+5', '1e2', '0x10']) {
-      expect(list({ limit: bad })).toEqual([{ exception: 'ParameterValidationError', message: `Failed to cast value to integer type: ${bad}`, field: 'limit' }]);
+      const message = `Failed to cast value to integer type: ${bad}`;
+      expect(list({ limit: bad })).toEqual([{ exception: 'ParameterValidationError', message, field: 'limit' }]);
     }
     expect(topicListInput({ limit: '100' }).limit).toBe(100);
   });
 
   it('order: Python repr of the value and the endpoint list', () => {
-    expect(list({ order: "it's" })[0]!.message).toBe(`"it's" is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']`);
-    expect(list({ order: '' })[0]!.message).toBe(`'' is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']`);
+    const orders = "['activity', 'votes', 'comments', 'new', 'all_activity']";
+    expect(list({ order: "it's" })[0]!.message).toBe(`"it's" is not one of ${orders}`);
+    expect(list({ order: '' })[0]!.message).toBe(`'' is not one of ${orders}`);
     expect(list({ order: 'NEW' })).toHaveLength(1);
   });
 
   it('cursors, period, tag and both cursors', () => {
     expect(topicListInput({ before: '1A' }).before).toBe('1A');
-    expect(list({ after: 't-1a' })).toEqual([{ exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'after' }]);
+    const pattern = 'String does not match expected pattern.';
+    expect(list({ after: 't-1a' })).toEqual([{ exception: 'ValidationError', message: pattern, field: 'after' }]);
     expect(items(HistoryQuery, { after: '1a' })).toHaveLength(1);
     expect(historyPageInput({ after: 'c-1a' }).after).toBe('c-1a');
     expect(list({ period: '1w' })).toEqual([{ exception: 'ValidationError', message: 'Invalid time period', field: 'period' }]);
@@ -106,7 +111,8 @@ describe('parameter checks (2.3): the /api/beta query classes', () => {
   });
 
   it('lists every problem in the spec\'s order, at most one per parameter', () => {
-    expect(list({ order: 'x', tag: '!', period: 'y', after: '0', before: '0', limit: 'z' }).map((i) => [i.exception, i.field])).toEqual([
+    const all = list({ order: 'x', tag: '!', period: 'y', after: '0', before: '0', limit: 'z' });
+    expect(all.map((i) => [i.exception, i.field])).toEqual([
       ['ParameterValidationError', 'limit'],
       ['ValidationError', 'before'],
       ['ValidationError', 'after'],

@@ -2,12 +2,12 @@
  * Derived counts kept on posts for sorting and display — a topic's vote_count and comment_count, a
  * comment's votes and label weight sums — and the check that they match their sources.
  *
- * On the write path a count moves with one `$inc` per real change: the change itself is a single
- * conditional update or a unique-index insert that reports whether it happened (a mark's flag, a
+ * On the write path a count moves with one increment per real change (the repositories'
+ * adjustVotes, commentPosted, …): the change itself is a single conditional update or a unique-index insert that reports whether it happened (a mark's flag, a
  * label, a comment's deleted/removed state), and single-document writes are atomic on MongoDB and
  * on the embedded FerretDB alike (its patch 0006, docs/embedded-database.md). Nothing is recounted
  * there. What can still leave a count off is a process that dies between the change and its
- * `$inc`, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
+ * increment, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
  * the sources of truth (marks, comments, labels), reports the drift and, with --fix, sets the counts.
  */
 import type { DiscussionDeps } from './deps';

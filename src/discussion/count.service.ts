@@ -3,8 +3,9 @@
  * comment's votes and label weight sums — and the check that they match their sources.
  *
  * On the write path a count moves with one increment per real change (the repositories'
- * adjustVotes, commentPosted, …): the change itself is a single conditional update or a unique-index insert that reports whether it happened (a mark's flag, a
- * label, a comment's deleted/removed state), and single-document writes are atomic on MongoDB and
+ * adjustVotes, commentPosted, …): the change itself is a single conditional update or a
+ * unique-index insert that reports whether it happened (a mark's flag, a label, a comment's
+ * deleted/removed state), and single-document writes are atomic on MongoDB and
  * on the embedded FerretDB alike (its patch 0006, docs/embedded-database.md). Nothing is recounted
  * there. What can still leave a count off is a process that dies between the change and its
  * increment, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from

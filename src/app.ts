@@ -5,9 +5,8 @@
 import crypto from 'node:crypto';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import { GraphQLError } from 'graphql';
 import type { Config } from './config';
-import { AppError, classifyError } from './core/errors';
+import { classifyError } from './core/errors';
 import { proxyTrust } from './core/proxy-trust';
 import { keepFirstHeaderValues } from './core/repeated-headers';
 import type { Database } from './db/connection';
@@ -15,7 +14,7 @@ import type { Metrics } from './metrics';
 import type { Services } from './services';
 import { createApollo } from './graphql/apollo';
 import type { GraphQLContext } from './graphql/context';
-import { domainExtensions, errorExtensions } from './graphql/errors';
+import { asGraphQLError, refusalOf } from './graphql/errors';
 import { graphqlMultipart } from './graphql/uploads';
 import { graphiqlRoutes } from './graphiql/routes';
 import { betaRoutes } from './rest/beta';
@@ -187,9 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         const actor = await services.discussion.auth.actorFor(request.headers.authorization);
         return { actor, services, config, request, reply, loaders: new Map() };
       } catch (err) {
-        const known = classifyError(err);
-        if (known instanceof AppError) throw new GraphQLError(known.message, { extensions: domainExtensions(known) });
-        throw err;
+        throw asGraphQLError(err);
       }
     },
   });
@@ -201,13 +198,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Refusals before Apollo sees the request (unparsable JSON, a body too large, an unsupported
     // content type) in GraphQL's error format, like every other answer of this route.
     errorHandler: (err, request, reply) => {
-      const known = classifyError(err);
-      const statusCode = (err as { statusCode?: number }).statusCode;
-      const status = known ? known.status : statusCode !== undefined && statusCode >= 400 && statusCode < 500 ? statusCode : 500;
-      if (!known && status === 500) request.log.error({ err }, 'unexpected error in /graphql');
-      const extensions = known ? errorExtensions(known) : { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST' };
-      const message = known ? known.message : status === 500 ? 'Internal server error' : (err as Error).message;
-      return reply.status(status).type('application/json; charset=utf-8').send({ errors: [{ message, extensions }] });
+      const { status, body } = refusalOf(err, request.log);
+      return reply.status(status).type('application/json; charset=utf-8').send(body);
     },
     preHandler: uploads.preHandler,
     onSend: uploads.onSend,

@@ -4,7 +4,3 @@ export type Actor =
   | { kind: 'user'; userId: number; username: string; isAdmin: boolean };
 
 export const ANONYMOUS: Actor = Object.freeze({ kind: 'anonymous' });
-
-export function isLoggedIn(actor: Actor): actor is Extract<Actor, { kind: 'user' }> {
-  return actor.kind === 'user';
-}

@@ -22,8 +22,6 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'TOO_MANY_REQUESTS'
-  | 'PRECONDITION_FAILED'
-  | 'RANGE_NOT_SATISFIABLE'
   | 'SERVICE_UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'CLIENT_CLOSED_REQUEST';
@@ -73,19 +71,9 @@ export class ConflictError extends AppError {
   readonly status = 409;
 }
 
-export class PreconditionFailedError extends AppError {
-  readonly code = 'PRECONDITION_FAILED' as const;
-  readonly status = 412;
-}
-
 export class PayloadTooLargeError extends AppError {
   readonly code = 'PAYLOAD_TOO_LARGE' as const;
   readonly status = 413;
-}
-
-export class RangeNotSatisfiableError extends AppError {
-  readonly code = 'RANGE_NOT_SATISFIABLE' as const;
-  readonly status = 416;
 }
 
 export class TooManyRequestsError extends AppError {

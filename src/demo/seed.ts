@@ -180,7 +180,7 @@ const TOPICS: DemoTopic[] = [
 ];
 
 function services(deps: SeedDeps): DiscussionServiceSet {
-  return deps.services.discussion as unknown as DiscussionServiceSet;
+  return deps.services.discussion;
 }
 
 /** Whether the database holds no user account at all. */

@@ -8,10 +8,12 @@ import { dummyHash, hashPassword, verifyPassword } from './auth/password';
 import type { DiscussionDeps } from './deps';
 import { recordAccountRevoked } from './live-events';
 import type { UserDoc } from './models';
-import type { AuthService } from './services';
-import { checkPassword, MAX_PASSWORD } from './user.rules';
+import type { AuthApi } from './services';
+import { MAX_PASSWORD } from './user.rules';
+import { ChangePasswordInput, type LoginInput } from './inputs/account.input';
+import { issuesOf, toInput } from './inputs/validate';
 import { userView } from './view-builders';
-import type { ChangePasswordInput, LoginInput, TokenResult } from './views';
+import type { TokenResult } from './views';
 
 const INVALID_TOKEN = () => new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
 const BAD_CREDENTIALS = () => new UnauthenticatedError('Invalid username or password', 'INVALID_CREDENTIALS');
@@ -22,7 +24,7 @@ function usernameKey(username: string): string {
   return lower.length <= 64 ? `user:${lower}` : `user#${crypto.createHash('sha256').update(lower).digest('hex')}`;
 }
 
-export class AuthServiceImpl implements AuthService {
+export class AuthService implements AuthApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   private nowSeconds(): number {
@@ -99,9 +101,9 @@ export class AuthServiceImpl implements AuthService {
     if (typeof input.currentPassword !== 'string' || input.currentPassword.length > MAX_PASSWORD || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
       issues.push({ field: 'currentPassword', message: 'The current password is not correct' });
     }
-    issues.push(...checkPassword(input.newPassword, 'newPassword'));
+    issues.push(...issuesOf(toInput(ChangePasswordInput, input)));
     if (issues.length > 0) throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
-    const updated = await this.d.users.update(user._id, { passwordHash: await hashPassword(input.newPassword) }, true);
+    const updated = await this.d.users.setPasswordHash(user._id, await hashPassword(input.newPassword));
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);
     await recordAccountRevoked(this.d, user._id);

@@ -2,10 +2,11 @@
 import type { Actor } from '../core/actor';
 import type { DiscussionDeps } from './deps';
 import { loadComment, loadTopic } from './post-access';
-import type { BookmarkService, PostKind, PostRef } from './services';
-import { checkKind } from './vote.service';
+import type { BookmarkApi, PostKind, PostRef } from './services';
+import { PostKindInput } from './inputs/post-kind.input';
+import { validateInput } from './inputs/validate';
 
-export class BookmarkServiceImpl implements BookmarkService {
+export class BookmarkService implements BookmarkApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   bookmark(actor: Actor, kind: PostKind, ref: PostRef) {
@@ -18,7 +19,7 @@ export class BookmarkServiceImpl implements BookmarkService {
 
   private async set(actor: Actor, kind: PostKind, ref: PostRef, on: boolean): Promise<{ bookmarked: boolean }> {
     const viewer = await this.d.viewers.require(actor);
-    checkKind(kind);
+    validateInput(PostKindInput, { kind });
     const now = this.d.clock.now();
     if (kind === 'topic') {
       const topic = await loadTopic(this.d, viewer, ref);

@@ -4,7 +4,9 @@ import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
 import type { CommentDoc, DiscussionModels } from './models';
 import { isDuplicateKey } from './mongo-errors';
+import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
+import type { CommentLabel } from './views';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
@@ -78,11 +80,15 @@ export class CommentRepository {
   byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {
     const and: Record<string, unknown>[] = [{ authorId: q.authorId }, { deleted: false }];
     if (!q.includeRemoved) and.push({ removed: false });
-    if (Object.keys(q.condition).length > 0) and.push(q.condition);
-    return this.m.Comment.find({ $and: and }, q.withMarkdown ? {} : { markdown: 0 }).sort(q.sort).limit(q.take).lean<CommentDoc[]>().exec();
+    const keyset = feedFilter('comment', q.direction, q.anchor);
+    if (Object.keys(keyset).length > 0) and.push(keyset);
+    return this.m.Comment.find({ $and: and }, q.withMarkdown ? {} : { markdown: 0 })
+      .sort(keysetSort('createdAt', q.direction))
+      .limit(q.take)
+      .lean<CommentDoc[]>()
+      .exec();
   }
 
-  /** How many of the topic's comments are neither deleted nor removed (the source of truth of its comment count). */
   /** Listed comments per topic (the source of truth of comment counts; counts:verify). */
   async listedCounts(): Promise<Map<number, number>> {
     const rows = await this.m.Comment.aggregate<{ _id: number; n: number }>([{ $match: { deleted: false, removed: false } }, { $group: { _id: '$topicId', n: { $sum: 1 } } }]).exec();
@@ -100,14 +106,62 @@ export class CommentRepository {
     return doc?.createdAt ?? null;
   }
 
+  /** A vote came (+1) or went (-1); the updated comment or null. */
+  adjustVotes(id: number, delta: number) {
+    return this.update(id, { $inc: { voteCount: delta } });
+  }
+
+  /** A label's weight sum moves by `delta` (a label put on or taken off). */
+  adjustLabelWeight(id: number, label: CommentLabel, delta: number) {
+    return this.update(id, { $inc: { [`labelWeights.${label}`]: delta } });
+  }
+
+  /** New text for a comment not deleted meanwhile (with the edit time when it counts as an edit). */
+  editText(id: number, text: Pick<CommentDoc, 'markdown' | 'html'> & { editedAt?: Date }) {
+    return this.update(id, { $set: text }, { deleted: false });
+  }
+
+  setInteresting(id: number, interesting: boolean) {
+    return this.update(id, { $set: { interesting } });
+  }
+
+  /** counts:verify --fix: the recounted values. */
+  setCounts(id: number, counts: Pick<CommentDoc, 'voteCount' | 'labelWeights'>) {
+    return this.update(id, { $set: counts });
+  }
+
+  /** The author deleted it (text erased); the comment as it was, or null when it already was deleted. */
+  markDeleted(id: number) {
+    const erased = { deleted: true, interesting: false, markdown: '', html: '' };
+    return this.updateReturningBefore(id, { deleted: false }, { $set: erased });
+  }
+
+  /** An admin removed it; the comment as it was, or null when it already was removed. */
+  markRemoved(id: number) {
+    return this.updateReturningBefore(id, { removed: false }, { $set: { removed: true, interesting: false } });
+  }
+
+  /** An admin restored it, interesting again or not; the comment as it was, or null when it was not removed. */
+  markRestored(id: number, interesting: boolean) {
+    return this.updateReturningBefore(id, { removed: true }, { $set: { removed: false, interesting } });
+  }
+
   /** Applies the update when `where` still holds; returns the comment before (null: no match). */
-  async updateReturningBefore(id: number, where: Record<string, unknown>, update: Record<string, unknown>): Promise<CommentDoc | null> {
+  private async updateReturningBefore(
+    id: number,
+    where: Partial<Pick<CommentDoc, 'deleted' | 'removed'>>,
+    update: Record<string, unknown>,
+  ): Promise<CommentDoc | null> {
     const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
     if (before) await this.changed(before.topicId);
     return before;
   }
 
-  async update(id: number, update: Record<string, unknown>, where: Record<string, unknown> = {}): Promise<CommentDoc | null> {
+  private async update(
+    id: number,
+    update: Record<string, unknown>,
+    where: Partial<Pick<CommentDoc, 'deleted'>> = {},
+  ): Promise<CommentDoc | null> {
     const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
     if (after) await this.changed(after.topicId);
     return after;

@@ -4,7 +4,7 @@
  * before it, so the topic's comment_count moves exactly once per real transition.
  */
 import type { Actor } from '../core/actor';
-import { ForbiddenError, Issue, ValidationError } from '../core/errors';
+import { ForbiddenError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
@@ -12,30 +12,22 @@ import { isInteresting } from './rules/labels';
 import { newCommentDocument } from './new-documents';
 import { renderMarkdown } from './rules/markdown';
 import { recordCommentChange, recordCommentPosted } from './live-events';
-import type { Caller, CommentService, PostRef } from './services';
+import type { Caller, CommentApi, PostRef } from './services';
 import { commentView, EDIT_GRACE_MS, indexMarks } from './view-builders';
 import { mayModerate, requireAdmin, Viewer } from './viewer';
-import type { CommentView, PostCommentInput } from './views';
-
-const MAX_MARKDOWN = 50_000;
-
-function checkCommentText(markdown: unknown): string {
-  const issues: Issue[] = [];
-  if (typeof markdown !== 'string' || markdown.trim() === '') issues.push({ field: 'markdown', message: 'A comment needs some text' });
-  else if (markdown.length > MAX_MARKDOWN) issues.push({ field: 'markdown', message: `Text must be at most ${MAX_MARKDOWN} characters long` });
-  if (issues.length > 0) throw new ValidationError(issues);
-  return markdown as string;
-}
+import type { CommentView } from './views';
+import { CommentTextInput, PostCommentInput } from './inputs/comment.input';
+import { validateInput } from './inputs/validate';
 
 const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
 
-export class CommentServiceImpl implements CommentService {
+export class CommentService implements CommentApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async post(actor: Actor, input: PostCommentInput): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    const markdown = checkCommentText(input.markdown);
-    const topic = await loadTopic(this.d, viewer, input.topicId);
+    const { markdown } = validateInput(PostCommentInput, input);
+    const topic = await loadTopic(this.d, viewer, input.topicId, 'topicId');
     if (topic.locked && !viewer.isAdmin) throw topicLocked();
     let parentId: number | null = null;
     if (input.parentId !== undefined && input.parentId !== null) {
@@ -48,25 +40,25 @@ export class CommentServiceImpl implements CommentService {
     const doc = await this.d.comments.insertNew(
       newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
     );
-    await this.d.topics.update(topic._id, { inc: { commentCount: 1 }, max: { lastActivityAt: now, lastInterestingActivityAt: now } });
+    await this.d.topics.commentPosted(topic._id, now);
     await recordCommentPosted(this.d, doc, topic);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 
   async edit(actor: Actor, ref: PostRef, markdown: string): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    const text = checkCommentText(markdown);
+    const text = validateInput(CommentTextInput, { markdown }).markdown;
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can edit this comment', 'NOT_AUTHOR');
     if (comment.removed) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
     const topic = await this.d.topics.findById(comment.topicId);
     if (topic?.locked && !viewer.isAdmin) throw topicLocked();
     const now = this.d.clock.now();
-    const set: Record<string, unknown> = { markdown: text, html: renderMarkdown(text) };
-    if (now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS) set.editedAt = now;
-    const updated = await this.d.comments.update(comment._id, { $set: set }, { deleted: false });
+    const edited = now.getTime() - comment.createdAt.getTime() > EDIT_GRACE_MS;
+    const changes = { markdown: text, html: renderMarkdown(text), ...(edited ? { editedAt: now } : {}) };
+    const updated = await this.d.comments.editText(comment._id, changes);
     if (!updated) throw commentNotFound();
-    await this.d.topics.update(comment.topicId, { max: { lastActivityAt: now } });
+    await this.d.topics.commentChanged(comment.topicId, now);
     await recordCommentChange(this.d, 'comment.edited', updated);
     return this.view(updated, viewer);
   }
@@ -76,7 +68,7 @@ export class CommentServiceImpl implements CommentService {
     const viewer = await this.d.viewers.require(actor);
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this comment', 'NOT_AUTHOR');
-    const before = await this.d.comments.updateReturningBefore(comment._id, { deleted: false }, { $set: { deleted: true, interesting: false, markdown: '', html: '' } });
+    const before = await this.d.comments.markDeleted(comment._id);
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
     await recordCommentChange(this.d, 'comment.deleted', before);
@@ -85,7 +77,7 @@ export class CommentServiceImpl implements CommentService {
   async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
     requireAdmin(caller);
     const comment = await loadComment(this.d, caller, ref);
-    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: false }, { $set: { removed: true, interesting: false } });
+    const before = await this.d.comments.markRemoved(comment._id);
     if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
     if (before) await recordCommentChange(this.d, 'comment.removed', before);
     return this.viewFor(caller, comment._id);
@@ -95,7 +87,7 @@ export class CommentServiceImpl implements CommentService {
     requireAdmin(caller);
     const comment = await loadComment(this.d, caller, ref);
     const interesting = isInteresting({ deleted: comment.deleted, removed: false, labelWeights: comment.labelWeights, votes: comment.voteCount });
-    const before = await this.d.comments.updateReturningBefore(comment._id, { removed: true }, { $set: { removed: false, interesting } });
+    const before = await this.d.comments.markRestored(comment._id, interesting);
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
     if (before) await recordCommentChange(this.d, 'comment.restored', before);
     return this.viewFor(caller, comment._id);
@@ -105,7 +97,7 @@ export class CommentServiceImpl implements CommentService {
   private async afterStateChange(before: CommentDoc, t: { wasCounted: boolean; nowCounted: boolean }): Promise<void> {
     const now = this.d.clock.now();
     const delta = (t.nowCounted ? 1 : 0) - (t.wasCounted ? 1 : 0);
-    await this.d.topics.update(before.topicId, { inc: delta !== 0 ? { commentCount: delta } : undefined, max: { lastActivityAt: now } });
+    await this.d.topics.commentChanged(before.topicId, now, delta);
     await recomputeInterestingActivity(this.d, before.topicId);
   }
 

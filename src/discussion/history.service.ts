@@ -4,17 +4,19 @@
  * item, topics, comments, the viewer's marks.
  */
 import type { Actor } from '../core/actor';
-import { ForbiddenError, Issue, ValidationError } from '../core/errors';
-import { checkId36, checkLimit, checkMixedCursor, checkNotBoth } from './args';
+import { ForbiddenError } from '../core/errors';
+import { DEFAULT_PAGE_SIZE } from './inputs/rules';
+import { HistoryPageInput, PageInput } from './inputs/page.input';
+import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
-import { Direction, EMPTY_PAGE_INFO, keysetFilter, keysetSort, pageFromRows } from './keyset';
+import { Direction, EMPTY_PAGE_INFO, FeedAnchor, pageFromRows } from './keyset';
 import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
-import { formatMixedCursor, toId36 } from './rules/id36';
-import type { HistoryService } from './services';
-import type { UserServiceImpl } from './user.service';
+import { formatMixedCursor, id36ToNumber, parseMixedCursor, toId36 } from './rules/id36';
+import type { HistoryApi } from './services';
+import type { UserService } from './user.service';
 import { commentView, indexMarks, topicView, userView } from './view-builders';
 import type { Viewer } from './viewer';
-import type { CommentView, HistoryItem, Page, PageArgs, TopicView, UserHistory, UserView } from './views';
+import type { CommentView, HistoryItem, Page, TopicView, UserHistory, UserView } from './views';
 
 type Row = { kind: 'topic'; doc: TopicDoc } | { kind: 'comment'; doc: CommentDoc };
 
@@ -27,46 +29,34 @@ function compareRows(a: Row, b: Row): number {
   );
 }
 
-interface Position {
-  kind: 'topic' | 'comment';
-  at: Date;
-  id: number;
-}
+export class HistoryService implements HistoryApi {
+  constructor(private readonly d: DiscussionDeps, private readonly users: UserService) {}
 
-/** The createdAt/_id condition selecting rows of `kind` after/before `pos` in the mixed order. */
-function mixedCondition(kind: 'topic' | 'comment', direction: Direction, pos: Position | undefined): Record<string, unknown> {
-  if (direction === 'first' || !pos) return {};
-  if (kind === pos.kind) return keysetFilter('createdAt', direction, { value: pos.at, id: pos.id });
-  // Different kinds at equal times: comments sort before topics.
-  const afterInclusive = kind === 'topic'; // topics at the same time come after a comment
-  if (direction === 'after') return { createdAt: { [afterInclusive ? '$lte' : '$lt']: pos.at } };
-  return { createdAt: { [afterInclusive ? '$gt' : '$gte']: pos.at } };
-}
-
-export class HistoryServiceImpl implements HistoryService {
-  constructor(private readonly d: DiscussionDeps, private readonly users: UserServiceImpl) {}
-
-  async history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory> {
-    const issues: Issue[] = [];
-    const limit = checkLimit(args.limit, issues);
-    const before = checkMixedCursor('before', args.before, issues);
-    const after = checkMixedCursor('after', args.after, issues);
-    checkNotBoth(args.before, args.after, issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  async history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory> {
+    const input = validateInput(HistoryPageInput, args);
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const before = input.before === undefined ? undefined : parseMixedCursor(input.before);
+    const after = input.after === undefined ? undefined : parseMixedCursor(input.after);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
 
     const cursor = after ?? before;
     const direction: Direction = after ? 'after' : before ? 'before' : 'first';
-    let pos: Position | undefined;
+    let pos: FeedAnchor | undefined;
     if (cursor) {
       const anchor = cursor.id === null ? null : cursor.kind === 'topic' ? await this.d.topics.findById(cursor.id) : await this.d.comments.findById(cursor.id);
       if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
     }
-    const sort = keysetSort('createdAt', direction);
     // includeRemoved: the viewer is the author or an admin, who also see the Markdown source.
-    const query = (kind: 'topic' | 'comment') => ({ authorId: target._id, includeRemoved, condition: mixedCondition(kind, direction, pos), sort, take: limit + 1, withMarkdown: includeRemoved });
-    const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query('topic')), this.d.comments.byAuthor(query('comment'))]);
+    const query = {
+      authorId: target._id,
+      includeRemoved,
+      direction,
+      anchor: pos,
+      take: limit + 1,
+      withMarkdown: includeRemoved,
+    };
+    const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query), this.d.comments.byAuthor(query)]);
     const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
     rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
     const page = pageFromRows(rows.slice(0, limit + 1), limit, direction, (r) => formatMixedCursor(r.kind, r.doc._id));
@@ -80,43 +70,54 @@ export class HistoryServiceImpl implements HistoryService {
     return { user: userView(target), page: { items, pageInfo: page.pageInfo } };
   }
 
-  async topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }> {
+  async topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
-    let condition = {};
+    let anchor: FeedAnchor | undefined;
     if (cursor) {
-      const anchor = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
-      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
-      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+      const t = cursor.id === null ? null : await this.d.topics.findById(cursor.id);
+      if (!t) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      anchor = { kind: 'topic', at: t.createdAt, id: t._id };
     }
-    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1 });
+    const take = limit + 1;
+    const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take });
     const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
     const marks = await this.marksFor(viewer, page.items, []);
     return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
   }
 
-  async comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }> {
+  async comments(
+    actor: Actor,
+    username: string,
+    args: PageInput,
+  ): Promise<{ user: UserView; page: Page<CommentView> }> {
     const { limit, cursor, direction } = this.singleArgs(args);
     const { viewer, target, includeRemoved } = await this.access(actor, username);
-    let condition = {};
+    let anchor: FeedAnchor | undefined;
     if (cursor) {
-      const anchor = cursor.id === null ? null : await this.d.comments.findById(cursor.id);
-      if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
-      condition = keysetFilter('createdAt', direction, { value: anchor.createdAt, id: anchor._id });
+      const c = cursor.id === null ? null : await this.d.comments.findById(cursor.id);
+      if (!c) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
+      anchor = { kind: 'comment', at: c.createdAt, id: c._id };
     }
-    const rows = await this.d.comments.byAuthor({ authorId: target._id, includeRemoved, condition, sort: keysetSort('createdAt', direction), take: limit + 1, withMarkdown: includeRemoved });
+    const take = limit + 1;
+    const rows = await this.d.comments.byAuthor({
+      authorId: target._id,
+      includeRemoved,
+      direction,
+      anchor,
+      take,
+      withMarkdown: includeRemoved,
+    });
     const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
     const marks = await this.marksFor(viewer, [], page.items);
     return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };
   }
 
-  private singleArgs(args: PageArgs) {
-    const issues: Issue[] = [];
-    const limit = checkLimit(args.limit, issues);
-    const before = checkId36('before', args.before, issues);
-    const after = checkId36('after', args.after, issues);
-    checkNotBoth(args.before, args.after, issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  private singleArgs(args: PageInput) {
+    const input = validateInput(PageInput, args);
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const before = input.before === undefined ? undefined : { id: id36ToNumber(input.before) };
+    const after = input.after === undefined ? undefined : { id: id36ToNumber(input.after) };
     const direction: Direction = after ? 'after' : before ? 'before' : 'first';
     return { limit, cursor: after ?? before, direction };
   }

@@ -5,9 +5,9 @@
 import type { Actor } from '../core/actor';
 import type { DiscussionDeps } from './deps';
 import { loadTopic } from './post-access';
-import type { IgnoreService, PostRef } from './services';
+import type { IgnoreApi, PostRef } from './services';
 
-export class IgnoreServiceImpl implements IgnoreService {
+export class IgnoreService implements IgnoreApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   ignore(actor: Actor, ref: PostRef) {

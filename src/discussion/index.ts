@@ -2,38 +2,47 @@
 import type { EventRecorder } from '../events/types';
 import type { DomainModule, ModuleContext } from '../module';
 import type { RateLimiter } from '../rate-limit';
-import { AuthServiceImpl } from './auth.service';
+import { AuthService } from './auth.service';
 import { dummyHash } from './auth/password';
-import { BookmarkServiceImpl } from './bookmark.service';
+import { BookmarkService } from './bookmark.service';
 import { systemClock } from './clock';
 import { TopicCommentCache } from './comment-cache';
 import { CommentRepository } from './comment.repository';
-import { CommentServiceImpl } from './comment.service';
+import { CommentService } from './comment.service';
 import { CounterRepository } from './counter.repository';
-import { CountServiceImpl } from './counts';
+import { CountService } from './count.service';
 import type { DiscussionDeps } from './deps';
 import { GroupRepository } from './group.repository';
-import { GroupServiceImpl } from './group.service';
-import { HistoryServiceImpl } from './history.service';
-import { IgnoreServiceImpl } from './ignore.service';
+import { GroupService } from './group.service';
+import { HistoryService } from './history.service';
+import { IgnoreService } from './ignore.service';
 import { LabelRepository } from './label.repository';
-import { LabelServiceImpl } from './label.service';
+import { LabelService } from './label.service';
 import { MarkRepository } from './mark.repository';
 import { discussionModels } from './models';
-import type { Clock, DiscussionServiceSet, TopicService } from './services';
-import { TopicCommands } from './topic-command.service';
-import { TopicQueries } from './topic-query.service';
+import type { Clock, DiscussionServiceSet, TopicApi } from './services';
+import { TopicCommandService } from './topic-command.service';
+import { TopicQueryService } from './topic-query.service';
 import { TopicRepository } from './topic.repository';
 import { UserRepository } from './user.repository';
-import { UserServiceImpl } from './user.service';
+import { UserService } from './user.service';
 import { ViewerDirectory } from './viewer';
-import { VisitServiceImpl } from './visit.service';
-import { VoteServiceImpl } from './vote.service';
+import { VisitService } from './visit.service';
+import { VoteService } from './vote.service';
 
 export type DiscussionServices = DiscussionServiceSet;
 export { SYSTEM } from './services';
 export type * from './services';
 export type * from './views';
+export type * from './inputs/account.input';
+export type * from './inputs/comment.input';
+export type * from './inputs/edit-topic.input';
+export type * from './inputs/group.input';
+export type * from './inputs/page.input';
+export type * from './inputs/post-topic.input';
+export type * from './inputs/settings.input';
+export type * from './inputs/topic-list.input';
+export type * from './inputs/topic-read.input';
 
 /**
  * `clock`: the time source of the services (the real clock; tests pass a SettableClock).
@@ -71,14 +80,15 @@ export async function createDiscussion(
 
 /** The service set over `d` (one per clock, all over the same repositories). */
 function buildServices(d: DiscussionDeps): DiscussionServiceSet {
-  const auth = new AuthServiceImpl(d);
-  const userService = new UserServiceImpl(d, auth);
-  const queries = new TopicQueries(d);
-  const commands = new TopicCommands(d);
-  const comments = new CommentServiceImpl(d);
-  const topics: TopicService = {
+  const auth = new AuthService(d);
+  const userService = new UserService(d, auth);
+  const queries = new TopicQueryService(d);
+  const commands = new TopicCommandService(d);
+  const comments = new CommentService(d);
+  const topics: TopicApi = {
     list: (a, args) => queries.list(a, args),
     read: (a, id, args) => queries.read(a, id, args),
+    readInOrders: (a, id, opts) => queries.readInOrders(a, id, opts),
     get: (a, ref) => queries.get(a, ref),
     findByIds: (a, ids) => queries.findByIds(a, ids),
     post: (a, input) => commands.post(a, input),
@@ -95,16 +105,16 @@ function buildServices(d: DiscussionDeps): DiscussionServiceSet {
     clock: d.clock,
     auth,
     users: userService,
-    groups: new GroupServiceImpl(d),
+    groups: new GroupService(d),
     topics,
     comments,
-    votes: new VoteServiceImpl(d),
-    bookmarks: new BookmarkServiceImpl(d),
-    ignores: new IgnoreServiceImpl(d),
-    labels: new LabelServiceImpl(d, comments),
-    visits: new VisitServiceImpl(d),
-    history: new HistoryServiceImpl(d, userService),
-    counts: new CountServiceImpl(d),
+    votes: new VoteService(d),
+    bookmarks: new BookmarkService(d),
+    ignores: new IgnoreService(d),
+    labels: new LabelService(d, comments),
+    visits: new VisitService(d),
+    history: new HistoryService(d, userService),
+    counts: new CountService(d),
     withClock: (other) => buildServices({ ...d, clock: other }),
   };
 }

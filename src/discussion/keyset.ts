@@ -1,6 +1,7 @@
 /**
  * Keyset pagination (docs/discussion-api.md §5.6): filters and sorts for "after X" / "before X" on a
- * (key, _id) order, both descending, and the page flags computed from `limit + 1` rows.
+ * (key, _id) order, both descending (used by the repositories), and the page flags computed from
+ * `limit + 1` rows (used by the services).
  */
 import type { PageInfo } from './views';
 
@@ -16,6 +17,31 @@ export function keysetFilter(field: string, direction: Direction, anchor: Anchor
   if (direction === 'first' || !anchor) return {};
   const op = direction === 'after' ? '$lt' : '$gt';
   return { $or: [{ [field]: { [op]: anchor.value } }, { [field]: anchor.value, _id: { [op]: anchor.id } }] };
+}
+
+/** A position in a user's history: an item's kind, creation time and id. */
+export interface FeedAnchor {
+  kind: 'topic' | 'comment';
+  at: Date;
+  id: number;
+}
+
+/**
+ * The createdAt/_id condition selecting the `kind` rows after/before `anchor` in a user's feeds
+ * (createdAt desc; at equal times comments before topics; then id desc). For an anchor of the same
+ * kind it is the plain keyset filter.
+ */
+export function feedFilter(
+  kind: 'topic' | 'comment',
+  direction: Direction,
+  anchor: FeedAnchor | undefined,
+): Record<string, unknown> {
+  if (direction === 'first' || !anchor) return {};
+  if (kind === anchor.kind) return keysetFilter('createdAt', direction, { value: anchor.at, id: anchor.id });
+  // Different kinds at equal times: comments sort before topics.
+  const afterInclusive = kind === 'topic'; // topics at the same time come after a comment
+  if (direction === 'after') return { createdAt: { [afterInclusive ? '$lte' : '$lt']: anchor.at } };
+  return { createdAt: { [afterInclusive ? '$gt' : '$gte']: anchor.at } };
 }
 
 /** Sort for the query: display order forwards, reversed when reading backwards. */

@@ -3,32 +3,24 @@
  * not their own, with weight 1.0; `exemplary` needs a reason. The comment keeps the weight sums.
  */
 import type { Actor } from '../core/actor';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../core/errors';
-import type { CommentServiceImpl } from './comment.service';
+import { ConflictError, ForbiddenError, NotFoundError } from '../core/errors';
+import type { CommentService } from './comment.service';
 import type { DiscussionDeps } from './deps';
 import { loadComment, refreshInteresting } from './post-access';
-import type { LabelService, PostRef } from './services';
-import { COMMENT_LABELS, CommentLabel, CommentView } from './views';
+import type { LabelApi, PostRef } from './services';
+import type { CommentLabel, CommentView } from './views';
+import { LabelInput, UnlabelInput } from './inputs/label.input';
+import { validateInput } from './inputs/validate';
 
 const WEIGHT = 1.0;
-const MAX_REASON = 1000;
 
-function checkLabel(label: unknown): CommentLabel {
-  if (!(COMMENT_LABELS as readonly unknown[]).includes(label)) {
-    throw new ValidationError([{ field: 'label', message: `Must be one of ${COMMENT_LABELS.join(', ')}` }]);
-  }
-  return label as CommentLabel;
-}
-
-export class LabelServiceImpl implements LabelService {
-  constructor(private readonly d: DiscussionDeps, private readonly comments: CommentServiceImpl) {}
+export class LabelService implements LabelApi {
+  constructor(private readonly d: DiscussionDeps, private readonly comments: CommentService) {}
 
   async label(actor: Actor, ref: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    checkLabel(label);
+    validateInput(LabelInput, { label, reason });
     const why = typeof reason === 'string' ? reason.trim() : '';
-    if (label === 'exemplary' && why === '') throw new ValidationError([{ field: 'reason', message: 'The exemplary label needs a reason' }]);
-    if (why.length > MAX_REASON) throw new ValidationError([{ field: 'reason', message: `Reason must be at most ${MAX_REASON} characters long` }]);
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't label your own comment", 'OWN_POST');
     const inserted = await this.d.labels.insert({
@@ -42,18 +34,18 @@ export class LabelServiceImpl implements LabelService {
     });
     if (!inserted) throw new ConflictError('You already put that label on this comment', 'ALREADY_LABELLED');
     // The label was inserted exactly once (a unique index), so the weight moves exactly once.
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: WEIGHT } });
+    const updated = await this.d.comments.adjustLabelWeight(comment._id, label, WEIGHT);
     if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
     return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }
 
   async unlabel(actor: Actor, ref: PostRef, label: CommentLabel): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
-    checkLabel(label);
+    validateInput(UnlabelInput, { label });
     const comment = await loadComment(this.d, viewer, ref);
     const weight = await this.d.labels.remove(comment._id, viewer.userId, label);
     if (weight === null) return this.comments.view(comment, viewer);
-    const updated = await this.d.comments.update(comment._id, { $inc: { [`labelWeights.${label}`]: -weight } });
+    const updated = await this.d.comments.adjustLabelWeight(comment._id, label, -weight);
     if (!updated) throw new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
     return this.comments.view(await refreshInteresting(this.d, updated), viewer);
   }

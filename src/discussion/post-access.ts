@@ -7,6 +7,7 @@ import { NotFoundError, ValidationError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc, TopicDoc } from './models';
 import { parsePostRef } from './rules/id36';
+import { PATTERN_MESSAGE } from './inputs/rules';
 import { isInteresting } from './rules/labels';
 import type { Caller, PostRef } from './services';
 import { mayModerate, Viewer } from './viewer';
@@ -14,14 +15,22 @@ import { mayModerate, Viewer } from './viewer';
 export const topicNotFound = () => new NotFoundError('Topic not found', 'TOPIC_NOT_FOUND');
 export const commentNotFound = () => new NotFoundError('Comment not found', 'COMMENT_NOT_FOUND');
 
-/** The numeric id of a reference; ValidationError when malformed, null when it names nothing. */
+/**
+ * The numeric id of a reference; ValidationError on `field` when malformed, null when it names
+ * nothing. `field` is `id` for the post a use case acts on, the input's name where there are several.
+ */
 export function refToId(ref: PostRef, field: string): number | null {
   const id = parsePostRef(ref);
-  if (id === undefined) throw new ValidationError([{ field, message: 'String does not match expected pattern.', exception: 'ValidationError' }]);
+  if (id === undefined) throw new ValidationError([{ field, message: PATTERN_MESSAGE }]);
   return id;
 }
 
-export async function loadTopic(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'topicId'): Promise<TopicDoc> {
+export async function loadTopic(
+  d: DiscussionDeps,
+  who: Caller | Viewer | null,
+  ref: PostRef,
+  field = 'id',
+): Promise<TopicDoc> {
   const id = refToId(ref, field);
   const topic = id === null ? null : await d.topics.findById(id);
   if (!topic || topic.deleted) throw topicNotFound();
@@ -29,7 +38,12 @@ export async function loadTopic(d: DiscussionDeps, who: Caller | Viewer | null, 
   return topic;
 }
 
-export async function loadComment(d: DiscussionDeps, who: Caller | Viewer | null, ref: PostRef, field = 'commentId'): Promise<CommentDoc> {
+export async function loadComment(
+  d: DiscussionDeps,
+  who: Caller | Viewer | null,
+  ref: PostRef,
+  field = 'id',
+): Promise<CommentDoc> {
   const id = refToId(ref, field);
   const comment = id === null ? null : await d.comments.findById(id);
   if (!comment || comment.deleted) throw commentNotFound();
@@ -44,7 +58,7 @@ export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: n
   const latest = await d.comments.latestInterestingAt(topicId);
   const at = latest && latest.getTime() > topic.createdAt.getTime() ? latest : topic.createdAt;
   if (at.getTime() !== topic.lastInterestingActivityAt.getTime()) {
-    await d.topics.update(topicId, { set: { lastInterestingActivityAt: at } });
+    await d.topics.setLastInterestingActivity(topicId, at);
   }
 }
 
@@ -55,7 +69,7 @@ export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: n
 export async function refreshInteresting(d: DiscussionDeps, comment: CommentDoc): Promise<CommentDoc> {
   const now = isInteresting({ deleted: comment.deleted, removed: comment.removed, labelWeights: comment.labelWeights, votes: comment.voteCount });
   if (now === comment.interesting) return comment;
-  const updated = (await d.comments.update(comment._id, { $set: { interesting: now } })) ?? comment;
+  const updated = (await d.comments.setInteresting(comment._id, now)) ?? comment;
   await recomputeInterestingActivity(d, comment.topicId);
   return updated;
 }

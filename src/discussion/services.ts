@@ -1,34 +1,25 @@
 /**
  * The discussion domain's use cases, as both front doors (REST /api/beta and GraphQL) call them.
  * Every method takes the caller first and does its own authorization; errors are the domain
- * vocabulary of core/errors (never HTTP errors). Inputs given as id36 strings are validated here.
+ * vocabulary of core/errors (never HTTP errors). Every input is validated here, against the rules
+ * of its class in inputs/ (a malformed post reference is a ValidationError on `id`).
+ *
+ * Naming: a contract here is `<Name>Api`; the class serving it is `<Name>Service` in
+ * `<name>.service.ts` (as the files domain's classes are), two classes where one contract has a
+ * read and a write side (TopicQueryService, TopicCommandService).
  */
 import type { Actor } from '../core/actor';
-import type {
-  AccountView,
-  ChangePasswordInput,
-  CommentLabel,
-  CommentView,
-  CreateGroupInput,
-  CreateUserInput,
-  EditTopicInput,
-  GroupView,
-  HistoryItem,
-  LoginInput,
-  Page,
-  PageArgs,
-  PostCommentInput,
-  PostTopicInput,
-  RegisterInput,
-  TokenResult,
-  TopicListArgs,
-  TopicReadArgs,
-  TopicView,
-  TopicWithComments,
-  UserHistory,
-  UserSettings,
-  UserView,
-} from './views';
+import type { AccountView, CommentLabel, CommentView, GroupView, HistoryItem, Page, TokenResult } from './views';
+import type { TopicView, TopicWithComments, UserHistory, UserView } from './views';
+import type { ChangePasswordInput, CreateUserInput, LoginInput, RegisterInput } from './inputs/account.input';
+import type { PostCommentInput } from './inputs/comment.input';
+import type { EditTopicInput } from './inputs/edit-topic.input';
+import type { CreateGroupInput } from './inputs/group.input';
+import type { HistoryPageInput, PageInput } from './inputs/page.input';
+import type { PostTopicInput } from './inputs/post-topic.input';
+import type { SettingsInput } from './inputs/settings.input';
+import type { TopicListInput } from './inputs/topic-list.input';
+import type { TopicReadInput } from './inputs/topic-read.input';
 
 /** The command line and start-up tasks act as the system: every admin check passes. */
 export interface SystemActor {
@@ -47,7 +38,7 @@ export type PostKind = 'topic' | 'comment';
 /** A post reference: id36 string or numeric id. */
 export type PostRef = string | number;
 
-export interface AuthService {
+export interface AuthApi {
   /** The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError (reason INVALID_TOKEN) when present but invalid. */
   actorFor(authorization: string | undefined): Promise<Actor>;
   /** Verifies a bare JWT; the actor it names or UnauthenticatedError (INVALID_TOKEN). */
@@ -66,14 +57,14 @@ export interface AuthService {
   changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult>;
 }
 
-export interface UserService {
+export interface UserApi {
   /** Self-registration (only while registration is open); returns the new account and a token. */
   register(actor: Actor, input: RegisterInput): Promise<TokenResult>;
   /** Creates an account as an admin or the system (command line). */
   create(caller: Caller, input: CreateUserInput): Promise<UserView>;
   /** The logged-in caller's account and settings. */
   me(actor: Actor): Promise<AccountView>;
-  updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView>;
+  updateSettings(actor: Actor, patch: SettingsInput): Promise<AccountView>;
   /** Marks the caller's account deleted after checking the password (wrong: ValidationError on `password`); its tokens stop working. */
   deleteAccount(actor: Actor, password: string): Promise<void>;
   /** A user by username (case-insensitive); NotFoundError 'User not found'. */
@@ -82,21 +73,37 @@ export interface UserService {
   findByIds(ids: readonly number[]): Promise<(UserView | null)[]>;
   ban(caller: Caller, username: string): Promise<UserView>;
   unban(caller: Caller, username: string): Promise<UserView>;
-  setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView>;
 }
 
-export interface GroupService {
+export interface GroupApi {
   create(caller: Caller, input: CreateGroupInput): Promise<GroupView>;
   list(): Promise<GroupView[]>;
   /** NotFoundError 'Group not found'. */
   get(path: string): Promise<GroupView>;
 }
 
-export interface TopicService {
+/** The orders to build a topic's tree in (undefined: the viewer's preferred one), and whether with Markdown. */
+export interface TreeOrders {
+  orders: readonly (string | undefined)[];
+  markdown: boolean;
+}
+
+/** A topic with its comment tree in several orders (`trees[i]` in `orders[i]`). */
+export interface TopicInOrders {
+  topic: TopicView;
+  trees: CommentView[][];
+}
+
+export interface TopicApi {
   /** The topic listing (`GET /topics`): validated args, viewer-specific fields, keyset page. */
-  list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>>;
+  list(actor: Actor, args: TopicListInput): Promise<Page<TopicView>>;
   /** One topic with its comment tree; records the viewer's visit unless told not to. */
-  read(actor: Actor, topicId36: string, args?: TopicReadArgs): Promise<TopicWithComments>;
+  read(actor: Actor, topicId36: string, args?: Omit<TopicReadInput, 'id'>): Promise<TopicWithComments>;
+  /**
+   * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order) from
+   * one read, for a client showing it; records no visit (`visits.record` does, when it was seen).
+   */
+  readInOrders(actor: Actor, topicId36: string, opts: TreeOrders): Promise<TopicInOrders>;
   /** One topic without comments (same visibility rules as read, no visit recorded). */
   get(actor: Actor, topic: PostRef): Promise<TopicView>;
   /** For DataLoaders: topics by id as the actor may see them, null where unknown or hidden. */
@@ -115,7 +122,7 @@ export interface TopicService {
   setTags(actor: Caller, topic: PostRef, tags: string[]): Promise<TopicView>;
 }
 
-export interface CommentService {
+export interface CommentApi {
   /** A top-level comment or a reply (any depth); not on locked topics (admins excepted). */
   post(actor: Actor, input: PostCommentInput): Promise<CommentView>;
   /** Author only; not on locked topics (admins excepted). */
@@ -136,39 +143,39 @@ export interface CommentService {
   findByIdsAsShown(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
 }
 
-export interface VoteService {
+export interface VoteApi {
   /** One vote per user per post, never on one's own post; idempotent. */
   vote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
   unvote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
 }
 
-export interface BookmarkService {
+export interface BookmarkApi {
   bookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
   unbookmark(actor: Actor, kind: PostKind, post: PostRef): Promise<{ bookmarked: boolean }>;
 }
 
-export interface IgnoreService {
+export interface IgnoreApi {
   /** Hides a topic from the caller's listings (it stays readable, `ignored: true`). */
   ignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
   unignore(actor: Actor, topic: PostRef): Promise<{ ignored: boolean }>;
 }
 
-export interface LabelService {
+export interface LabelApi {
   /** Each label at most once per user per comment, never on one's own; exemplary needs a reason. */
   label(actor: Actor, comment: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView>;
   unlabel(actor: Actor, comment: PostRef, label: CommentLabel): Promise<CommentView>;
 }
 
-export interface VisitService {
+export interface VisitApi {
   /** Records (now, current comment_count) as the caller's latest visit to the topic. */
   record(actor: Actor, topic: PostRef): Promise<void>;
 }
 
-export interface HistoryService {
+export interface HistoryApi {
   /** `/user/{name}`: mixed feed of topics and comments (cursors `t-`/`c-`). */
-  history(actor: Actor, username: string, args: PageArgs): Promise<UserHistory>;
-  topics(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<TopicView> }>;
-  comments(actor: Actor, username: string, args: PageArgs): Promise<{ user: UserView; page: Page<CommentView> }>;
+  history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory>;
+  topics(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<TopicView> }>;
+  comments(actor: Actor, username: string, args: PageInput): Promise<{ user: UserView; page: Page<CommentView> }>;
 }
 
 export type { HistoryItem };
@@ -186,7 +193,7 @@ export interface CountReport {
 }
 
 /** The recount of derived counts (counts.ts): an admin check, never on the write path. */
-export interface CountService {
+export interface CountApi {
   verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport>;
 }
 
@@ -197,16 +204,16 @@ export interface DiscussionServiceSet {
    * history at chosen times (the demo seed) while this set keeps serving at the real time.
    */
   withClock(clock: Clock): DiscussionServiceSet;
-  auth: AuthService;
-  users: UserService;
-  groups: GroupService;
-  topics: TopicService;
-  comments: CommentService;
-  votes: VoteService;
-  bookmarks: BookmarkService;
-  ignores: IgnoreService;
-  labels: LabelService;
-  visits: VisitService;
-  history: HistoryService;
-  counts: CountService;
+  auth: AuthApi;
+  users: UserApi;
+  groups: GroupApi;
+  topics: TopicApi;
+  comments: CommentApi;
+  votes: VoteApi;
+  bookmarks: BookmarkApi;
+  ignores: IgnoreApi;
+  labels: LabelApi;
+  visits: VisitApi;
+  history: HistoryApi;
+  counts: CountApi;
 }

@@ -1,31 +1,30 @@
 /** Reading topics: the listing (5), one topic with its comment tree (6), lookups for loaders. */
 import type { Actor } from '../core/actor';
-import { isNoSpaceError, Issue, ValidationError } from '../core/errors';
-import { checkGroup, checkId36, checkLimit, checkNotBoth, checkOrder, checkPeriod, checkTag } from './args';
+import { isNoSpaceError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
 import { EMPTY_PAGE_INFO, pageFromRows } from './keyset';
 import { TOPIC_SORT_FIELDS, TopicDoc } from './models';
 import { loadTopic, topicNotFound } from './post-access';
 import { buildCommentTree, collapseTree, TreeNode } from './rules/comment-tree';
-import { toId36 } from './rules/id36';
-import { periodStart } from './rules/period';
+import { id36ToNumber, toId36 } from './rules/id36';
+import { normalizeGroupPath } from './rules/group-path';
+import { parsePeriod, periodStart } from './rules/period';
+import { parseTagFilter } from './rules/tags';
 import type { PostRef } from './services';
 import { commentView, indexMarks, topicView } from './view-builders';
 import { mayModerate } from './viewer';
-import {
-  COMMENT_ORDERS,
-  CommentOrder,
-  CommentView,
-  Page,
-  TOPIC_ORDERS,
-  TopicListArgs,
-  TopicReadArgs,
-  TopicView,
-  TopicWithComments,
-} from './views';
+import type { CommentOrder, CommentView, Page, TopicOrder, TopicView, TopicWithComments } from './views';
+import type { TopicInOrders, TreeOrders } from './services';
 import type { CommentDoc } from './models';
+import { DEFAULT_PAGE_SIZE } from './inputs/rules';
+import { TopicListInput } from './inputs/topic-list.input';
+import { TopicReadInput } from './inputs/topic-read.input';
+import { validateInput } from './inputs/validate';
 
-export class TopicQueries {
+/** The id an id36 names (null: none can exist); the id36 was validated. */
+const idOf = (id36: string | undefined) => (id36 === undefined ? undefined : { id: id36ToNumber(id36) });
+
+export class TopicQueryService {
   constructor(private readonly d: DiscussionDeps) {}
 
   /**
@@ -34,17 +33,16 @@ export class TopicQueries {
    * database commands: the viewer (already loaded with the token), the cursor's topic, the page,
    * the viewer's marks on the page; `group` adds one (the group's paths, read alongside the cursor).
    */
-  async list(actor: Actor, args: TopicListArgs): Promise<Page<TopicView>> {
-    const issues: Issue[] = [];
-    const limit = checkLimit(args.limit, issues);
-    const before = checkId36('before', args.before, issues);
-    const after = checkId36('after', args.after, issues);
-    const period = checkPeriod(args.period, issues);
-    const tagKey = checkTag(args.tag, issues);
-    const group = checkGroup(args.group, issues);
-    const order = checkOrder(args.order, TOPIC_ORDERS, 'activity', issues);
-    checkNotBoth(args.before, args.after, issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  async list(actor: Actor, args: TopicListInput): Promise<Page<TopicView>> {
+    const input = validateInput(TopicListInput, args);
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const before = idOf(input.before);
+    const after = idOf(input.after);
+    const period = input.period === undefined ? { kind: 'all' as const } : parsePeriod(input.period)!;
+    const tagFilter = input.tag === undefined ? undefined : parseTagFilter(input.tag);
+    const tagKey = tagFilter?.ok ? tagFilter.key : undefined;
+    const group = input.group === undefined ? undefined : normalizeGroupPath(input.group)!;
+    const order = (input.order ?? 'activity') as TopicOrder;
 
     const viewer = await this.d.viewers.of(actor);
     const sortField = TOPIC_SORT_FIELDS[order];
@@ -76,18 +74,43 @@ export class TopicQueries {
    * One topic with its whole comment tree, as the viewer may see it; then records the viewer's
    * visit (the response reflects the previous one). At most six database commands.
    */
-  async read(actor: Actor, topicId36: string, args: TopicReadArgs = {}): Promise<TopicWithComments> {
-    const issues: Issue[] = [];
-    const ref = checkId36('topic_id36', topicId36, issues);
-    const requested = checkOrder<CommentOrder>(args.order, COMMENT_ORDERS, 'relevance', issues);
-    if (issues.length > 0) throw new ValidationError(issues);
+  async read(actor: Actor, topicId36: string, args: Omit<TopicReadInput, 'id'> = {}): Promise<TopicWithComments> {
+    const input = validateInput(TopicReadInput, { ...args, id: topicId36 });
+    const loaded = await this.load(actor, input.id, input.markdown !== false);
+    const comments = loaded.tree(input.order as CommentOrder | undefined);
+    const result: TopicWithComments = { topic: loaded.topicView, comments };
+    const { viewer, topic } = loaded;
+    if (viewer && input.recordVisit !== false) {
+      // A database out of space still serves reads: the visit then goes unrecorded.
+      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
+      await recorded.catch((err: unknown) => {
+        if (!isNoSpaceError(err)) throw err;
+      });
+    }
+    return result;
+  }
 
+  /**
+   * One topic and its comment tree in each of `orders` (undefined: the viewer's preferred order),
+   * from one read, for a client showing it (GraphQL's `topic { threads(order) }`): a display read
+   * records no visit (the client says when the topic was seen: VisitApi.record).
+   */
+  async readInOrders(actor: Actor, topicId36: string, opts: TreeOrders): Promise<TopicInOrders> {
+    const input = validateInput(TopicReadInput, { id: topicId36 });
+    for (const order of opts.orders) validateInput(TopicReadInput, { id: topicId36, order });
+    const loaded = await this.load(actor, input.id, opts.markdown);
+    const trees = opts.orders.map((order) => loaded.tree(order as CommentOrder | undefined));
+    return { topic: loaded.topicView, trees };
+  }
+
+  /** The topic, its comments and the viewer's marks on them; trees built on demand, in any order. */
+  private async load(actor: Actor, id36: string, markdown: boolean) {
     const viewer = await this.d.viewers.of(actor);
-    if (!ref || ref.id === null) throw topicNotFound();
-    const topicId = ref.id;
+    const topicId = id36ToNumber(id36);
+    if (topicId === null) throw topicNotFound();
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
-    const withMarkdown = viewer !== null && args.markdown !== false;
+    const withMarkdown = viewer !== null && markdown;
     // The topic and the version of its comments first, then the comments: they come from the
     // cache while the version is the one they were kept under (comment-cache.ts), and a hidden
     // topic's are never read.
@@ -101,29 +124,23 @@ export class TopicQueries {
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
     const previousVisit = viewer ? topicMark?.visitAt ?? null : null;
-    const order = args.order === undefined && viewer ? viewer.settings.defaultCommentOrder : requested;
-
-    const roots = buildCommentTree(comments.map(asTreeInput), order);
-    collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments: viewer.settings.collapseOldComments } : null);
-    const result: TopicWithComments = { topic: topicView(topic, viewer, topicMark), comments: viewTree(roots, toView) };
-
-    if (viewer && args.recordVisit !== false) {
-      // A database out of space still serves reads: the visit then goes unrecorded.
-      const recorded = this.d.marks.recordVisit(viewer.userId, topic._id, this.d.clock.now(), topic.commentCount);
-      await recorded.catch((err: unknown) => {
-        if (!isNoSpaceError(err)) throw err;
-      });
-    }
-    return result;
-
-    function toView(node: TreeNode<TreeComment>, children: CommentView[]): CommentView {
-      return commentView(node.comment.doc, {
+    const toView = (node: TreeNode<TreeComment>, children: CommentView[]): CommentView =>
+      commentView(node.comment.doc, {
         viewer,
         mark: marks.comment.get(node.comment.id),
         previousVisit,
         tree: { depth: node.depth, state: node.state, children },
       });
-    }
+
+    /** The tree in `requested` order (undefined: the viewer's preferred one, relevance for anonymous viewers). */
+    const tree = (requested: CommentOrder | undefined): CommentView[] => {
+      const order = requested ?? (viewer ? viewer.settings.defaultCommentOrder : 'relevance');
+      const roots = buildCommentTree(comments.map(asTreeInput), order);
+      const collapseOldComments = viewer?.settings.collapseOldComments ?? false;
+      collapseTree(roots, viewer ? { userId: viewer.userId, previousVisit, collapseOldComments } : null);
+      return viewTree(roots, toView);
+    };
+    return { viewer, topic, topicView: topicView(topic, viewer, topicMark), tree };
   }
 
   async get(actor: Actor, ref: PostRef): Promise<TopicView> {

@@ -1,7 +1,7 @@
 /** Topics: the listing and feed queries (each served by an index of models.ts) and atomic updates. */
 import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, TopicDoc } from './models';
-import { Anchor, Direction, keysetFilter, keysetSort } from './keyset';
+import { Anchor, Direction, FeedAnchor, feedFilter, keysetFilter, keysetSort } from './keyset';
 
 export interface TopicListQuery {
   sortField: string;
@@ -21,13 +21,25 @@ export interface TopicListQuery {
 export interface AuthorFeedQuery {
   authorId: number;
   includeRemoved: boolean;
-  /** Extra conditions (mixed-feed keyset); merged with $and. */
-  condition: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
+  /** Reading forwards or backwards from `anchor` (createdAt order). */
+  direction: Direction;
+  /** The item the page starts after / ends before, of either kind (the mixed history). */
+  anchor?: FeedAnchor;
   take: number;
   /** Comments: also read the Markdown source (left out otherwise). */
   withMarkdown?: boolean;
 }
+
+/** What an edit may change. */
+export type TopicEdit = Partial<
+  Pick<TopicDoc, 'title' | 'markdown' | 'html' | 'wordCount' | 'link' | 'tags' | 'tagKeys' | 'editedAt'>
+>;
+
+type TopicUpdate = {
+  set?: Partial<TopicDoc>;
+  inc?: Partial<Record<'voteCount' | 'commentCount', number>>;
+  max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>>;
+};
 
 export class TopicRepository {
   constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
@@ -70,8 +82,13 @@ export class TopicRepository {
   byAuthor(q: AuthorFeedQuery): Promise<TopicDoc[]> {
     const and: Record<string, unknown>[] = [{ authorId: q.authorId }, { deleted: false }];
     if (!q.includeRemoved) and.push({ removed: false });
-    if (Object.keys(q.condition).length > 0) and.push(q.condition);
-    return this.m.Topic.find({ $and: and }).sort(q.sort).limit(q.take).lean<TopicDoc[]>().exec();
+    const keyset = feedFilter('topic', q.direction, q.anchor);
+    if (Object.keys(keyset).length > 0) and.push(keyset);
+    return this.m.Topic.find({ $and: and })
+      .sort(keysetSort('createdAt', q.direction))
+      .limit(q.take)
+      .lean<TopicDoc[]>()
+      .exec();
   }
 
   /** Every topic's stored counts (counts:verify). */
@@ -79,17 +96,69 @@ export class TopicRepository {
     return this.m.Topic.find({}, { voteCount: 1, commentCount: 1 }).batchSize(100_000).lean<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]>().exec();
   }
 
-  /** `$set` (and optional `$inc` / `$max`) on one topic; the updated topic or null. */
-  update(id: number, update: { set?: Partial<TopicDoc>; inc?: Partial<Record<'voteCount' | 'commentCount', number>>; max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>> }, where: Record<string, unknown> = {}): Promise<TopicDoc | null> {
+  /** The author's or an admin's changes (text, title, link, tags, edit time) to a topic not deleted meanwhile. */
+  edit(id: number, changes: TopicEdit) {
+    return this.apply(id, { set: changes }, { deleted: false });
+  }
+
+  /** The author deleted it: gone from every listing. */
+  markDeleted(id: number) {
+    return this.apply(id, { set: { deleted: true, listed: false } });
+  }
+
+  /** An admin removed it (`removed`) or restored it (listed again unless deleted). */
+  setRemoved(id: number, removed: boolean, wasDeleted: boolean) {
+    const set = removed ? { removed: true, listed: false } : { removed: false, listed: !wasDeleted };
+    return this.apply(id, { set });
+  }
+
+  setLocked(id: number, locked: boolean) {
+    return this.apply(id, { set: { locked } });
+  }
+
+  setOfficial(id: number, official: boolean) {
+    return this.apply(id, { set: { official } });
+  }
+
+  setTags(id: number, tags: string[], tagKeys: string[]) {
+    return this.apply(id, { set: { tags, tagKeys } });
+  }
+
+  /** A vote came (+1) or went (-1). */
+  adjustVotes(id: number, delta: number) {
+    return this.apply(id, { inc: { voteCount: delta } });
+  }
+
+  /** A comment was posted at `at`: one more comment, activity and interesting activity at least `at`. */
+  commentPosted(id: number, at: Date) {
+    return this.apply(id, { inc: { commentCount: 1 }, max: { lastActivityAt: at, lastInterestingActivityAt: at } });
+  }
+
+  /** A comment changed at `at` (edited, deleted, removed, restored); `countDelta` moves the comment count. */
+  commentChanged(id: number, at: Date, countDelta = 0) {
+    const inc = countDelta !== 0 ? { commentCount: countDelta } : undefined;
+    return this.apply(id, { inc, max: { lastActivityAt: at } });
+  }
+
+  setLastInterestingActivity(id: number, at: Date) {
+    return this.apply(id, { set: { lastInterestingActivityAt: at } });
+  }
+
+  /** counts:verify --fix: the recounted values. */
+  setCounts(id: number, counts: Pick<TopicDoc, 'voteCount' | 'commentCount'>) {
+    return this.apply(id, { set: counts });
+  }
+
+  /** One atomic update (`$set`, `$inc`, `$max`) of a topic where `where` still holds; the updated topic or null. */
+  private apply(
+    id: number,
+    update: TopicUpdate,
+    where: Partial<Pick<TopicDoc, 'deleted'>> = {},
+  ): Promise<TopicDoc | null> {
     const u: Record<string, unknown> = {};
     if (update.set && Object.keys(update.set).length > 0) u.$set = update.set;
     if (update.inc) u.$inc = update.inc;
     if (update.max) u.$max = update.max;
     return this.m.Topic.findOneAndUpdate({ _id: id, ...where }, u, { returnDocument: 'after' }).lean<TopicDoc>().exec();
-  }
-
-  /** Like update, but returns the topic as it was before (to see which transition happened). */
-  updateReturningBefore(id: number, where: Record<string, unknown>, set: Partial<TopicDoc>): Promise<TopicDoc | null> {
-    return this.m.Topic.findOneAndUpdate({ _id: id, ...where }, { $set: set }, { returnDocument: 'before' }).lean<TopicDoc>().exec();
   }
 }

@@ -1,6 +1,7 @@
 /** Users: lookups by id and by lowercased username, and single-document atomic updates. */
 import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, UserDoc } from './models';
+import type { UserSettings } from './views';
 import { isDuplicateKey } from './mongo-errors';
 
 export class UserRepository {
@@ -33,11 +34,33 @@ export class UserRepository {
     return this.m.User.findOne({ usernameLower: username.toLowerCase() }).lean<UserDoc>().exec();
   }
 
-  /** Applies `$set` fields; returns the updated user or null when unknown. */
-  update(id: number, set: Partial<Omit<UserDoc, '_id'>>, bumpTokenVersion = false): Promise<UserDoc | null> {
+  /** A new password hash; every older token stops working. The updated user or null when unknown. */
+  setPasswordHash(id: number, passwordHash: string) {
+    return this.update(id, { passwordHash }, true);
+  }
+
+  /** The user deleted their account; their tokens stop working. */
+  markDeleted(id: number) {
+    return this.update(id, { deleted: true }, true);
+  }
+
+  /** An admin banned (or unbanned) the user. */
+  setBanned(id: number, banned: boolean) {
+    return this.update(id, { banned });
+  }
+
+  /** `$set` fields, and the token version bumped when asked; the updated user or null when unknown. */
+  private update(id: number, set: Partial<Omit<UserDoc, '_id'>>, bumpTokenVersion = false): Promise<UserDoc | null> {
     const update: Record<string, unknown> = { $set: set };
     if (bumpTokenVersion) update.$inc = { tokenVersion: 1 };
     return this.m.User.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' }).lean<UserDoc>().exec();
+  }
+
+  /** Changes the given settings, leaving the others as they are; the updated user or null when unknown. */
+  updateSettings(id: number, settings: Partial<UserSettings>): Promise<UserDoc | null> {
+    const set: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(settings)) set[`settings.${k}`] = v;
+    return this.m.User.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after' }).lean<UserDoc>().exec();
   }
 
   bumpTokenVersion(id: number): Promise<UserDoc | null> {

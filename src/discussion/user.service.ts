@@ -2,29 +2,26 @@
 import type { Actor } from '../core/actor';
 import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
 import { hashPassword, verifyPassword } from './auth/password';
-import type { AuthServiceImpl } from './auth.service';
+import type { AuthService } from './auth.service';
 import type { DiscussionDeps } from './deps';
 import type { UserDoc } from './models';
-import type { Caller, UserService } from './services';
-import { checkPassword, checkUsername, isPossibleUsername } from './user.rules';
+import type { Caller, UserApi } from './services';
+import { isPossibleUsername } from './user.rules';
+import { CreateUserInput, RegisterInput } from './inputs/account.input';
+import { SettingsInput } from './inputs/settings.input';
+import { validateInput } from './inputs/validate';
 import { accountView, userView } from './view-builders';
 import { recordAccountRevoked } from './live-events';
 import { requireAdmin } from './viewer';
-import { COMMENT_ORDERS, AccountView, CreateUserInput, RegisterInput, TokenResult, UserSettings, UserView } from './views';
+import type { AccountView, TokenResult, UserSettings, UserView } from './views';
 
-/** Username and password rules; throws every problem at once. */
-function checkAccount(input: Pick<CreateUserInput, 'username' | 'password'>): void {
-  const issues = [...checkUsername(input.username), ...checkPassword(input.password)];
-  if (issues.length > 0) throw new ValidationError(issues);
-}
-
-export class UserServiceImpl implements UserService {
-  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthServiceImpl) {}
+export class UserService implements UserApi {
+  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthService) {}
 
   async register(actor: Actor, input: RegisterInput): Promise<TokenResult> {
     if (!this.d.config.registrationOpen) throw new ForbiddenError('Registration is closed', 'REGISTRATION_CLOSED');
     if (actor.kind === 'user') throw new ForbiddenError('Log out before registering a new account', 'ALREADY_LOGGED_IN');
-    checkAccount(input);
+    validateInput(RegisterInput, input);
     if (input.clientAddress !== undefined) await this.countRegistration(input.clientAddress);
     const user = await this.insert(input, false);
     return this.auth.tokenFor(user);
@@ -43,11 +40,11 @@ export class UserServiceImpl implements UserService {
 
   async create(caller: Caller, input: CreateUserInput): Promise<UserView> {
     requireAdmin(caller);
-    checkAccount(input);
+    validateInput(CreateUserInput, input);
     return userView(await this.insert(input, input.isAdmin === true));
   }
 
-  /** Inserts an account whose username and password passed checkAccount. */
+  /** Inserts an account whose username and password passed their rules. */
   private async insert(input: CreateUserInput, isAdmin: boolean): Promise<UserDoc> {
     if (await this.d.users.findByUsername(input.username)) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
     const user = await this.d.users.insertNew({
@@ -71,26 +68,12 @@ export class UserServiceImpl implements UserService {
     return accountView(await this.self(actor));
   }
 
-  async updateSettings(actor: Actor, patch: Partial<UserSettings>): Promise<AccountView> {
+  async updateSettings(actor: Actor, patch: SettingsInput): Promise<AccountView> {
     const user = await this.self(actor);
-    const issues = [];
-    const set: Record<string, unknown> = {};
-    if (patch.historyVisibility !== undefined) {
-      if (patch.historyVisibility !== 'everyone' && patch.historyVisibility !== 'logged_in') {
-        issues.push({ field: 'historyVisibility', message: "Must be 'everyone' or 'logged_in'" });
-      } else set['settings.historyVisibility'] = patch.historyVisibility;
-    }
-    if (patch.collapseOldComments !== undefined) {
-      if (typeof patch.collapseOldComments !== 'boolean') issues.push({ field: 'collapseOldComments', message: 'Must be a boolean' });
-      else set['settings.collapseOldComments'] = patch.collapseOldComments;
-    }
-    if (patch.defaultCommentOrder !== undefined) {
-      if (!(COMMENT_ORDERS as readonly string[]).includes(patch.defaultCommentOrder)) {
-        issues.push({ field: 'defaultCommentOrder', message: `Must be one of ${COMMENT_ORDERS.join(', ')}` });
-      } else set['settings.defaultCommentOrder'] = patch.defaultCommentOrder;
-    }
-    if (issues.length > 0) throw new ValidationError(issues);
-    const updated = await this.d.users.update(user._id, set as Partial<UserDoc>);
+    const settings = validateInput(SettingsInput, patch);
+    const given = Object.entries(settings).filter(([, v]) => v !== undefined);
+    const changed = Object.fromEntries(given) as Partial<UserSettings>;
+    const updated = await this.d.users.updateSettings(user._id, changed);
     this.d.viewers.forget(actor);
     return accountView(updated ?? user);
   }
@@ -101,7 +84,7 @@ export class UserServiceImpl implements UserService {
       // Bad input, not a bad token: the caller stays logged in.
       throw new ValidationError([{ field: 'password', message: 'The password is not correct' }], 'WRONG_PASSWORD');
     }
-    await this.d.users.update(user._id, { deleted: true }, true);
+    await this.d.users.markDeleted(user._id);
     this.d.viewers.forget(actor);
     await recordAccountRevoked(this.d, user._id);
   }
@@ -120,23 +103,19 @@ export class UserServiceImpl implements UserService {
   }
 
   async ban(caller: Caller, username: string): Promise<UserView> {
-    return this.setFlag(caller, username, { banned: true });
+    return this.setBanned(caller, username, true);
   }
 
   async unban(caller: Caller, username: string): Promise<UserView> {
-    return this.setFlag(caller, username, { banned: false });
+    return this.setBanned(caller, username, false);
   }
 
-  async setAdmin(caller: Caller, username: string, isAdmin: boolean): Promise<UserView> {
-    return this.setFlag(caller, username, { isAdmin });
-  }
-
-  private async setFlag(caller: Caller, username: string, set: Partial<UserDoc>): Promise<UserView> {
+  private async setBanned(caller: Caller, username: string, banned: boolean): Promise<UserView> {
     requireAdmin(caller);
     const user = await this.find(username);
-    const updated = await this.d.users.update(user._id, set);
+    const updated = await this.d.users.setBanned(user._id, banned);
     if (!updated) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
-    // A ban ends the user's live subscriptions; other flags change what they may see.
+    // A ban ends the user's live subscriptions.
     await recordAccountRevoked(this.d, user._id);
     return userView(updated);
   }

@@ -2,9 +2,9 @@
 import type { Actor } from '../core/actor';
 import type { DiscussionDeps } from './deps';
 import { loadTopic } from './post-access';
-import type { PostRef, VisitService } from './services';
+import type { PostRef, VisitApi } from './services';
 
-export class VisitServiceImpl implements VisitService {
+export class VisitService implements VisitApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async record(actor: Actor, ref: PostRef): Promise<void> {

@@ -21,7 +21,7 @@ export type { StoredFile } from './file.service';
 export type { ApiKeyInfo } from './apikey.service';
 
 /** The file-sharing settings (FILES_*) and what links to files are built from. */
-export type FilesSettings = FilesConfig & Pick<Config, 'publicUrl' | 'trustProxy'>;
+export type FilesSettings = FilesConfig & Pick<Config, 'publicUrl'>;
 
 export interface FilesServices {
   /** Settings the front doors' transport rules need (aliases, API keys, base URL). */
@@ -41,7 +41,7 @@ function readAuthFile(file: string): Buffer[] {
 }
 
 export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<FilesServices>> {
-  const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl, trustProxy: ctx.config.trustProxy };
+  const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl };
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db);
   if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);

@@ -1,13 +1,14 @@
 /**
- * Maps the domain's error vocabulary to GraphQL errors once: `extensions.code` (and details such as
- * `field`, `issues`, `retryAfter`); unexpected errors are masked and logged. Error bodies never
+ * Maps the domain's error vocabulary to GraphQL errors, the one place that does for this door:
+ * `extensions.code` (and details such as `field`, `issues`, `retryAfter`) in Apollo's formatError,
+ * in the context function (asGraphQLError) and for requests refused before Apollo (refusalOf);
+ * unexpected errors are masked and logged. Error bodies never
  * carry `extensions.http`: the response's own status is the only status (httpStatusPlugin).
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ArgumentValidationError } from 'type-graphql';
 import { AppError, classifyError, TooManyRequestsError, ValidationError } from '../core/errors';
 
 type Logger = { error(obj: unknown, msg?: string): void };
@@ -44,22 +45,34 @@ export function domainExtensions(err: AppError): Record<string, unknown> {
   return { ...errorExtensions(err), http: { status: err.status } };
 }
 
+/**
+ * A domain error thrown where Apollo's formatError does not see it with its class (the context
+ * function): a GraphQLError carrying the extensions; anything else unchanged.
+ */
+export function asGraphQLError(err: unknown): unknown {
+  const known = classifyError(err);
+  return known ? new GraphQLError(known.message, { extensions: domainExtensions(known) }) : err;
+}
+
+/**
+ * The answer of /graphql to a request refused before Apollo saw it (unparsable JSON, a body too
+ * large, an unsupported content type), in GraphQL's error format.
+ */
+export function refusalOf(err: unknown, log: Logger): { status: number; body: { errors: GraphQLFormattedError[] } } {
+  const known = classifyError(err);
+  const statusCode = (err as { statusCode?: number }).statusCode;
+  const clientError = statusCode !== undefined && statusCode >= 400 && statusCode < 500;
+  const status = known ? known.status : clientError ? statusCode : 500;
+  if (!known && status === 500) log.error({ err }, 'unexpected error in /graphql');
+  const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+  const extensions = known ? errorExtensions(known) : { code };
+  const message = known ? known.message : status === 500 ? 'Internal server error' : (err as Error).message;
+  return { status, body: { errors: [{ message, extensions }] } };
+}
+
 export function makeFormatError(log: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (original instanceof ArgumentValidationError) {
-      const issues = original.extensions.validationErrors as { property: string; constraints?: Record<string, string> }[] | undefined;
-      return {
-        message: formatted.message,
-        locations: formatted.locations,
-        path: formatted.path,
-        extensions: {
-          code: 'BAD_USER_INPUT',
-          field: issues?.[0]?.property,
-          issues: (issues ?? []).map((i) => ({ field: i.property, message: Object.values(i.constraints ?? {}).join('; ') })),
-        },
-      };
-    }
     const known = classifyError(original);
     if (known) {
       return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: errorExtensions(known) };

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { GraphQLInterfaceType, GraphQLSchema, GraphQLUnionType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
+import { ValidationError } from '../core/errors';
+import { issuesOf } from '../discussion/inputs/validate';
 import { historyItemType } from './discussion/history.type';
 import { nodeType } from './node/node.type';
 import { resolvers } from './resolvers';
@@ -13,8 +15,14 @@ export function buildGraphQLSchema(): GraphQLSchema {
   if (cached) return cached;
   cached = buildSchemaSync({
     resolvers,
-    // type-graphql 2 leaves class-validator off unless asked.
-    validate: { forbidUnknownValues: false },
+    // Argument and input classes go through the domain's one validation helper: a broken rule is
+    // the domain's ValidationError (BAD_USER_INPUT with field names), like every other bad input.
+    validateFn: (value) => {
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        const issues = issuesOf(value);
+        if (issues.length > 0) throw new ValidationError(issues);
+      }
+    },
     pubSub: noPubSub,
   });
   // type-graphql wraps an abstract type's resolveType in an async function; graphql-jit

@@ -89,3 +89,23 @@ export function formatWordCount(n: number): string {
 export function contentMetadata(wordCount: number | null): string[] {
   return wordCount !== null && wordCount > 0 ? [formatWordCount(wordCount)] : [];
 }
+
+const MAX_LINK = 2000;
+
+/**
+ * A link as stored (`new URL(link).href`): lowercase scheme and host, percent-encoded quotes,
+ * spaces and angle brackets, so the stored value is one URL whatever was typed and never carries
+ * markup (`http://x.example/"><script>` → `http://x.example/%22%3E%3Cscript%3E`). null when it is
+ * not an http(s) URL with a host, or longer than 2000 characters.
+ */
+export function normalizeLink(link: unknown): string | null {
+  const l = typeof link === 'string' ? link.trim() : '';
+  if (l.length === 0 || l.length > MAX_LINK) return null;
+  try {
+    const u = new URL(l);
+    const web = u.protocol === 'http:' || u.protocol === 'https:';
+    return web && u.hostname !== '' && u.href.length <= MAX_LINK ? u.href : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,12 +1,12 @@
 /** Admin actions: groups, removing and restoring posts, locking, official topics, tags, bans. */
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment } from './comment.type';
 import { Group } from './group.type';
 import { primeTopic, primeUser } from './loaders';
-import { CommentNode, commentNode, discussion, GroupNode, groupNode, TopicNode, topicNode, UserNode, userNode } from './nodes';
+import { CommentNode, commentNode, GroupNode, groupNode, TopicNode, topicNode, UserNode, userNode } from './nodes';
+import { discussion } from './request-scope';
 import type { TopicView } from '../../discussion/views';
 import { Topic } from './topic.type';
 import { User } from './user.type';
@@ -38,7 +38,7 @@ export class AdminResolver {
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
     const t = discussion(ctx).topics;
-    return topicOut(ctx, await withFields(removed ? t.remove(ctx.actor, id) : t.restore(ctx.actor, id), TOPIC_ID));
+    return topicOut(ctx, await (removed ? t.remove(ctx.actor, id) : t.restore(ctx.actor, id)));
   }
 
   @Mutation(() => Comment, { description: 'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with `removed: false`.' })
@@ -49,7 +49,7 @@ export class AdminResolver {
   ): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
     const c = discussion(ctx).comments;
-    return commentNode(await withFields(removed ? c.remove(ctx.actor, id) : c.restore(ctx.actor, id), COMMENT_ID));
+    return commentNode(await (removed ? c.remove(ctx.actor, id) : c.restore(ctx.actor, id)));
   }
 
   @Mutation(() => Topic, { description: 'Admin: locks a topic (no new comments or edits, admins excepted), or unlocks it with `locked: false`.' })
@@ -59,7 +59,7 @@ export class AdminResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
-    return topicOut(ctx, await withFields(discussion(ctx).topics.setLocked(ctx.actor, id, locked), TOPIC_ID));
+    return topicOut(ctx, await discussion(ctx).topics.setLocked(ctx.actor, id, locked));
   }
 
   @Mutation(() => Topic, { description: 'Admin: marks a topic official, or not with `official: false`.' })
@@ -69,7 +69,7 @@ export class AdminResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
-    return topicOut(ctx, await withFields(discussion(ctx).topics.setOfficial(ctx.actor, id, official), TOPIC_ID));
+    return topicOut(ctx, await discussion(ctx).topics.setOfficial(ctx.actor, id, official));
   }
 
   @Mutation(() => Topic, { description: 'Replaces a topic\'s tags (admins, and the topic\'s author).' })
@@ -79,7 +79,7 @@ export class AdminResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
-    return topicOut(ctx, await withFields(discussion(ctx).topics.setTags(ctx.actor, id, tags), TOPIC_ID));
+    return topicOut(ctx, await discussion(ctx).topics.setTags(ctx.actor, id, tags));
   }
 
   @Mutation(() => User, { description: 'Admin: bans a user (their tokens stop working, their history is closed), or lifts the ban with `banned: false`.' })

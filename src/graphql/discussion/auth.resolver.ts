@@ -4,7 +4,8 @@ import type { TokenResult, UserSettings as SettingsView } from '../../discussion
 import type { GraphQLContext } from '../context';
 import { AuthPayload, UpdateSettingsInput } from './auth.type';
 import { primeUser } from './loaders';
-import { discussion, UserNode, userNode } from './nodes';
+import { UserNode, userNode } from './nodes';
+import { discussion } from './request-scope';
 import { User } from './user.type';
 
 function payload(ctx: GraphQLContext, r: TokenResult): AuthPayload {

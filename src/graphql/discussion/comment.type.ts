@@ -9,7 +9,7 @@ import type { CommentNode, ThreadNode, UserNode } from './nodes';
  * whatever the nesting, so the topic's `threads` estimate (topic.resolver.ts) already counts them;
  * a nested selection costs its fields once per level (linear in depth), not a product of fan-outs.
  */
-export const REPLIES_COST_FACTOR = 1;
+export const repliesComplexity = ({ childComplexity }: { childComplexity: number }): number => 1 + childComplexity;
 
 /**
  * A comment as a record: every field has one value for one viewer, wherever the comment is read
@@ -97,7 +97,7 @@ export class CommentThread {
 
   @Field(() => [CommentThread], {
     description: 'The direct replies, in the tree\'s order; deleted comments without replies are pruned.',
-    complexity: ({ childComplexity }) => 1 + REPLIES_COST_FACTOR * childComplexity,
+    complexity: repliesComplexity,
   })
   replies!: ThreadNode[];
 }

@@ -3,10 +3,11 @@ import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql
 import type { GroupView } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
 import { toGlobalId } from '../node/global-id';
-import { orNull } from './call';
+import { orNull } from './or-null';
 import { Group } from './group.type';
 import { groupsByPath } from './loaders';
-import { discussion, GroupNode, groupNode } from './nodes';
+import { GroupNode, groupNode } from './nodes';
+import { discussion } from './request-scope';
 import { DateTimeScalar } from './scalars';
 
 async function viewOf(ctx: GraphQLContext, g: GroupNode): Promise<GroupView | null> {

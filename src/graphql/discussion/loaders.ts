@@ -4,29 +4,17 @@
  */
 import DataLoader from 'dataloader';
 import { ANONYMOUS } from '../../core/actor';
-import { NotFoundError } from '../../core/errors';
-import type { DiscussionServiceSet } from '../../discussion/services';
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
 import { GraphQLContext, loader } from '../context';
+import { orNull } from './or-null';
 
 /** A value computed once per request (e.g. the groups list, a topic's comment tree). */
 export function memo<T>(ctx: GraphQLContext, key: string, create: () => T): T {
   return loader(ctx, `memo:${key}`, create);
 }
 
-function services(ctx: GraphQLContext): DiscussionServiceSet {
-  return ctx.services.discussion as unknown as DiscussionServiceSet;
-}
+const services = (ctx: GraphQLContext) => ctx.services.discussion;
 
-/** null for NotFoundError, the error itself otherwise (DataLoader reports it for that key only). */
-async function orNull<T>(p: Promise<T>): Promise<T | null> {
-  try {
-    return await p;
-  } catch (err) {
-    if (err instanceof NotFoundError) return null;
-    throw err;
-  }
-}
 
 export function usersById(ctx: GraphQLContext): DataLoader<number, UserView | null> {
   return loader(ctx, 'usersById', () => new DataLoader<number, UserView | null>((ids) => services(ctx).users.findByIds(ids)));

@@ -5,16 +5,9 @@
  * original view rides along under `view` for the few field resolvers that need it.
  */
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
-import type { DiscussionServiceSet } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
 import { toGlobalId } from '../node/global-id';
-import { memo } from './loaders';
-import { publicBaseUrl } from '../../public-url';
-
-/** The discussion services with their full contract (services.ts). */
-export function discussion(ctx: GraphQLContext): DiscussionServiceSet {
-  return ctx.services.discussion as unknown as DiscussionServiceSet;
-}
+import { baseUrl } from './request-scope';
 
 /** A user reference: the username is always known; the rest is loaded only when asked for. */
 export interface UserNode {
@@ -97,11 +90,6 @@ export interface ThreadNode {
   isCollapsedIndividually: boolean;
   isNew: boolean | null;
   replies: ThreadNode[];
-}
-
-/** `{base}` of absolute URLs (docs/discussion-api.md §1.4): the one rule of src/public-url.ts, once per request. */
-export function baseUrl(ctx: GraphQLContext): string {
-  return memo(ctx, 'baseUrl', () => publicBaseUrl(ctx.request, ctx.config.publicUrl));
 }
 
 export function userNode(view: UserView): UserNode {

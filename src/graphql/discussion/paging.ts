@@ -4,11 +4,19 @@
  * `first`/`after` is REST `limit`/`after`, `last`/`before` is REST `limit`/`before`.
  */
 import { ArgsType, Field, Int } from 'type-graphql';
-import { ValidationError, type Issue } from '../../core/errors';
-import type { Page, PageArgs } from '../../discussion/views';
+import { BOTH_CURSORS_MESSAGE } from '../../discussion/inputs/page.input';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NotBoth, pageSizeProblem, Rule } from '../../discussion/inputs/rules';
+import { validateInput } from '../../discussion/inputs/validate';
+import type { Page } from '../../discussion/views';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
+
+/** A page as the services take it: a size and at most one cursor (bare id36, or `t-`/`c-` in a history). */
+export interface PageArgs {
+  limit: number;
+  before?: string;
+  after?: string;
+}
 
 @ArgsType()
 export class ConnectionArgs {
@@ -25,39 +33,53 @@ export class ConnectionArgs {
   before?: string | null;
 }
 
-function sizeIssue(name: 'first' | 'last', n: number, max: number): Issue | null {
-  if (n < 1) return { field: name, message: `${n} is less than the minimum of 1`, exception: 'ValidationError' };
-  if (n > max) return { field: name, message: `${n} is greater than the maximum of ${max}`, exception: 'ValidationError' };
-  return null;
+/**
+ * The rules of Relay paging arguments with pages of at most `max` items (GraphQL's own: REST has no
+ * `first`/`last`), checked by the domain's one helper: at most one issue per argument, a size
+ * problem before a combination problem.
+ */
+function relayPageRules(max: number) {
+  class RelayPage {
+    @Rule('first', (v, o) => {
+      const size = pageSizeProblem(v, max);
+      if (size !== null) return size;
+      const backwards = v !== undefined && o.last === undefined && o.before !== undefined;
+      return backwards ? '`first` pages forwards: use `last` with `before`.' : null;
+    })
+    first?: number;
+
+    @Rule('last', (v, o) => {
+      const size = pageSizeProblem(v, max);
+      if (size !== null) return size;
+      if (v !== undefined && o.first !== undefined) return 'Give `first` or `last`, not both.';
+      const noCursor = v !== undefined && o.before === undefined;
+      return noCursor ? '`last` pages backwards from a cursor: give `before` too.' : null;
+    })
+    last?: number;
+
+    after?: string;
+
+    @NotBoth('after', 'before', BOTH_CURSORS_MESSAGE, 'before') before?: string;
+  }
+  return RelayPage;
 }
+
+const PAGE_RULES = new Map<number, ReturnType<typeof relayPageRules>>();
 
 /** The service's page arguments, or BAD_USER_INPUT naming every offending argument. */
 export function toPageArgs(args: ConnectionArgs, sizes: { max: number; default: number } = { max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }): PageArgs {
-  const issues: Issue[] = [];
-  const first = args.first ?? undefined;
-  const last = args.last ?? undefined;
-  const after = args.after ?? undefined;
-  const before = args.before ?? undefined;
-  if (first !== undefined) {
-    const i = sizeIssue('first', first, sizes.max);
-    if (i) issues.push(i);
-  }
-  if (last !== undefined) {
-    const i = sizeIssue('last', last, sizes.max);
-    if (i) issues.push(i);
-  }
-  // At most one issue per argument (as REST): a combination problem only where the size was fine.
-  const add = (i: Issue) => {
-    if (!issues.some((j) => j.field === i.field)) issues.push(i);
-  };
-  if (first !== undefined && last !== undefined) add({ field: 'last', message: 'Give `first` or `last`, not both.' });
-  else if (last !== undefined && before === undefined) add({ field: 'last', message: '`last` pages backwards from a cursor: give `before` too.' });
-  else if (first !== undefined && before !== undefined) add({ field: 'first', message: '`first` pages forwards: use `last` with `before`.' });
-  if (after !== undefined && before !== undefined) issues.push({ field: 'before', message: "Can't specify both after and before.", exception: 'ValidationError' });
-  if (issues.length > 0) throw new ValidationError(issues);
-  const out: PageArgs = { limit: first ?? last ?? sizes.default };
-  if (after !== undefined) out.after = after;
-  if (before !== undefined) out.before = before;
+  let rules = PAGE_RULES.get(sizes.max);
+  if (!rules) PAGE_RULES.set(sizes.max, (rules = relayPageRules(sizes.max)));
+  // GraphQL's explicit nulls mean absent.
+  const page = validateInput(rules, {
+    first: args.first ?? undefined,
+    last: args.last ?? undefined,
+    after: args.after ?? undefined,
+    before: args.before ?? undefined,
+  });
+  const out: PageArgs = { limit: page.first ?? page.last ?? sizes.default };
+  if (page.after !== undefined) out.after = page.after;
+  if (page.before !== undefined) out.before = page.before;
   return out;
 }
 

@@ -1,12 +1,13 @@
 /** Posting, editing and deleting topics and comments. */
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import type { CommentView, EditTopicInput as EditTopicView } from '../../discussion/views';
+import type { CommentView } from '../../discussion/views';
+import type { EditTopicInput as EditTopicView } from '../../discussion/inputs/edit-topic.input';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment, CommentThread } from './comment.type';
 import { commentsAsShownById, primeTopic } from './loaders';
-import { CommentNode, commentNode, discussion, ThreadNode, TopicNode, topicNode } from './nodes';
+import { CommentNode, commentNode, ThreadNode, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { EditTopicInput, PostTopicInput } from './topic.inputs';
 import { Topic } from './topic.type';
 
@@ -56,7 +57,7 @@ export class PostResolver {
     if (input.markdown !== undefined) patch.markdown = input.markdown;
     if (input.link !== undefined) patch.link = input.link;
     if (input.tags != null) patch.tags = input.tags;
-    const t = await withFields(discussion(ctx).topics.edit(ctx.actor, id, patch), TOPIC_ID);
+    const t = await discussion(ctx).topics.edit(ctx.actor, id, patch);
     primeTopic(ctx, t);
     return topicNode(ctx, t);
   }
@@ -65,7 +66,7 @@ export class PostResolver {
   async deleteTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
     const ds = discussion(ctx);
-    const t = await withFields(ds.topics.get(ctx.actor, id), TOPIC_ID);
+    const t = await ds.topics.get(ctx.actor, id);
     await ds.topics.delete(ctx.actor, id);
     return topicNode(ctx, t, true);
   }
@@ -84,12 +85,7 @@ export class PostResolver {
   ): Promise<ThreadNode> {
     const topicId = id36Of(topicArg, 'Topic', 'topicId');
     const parentId = parentArg == null ? null : id36Of(parentArg, 'Comment', 'parentId');
-    const c = await withFields(discussion(ctx).comments.post(ctx.actor, { topicId, parentId, markdown }), {
-      topic_id36: 'topicId',
-      topic: 'topicId',
-      parent: 'parentId',
-      parent_id36: 'parentId',
-    });
+    const c = await discussion(ctx).comments.post(ctx.actor, { topicId, parentId, markdown });
     return newThread(ctx, c);
   }
 
@@ -100,14 +96,14 @@ export class PostResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
-    return commentNode(await withFields(discussion(ctx).comments.edit(ctx.actor, id, markdown), COMMENT_ID));
+    return commentNode(await discussion(ctx).comments.edit(ctx.actor, id, markdown));
   }
 
   @Mutation(() => Comment, { description: 'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the placeholder (`isDeleted: true`).' })
   async deleteComment(@Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string, @Ctx() ctx: GraphQLContext): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
     const ds = discussion(ctx);
-    const c = await withFields(ds.comments.get(ctx.actor, id), COMMENT_ID);
+    const c = await ds.comments.get(ctx.actor, id);
     await ds.comments.delete(ctx.actor, id);
     return commentNode(deletedComment(c));
   }

@@ -2,36 +2,32 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { PostKind } from '../../discussion/services';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { COMMENT_ID, COMMENT_ID_DESCRIPTION, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment } from './comment.type';
 import { CommentLabel } from './enums';
 import { primeTopic } from './loaders';
-import { CommentNode, commentNode, discussion, TopicNode, topicNode } from './nodes';
+import { CommentNode, commentNode, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { Topic } from './topic.type';
 
 async function topicNow(ctx: GraphQLContext, id: string): Promise<TopicNode> {
-  const t = await withFields(discussion(ctx).topics.get(ctx.actor, id), TOPIC_ID);
+  const t = await discussion(ctx).topics.get(ctx.actor, id);
   primeTopic(ctx, t);
   return topicNode(ctx, t);
 }
 
 async function commentNow(ctx: GraphQLContext, id: string): Promise<CommentNode> {
-  return commentNode(await withFields(discussion(ctx).comments.get(ctx.actor, id), COMMENT_ID));
-}
-
-function rename(kind: PostKind) {
-  return kind === 'topic' ? TOPIC_ID : COMMENT_ID;
+  return commentNode(await discussion(ctx).comments.get(ctx.actor, id));
 }
 
 async function vote(ctx: GraphQLContext, kind: PostKind, id: string, on: boolean): Promise<void> {
   const v = discussion(ctx).votes;
-  await withFields(on ? v.vote(ctx.actor, kind, id) : v.unvote(ctx.actor, kind, id), rename(kind));
+  await (on ? v.vote(ctx.actor, kind, id) : v.unvote(ctx.actor, kind, id));
 }
 
 async function bookmark(ctx: GraphQLContext, kind: PostKind, id: string, on: boolean): Promise<void> {
   const b = discussion(ctx).bookmarks;
-  await withFields(on ? b.bookmark(ctx.actor, kind, id) : b.unbookmark(ctx.actor, kind, id), rename(kind));
+  await (on ? b.bookmark(ctx.actor, kind, id) : b.unbookmark(ctx.actor, kind, id));
 }
 
 /** A Boolean switch of a mutation: non-null, so omitting it and passing its default are the same. */
@@ -91,7 +87,7 @@ export class ReactionResolver {
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
     const i = discussion(ctx).ignores;
-    await withFields(yes ? i.ignore(ctx.actor, id) : i.unignore(ctx.actor, id), TOPIC_ID);
+    await (yes ? i.ignore(ctx.actor, id) : i.unignore(ctx.actor, id));
     return topicNow(ctx, id);
   }
 
@@ -102,7 +98,7 @@ export class ReactionResolver {
   })
   async visitTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
-    await withFields(discussion(ctx).visits.record(ctx.actor, id), TOPIC_ID);
+    await discussion(ctx).visits.record(ctx.actor, id);
     return topicNow(ctx, id);
   }
 
@@ -116,6 +112,6 @@ export class ReactionResolver {
   ): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
     const l = discussion(ctx).labels;
-    return commentNode(await withFields(add ? l.label(ctx.actor, id, label, reason ?? null) : l.unlabel(ctx.actor, id, label), COMMENT_ID));
+    return commentNode(await (add ? l.label(ctx.actor, id, label, reason ?? null) : l.unlabel(ctx.actor, id, label)));
   }
 }

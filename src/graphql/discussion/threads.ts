@@ -4,9 +4,8 @@
  * per topic version), so a page is a slice of it; cursors are the top-level comments' id36.
  */
 import { ValidationError } from '../../core/errors';
-import type { PageArgs } from '../../discussion/views';
 import type { ThreadNode } from './nodes';
-import { ConnectionArgs, ConnectionValue, toPageArgs } from './paging';
+import { ConnectionArgs, ConnectionValue, PageArgs, toPageArgs } from './paging';
 
 export const THREADS_DEFAULT_PAGE_SIZE = 50;
 export const THREADS_MAX_PAGE_SIZE = 1000;
@@ -15,7 +14,7 @@ function indexOf(roots: readonly ThreadNode[], cursor: string, field: 'after' | 
   const i = roots.findIndex((t) => t.comment.id36 === cursor);
   if (i < 0) {
     throw new ValidationError([
-      { field, message: `${JSON.stringify(cursor)} is not the cursor of a top-level comment of this topic.`, exception: 'ValidationError' },
+      { field, message: `${JSON.stringify(cursor)} is not the cursor of a top-level comment of this topic.` },
     ]);
   }
   return i;
@@ -28,7 +27,7 @@ export function threadPageArgs(args: ConnectionArgs): PageArgs {
 
 export function threadPage(roots: readonly ThreadNode[], args: ConnectionArgs): ConnectionValue<ThreadNode> {
   const page = threadPageArgs(args);
-  const limit = Number(page.limit);
+  const limit = page.limit;
   let start = 0;
   let end = roots.length;
   if (page.before !== undefined) {

@@ -1,18 +1,22 @@
 /** Query.topics, Query.topic and the Topic fields that need more than the mapped node. */
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { TopicListArgs } from '../../discussion/views';
 import type { GraphQLContext } from '../context';
-import { id36Of } from '../node/global-id';
-import { orNull, remember, TOPIC_ID, TOPIC_ID_DESCRIPTION, withFields } from './call';
+import { TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
+import { orNull } from './or-null';
 import { CommentThreadConnection, TopicConnection } from './connection.types';
 import { CommentOrder, TopicOrder } from './enums';
-import { memo, primeTopic } from './loaders';
+import { primeTopic } from './loaders';
+import { topicTrees } from './topic-trees';
 import { childFields, selectsFieldBelow } from './lookahead';
-import { discussion, ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
+import { ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
+import { discussion } from './request-scope';
 import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
 import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
+
+/** The `threads` fields selected right below a topic. */
+const threadsFields = (info: GraphQLResolveInfo) => childFields(info).filter((f) => f.name === 'threads');
 
 /**
  * Estimated comments of a topic, for the cost limit: a page of threads holds at most the topic's
@@ -52,10 +56,6 @@ export class ThreadsArgs extends ConnectionArgs {
   order?: CommentOrder | null;
 }
 
-function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boolean): string {
-  return `tree:${topicId}:${order ?? 'preferred'}:${markdown ? 'md' : 'html'}`;
-}
-
 /**
  * The topic's comment tree in `order` (undefined: the viewer's preferred order), read once per
  * request, never recording a visit (queries have no side effects; see `visitTopic`); with the
@@ -63,12 +63,11 @@ function treeKey(topicId: number, order: CommentOrder | undefined, markdown: boo
  * serves selections without it).
  */
 function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<ThreadNode[]> {
-  const richer = treeKey(topic.view.id, order, true);
-  const key = markdown || ctx.loaders.has(`memo:${richer}`) ? richer : treeKey(topic.view.id, order, false);
-  return memo(ctx, key, async () => {
-    const read = await discussion(ctx).topics.read(ctx.actor, topic.id36, { ...(order ? { order } : {}), recordVisit: false, markdown: key === richer });
-    return threadTree(topic, read.comments);
-  });
+  const trees = topicTrees(ctx);
+  const found = trees.find(topic.view.id, order, markdown);
+  if (found) return found;
+  const read = discussion(ctx).topics.readInOrders(ctx.actor, topic.id36, { orders: [order], markdown });
+  return trees.put(topic.view.id, order, markdown, read.then((r) => threadTree(topic, r.trees[0]!)));
 }
 
 /** The cost of a page of threads: its comments (bounded by the topic's estimate) times one comment's selection. */
@@ -90,7 +89,7 @@ export class TopicResolver {
       period: args.period,
       ...(args.tag != null ? { tag: args.tag } : {}),
       ...(args.group != null ? { group: args.group } : {}),
-    } as TopicListArgs);
+    });
     return toConnection(page, (t) => t.id36, (t) => {
       primeTopic(ctx, t);
       return topicNode(ctx, t);
@@ -110,33 +109,26 @@ export class TopicResolver {
   ): Promise<TopicNode | null> {
     const id = id36Of(idArg, 'Topic', 'id');
     const ds = discussion(ctx);
-    const orders = [
-      ...new Set(
-        childFields(info)
-          .filter((f) => f.name === 'threads')
-          .map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined),
-      ),
-    ];
+    // The orders the selection's `threads` fields ask for (look-ahead): read with the topic at once.
+    const asked = threadsFields(info).map((f) => (f.args.order as CommentOrder | null | undefined) ?? undefined);
+    const orders = [...new Set(asked)];
     if (orders.length === 0) {
-      const t = await orNull(withFields(ds.topics.get(ctx.actor, id), TOPIC_ID));
+      const t = await orNull(ds.topics.get(ctx.actor, id));
       if (!t) return null;
       primeTopic(ctx, t);
       return topicNode(ctx, t);
     }
-    // The topic and its tree in one read per order asked (tree() then finds them).
     // Markdown anywhere below covers every tree's selection.
     const markdown = selectsFieldBelow(info, 'markdown');
-    let node: TopicNode | undefined;
-    for (const order of orders) {
-      const read = await orNull(withFields(ds.topics.read(ctx.actor, id, { ...(order ? { order } : {}), recordVisit: false, markdown }), TOPIC_ID));
-      if (!read) return null;
-      if (!node) {
-        primeTopic(ctx, read.topic);
-        node = topicNode(ctx, read.topic);
-      }
-      remember(ctx, treeKey(read.topic.id, order, markdown), Promise.resolve(threadTree(node, read.comments)));
-    }
-    return node!;
+    const read = await orNull(ds.topics.readInOrders(ctx.actor, id, { orders, markdown }));
+    if (!read) return null;
+    primeTopic(ctx, read.topic);
+    const node = topicNode(ctx, read.topic);
+    const trees = topicTrees(ctx);
+    orders.forEach((order, i) => {
+      trees.put(read.topic.id, order, markdown, Promise.resolve(threadTree(node, read.trees[i]!)));
+    });
+    return node;
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The Markdown source of the text; only for its author and admins (null for everyone else).' })

@@ -43,6 +43,10 @@ export function fromGlobalId(id: string): { type: NodeTypeName; key: string } | 
   return { type: type as NodeTypeName, key };
 }
 
+/** How every argument naming a topic or a comment describes what it accepts. */
+export const TOPIC_ID_DESCRIPTION = 'The topic: its global `id`, or its `id36` (the REST id).';
+export const COMMENT_ID_DESCRIPTION = 'The comment: its global `id`, or its `id36` (the REST id).';
+
 /**
  * The id36 an argument names, given either a global id of `type` or the id36 itself (REST ids,
  * so a client can switch front doors mid-walk). A global id of another type is BAD_USER_INPUT on
@@ -52,7 +56,8 @@ export function id36Of(value: string, type: 'Topic' | 'Comment', field: string):
   const g = fromGlobalId(value);
   if (!g) return value;
   if (g.type !== type) {
-    throw new ValidationError([{ field, message: `Expected the id of a ${type} (or its id36), got the id of a ${g.type}.`, exception: 'ValidationError' }]);
+    const message = `Expected the id of a ${type} (or its id36), got the id of a ${g.type}.`;
+    throw new ValidationError([{ field, message }]);
   }
   return g.key;
 }

@@ -67,7 +67,7 @@ export class NodeResolver {
   })
   nodes(@Arg('ids', () => [ID], { description: 'Global ids (at most 100).' }) ids: string[], @Ctx() ctx: GraphQLContext): Promise<(object | null)[]> {
     if (ids.length > 100) {
-      throw new ValidationError([{ field: 'ids', message: `${ids.length} ids exceed the maximum of 100`, exception: 'ValidationError' }]);
+      throw new ValidationError([{ field: 'ids', message: `${ids.length} ids exceed the maximum of 100` }]);
     }
     return Promise.all(ids.map((id) => resolveNode(ctx, id)));
   }

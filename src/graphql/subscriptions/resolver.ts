@@ -12,7 +12,8 @@ import type { Interest, LiveMessage } from '../../live/messages';
 import type { LiveConnection } from '../../live/connection';
 import type { LiveHub } from '../../live/hub';
 import type { GraphQLContext } from '../context';
-import { commentNode, discussion, ThreadNode, topicNode } from '../discussion/nodes';
+import { commentNode, ThreadNode, topicNode } from '../discussion/nodes';
+import { discussion } from '../discussion/request-scope';
 import { id36Of } from '../node/global-id';
 import { LiveEventKind, LiveEventPayload } from './types';
 

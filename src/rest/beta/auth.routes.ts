@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { UnauthenticatedError, ValidationError } from '../../core/errors';
 import type { Issue } from '../../core/errors';
-import { reprValue } from '../../discussion/rules/python-repr';
+import { reprValue } from './python-repr';
 import type { RestOptions } from '../options';
 
 /** Largest login body read; beyond it the request fails cleanly (413) without being parsed. */

@@ -35,7 +35,7 @@ export function presentTopic(t: TopicView, base: string) {
 
 type PresentedComment = ReturnType<typeof presentCommentFields> & { children?: PresentedComment[] };
 
-function presentCommentFields(c: CommentView) {
+export function presentCommentFields(c: CommentView) {
   return {
     id: c.id36,
     topic_id: c.topicId36,
@@ -63,22 +63,9 @@ export function presentFeedComment(c: CommentView): PresentedComment {
   return { ...presentCommentFields(c), depth: 0, collapsed: false, collapsed_individual: false };
 }
 
-/** A topic's comment tree with `children` at every level, built without recursion. */
-export function presentCommentTree(roots: readonly CommentView[]): PresentedComment[] {
-  const out: PresentedComment[] = [];
-  const stack: { view: CommentView; into: PresentedComment[] }[] = roots.map((view) => ({ view, into: out })).reverse();
-  while (stack.length > 0) {
-    const { view, into } = stack.pop()!;
-    const presented: PresentedComment = { ...presentCommentFields(view), children: [] };
-    into.push(presented);
-    const children = view.children ?? [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ view: children[i]!, into: presented.children! });
-  }
-  return out;
-}
-
 /**
- * The JSON text of presentCommentTree(roots), produced directly: each comment's own fields go
+ * The JSON text of a topic's comment tree (each comment's fields, then `children` at every level),
+ * produced directly: each comment's own fields go
  * through the native JSON.stringify (flat, so no recursion), `children` are spliced in from an
  * explicit stack. Same text as serializing the presented tree, without building it and without a
  * generic walk over every key (a 5,000-comment tree: ~20 ms instead of ~100 ms).

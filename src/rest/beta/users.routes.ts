@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RestOptions } from '../options';
 import { presentFeedComment, presentPagination, presentTopic } from './presenters';
 import { baseUrl, pick, queryOf, requireSegment } from './request';
+import { historyPageInput, userPageInput } from './query.inputs';
 
 const PAGE_PARAMS = ['limit', 'before', 'after'] as const;
 type UserParams = { Params: { username: string } };
@@ -14,7 +15,7 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.history(actor, username, q);
+    const { user, page } = await history.history(actor, username, historyPageInput(q));
     const base = baseUrl(req, config);
     return {
       user: { username: user.username },
@@ -27,7 +28,7 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.topics(actor, username, q);
+    const { user, page } = await history.topics(actor, username, userPageInput(q));
     const base = baseUrl(req, config);
     return {
       topics: page.items.map((t) => presentTopic(t, base)),
@@ -39,7 +40,7 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const username = requireSegment(req.params.username);
     const actor = await auth.actorFor(req.headers.authorization);
     const q = pick(queryOf(req), PAGE_PARAMS);
-    const { user, page } = await history.comments(actor, username, q);
+    const { user, page } = await history.comments(actor, username, userPageInput(q));
     const base = baseUrl(req, config);
     return {
       comments: page.items.map(presentFeedComment),

@@ -1,6 +1,5 @@
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
-import { stringifyDeep } from '../../../src/rest/beta/json';
-import { reprList, reprString, reprValue } from '../../../src/discussion/rules/python-repr';
+import { reprList, reprString, reprValue } from '../../../src/rest/beta/python-repr';
 import { contentMetadata, countWords, formatWordCount, slugify, sourceSiteName } from '../../../src/discussion/rules/text';
 
 describe('slug (4.2)', () => {
@@ -114,25 +113,5 @@ describe('Python-style repr (2.3, 2.4)', () => {
     expect(reprValue({ a: [true, null, 'x'], b: {} })).toBe("{'a': [True, None, 'x'], 'b': {}}");
     expect(reprValue([])).toBe('[]');
     expect(reprList(['activity', 'votes'])).toBe("['activity', 'votes']");
-  });
-});
-
-describe('deep JSON', () => {
-  it('matches JSON.stringify on ordinary data', () => {
-    const samples: unknown[] = [null, 1, 'a"\\\n\u2028é', true, [], {}, [1, [2, [3]], { a: null }], { a: 1, b: undefined, c: [{ d: 'x' }], e: new Date(0), f: -0.5 }];
-    for (const v of samples) expect(stringifyDeep(v)).toBe(JSON.stringify(v));
-  });
-
-  it('serializes nesting far deeper than the call stack allows', () => {
-    const root: { id: number; children: unknown[] } = { id: 0, children: [] };
-    let cur = root;
-    for (let i = 1; i <= 100_000; i++) {
-      const next = { id: i, children: [] };
-      cur.children.push(next);
-      cur = next;
-    }
-    const text = stringifyDeep(root);
-    expect(text.startsWith('{"id":0,"children":[{"id":1,')).toBe(true);
-    expect(text.endsWith(']}'.repeat(100_001))).toBe(true);
   });
 });

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { checkId36, checkLimit, checkMixedCursor, checkNotBoth, checkOrder, checkPeriod, checkTag } from '../../../src/discussion/args';
+import { HistoryQuery, TopicListQuery, topicListInput, historyPageInput } from '../../../src/rest/beta/query.inputs';
+import { issuesOf, toInput } from '../../../src/discussion/inputs/validate';
+import { betaErrorFor } from '../../../src/rest/beta/errors';
+import { ValidationError } from '../../../src/core/errors';
 import { bearerToken, signToken, verifyToken } from '../../../src/discussion/auth/token';
 import { pageFromRows } from '../../../src/discussion/keyset';
-import type { Issue } from '../../../src/core/errors';
-import { TOPIC_ORDERS } from '../../../src/discussion/views';
 
 const SECRET = 'example-secret-not-for-production-0123';
 const EXAMPLE =
@@ -62,44 +63,64 @@ describe('tokens (3.3, 3.4)', () => {
   });
 });
 
-describe('parameter checks (2.3)', () => {
-  const run = (fn: (issues: Issue[]) => unknown) => {
-    const issues: Issue[] = [];
-    const value = fn(issues);
-    return { value, issues };
+describe('parameter checks (2.3): the /api/beta query classes', () => {
+  /** The error items REST answers with for these parameters (empty: valid). */
+  const items = (cls: new () => object, params: Record<string, string>) => {
+    const issues = issuesOf(toInput(cls, params));
+    return issues.length === 0 ? [] : betaErrorFor(new ValidationError(issues)).items;
   };
+  const list = (params: Record<string, string>) => items(TopicListQuery, params);
 
   it('limit: cast, bounds and canonical decimal', () => {
-    expect(run((i) => checkLimit('007', i))).toEqual({ value: 7, issues: [] });
-    expect(run((i) => checkLimit(undefined, i)).value).toBe(50);
-    expect(run((i) => checkLimit('0101', i)).issues).toEqual([{ exception: 'ValidationError', message: '101 is greater than the maximum of 100', field: 'limit' }]);
-    expect(run((i) => checkLimit('-05', i)).issues).toEqual([{ exception: 'ValidationError', message: '-5 is less than the minimum of 1', field: 'limit' }]);
-    expect(run((i) => checkLimit('0', i)).issues[0]!.message).toBe('0 is less than the minimum of 1');
-    expect(run((i) => checkLimit('-0', i)).issues[0]!.message).toBe('0 is less than the minimum of 1');
-    expect(run((i) => checkLimit('99999999999999999999999', i)).issues[0]!.message).toBe('99999999999999999999999 is greater than the maximum of 100');
+    expect(topicListInput({ limit: '007' }).limit).toBe(7);
+    expect(topicListInput({}).limit).toBeUndefined();
+    const limitIssue = (message: string) => [{ exception: 'ValidationError', message, field: 'limit' }];
+    expect(list({ limit: '0101' })).toEqual(limitIssue('101 is greater than the maximum of 100'));
+    expect(list({ limit: '-05' })).toEqual(limitIssue('-5 is less than the minimum of 1'));
+    expect(list({ limit: '0' })[0]!.message).toBe('0 is less than the minimum of 1');
+    expect(list({ limit: '-0' })[0]!.message).toBe('0 is less than the minimum of 1');
+    const huge = '99999999999999999999999';
+    expect(list({ limit: huge })[0]!.message).toBe(`${huge} is greater than the maximum of 100`);
     for (const bad of ['abc', '', '1.5', ' 5', '5 ', '+5', '1e2', '0x10']) {
-      expect(run((i) => checkLimit(bad, i)).issues).toEqual([{ exception: 'ParameterValidationError', message: `Failed to cast value to integer type: ${bad}`, field: 'limit' }]);
+      const message = `Failed to cast value to integer type: ${bad}`;
+      expect(list({ limit: bad })).toEqual([{ exception: 'ParameterValidationError', message, field: 'limit' }]);
     }
-    expect(run((i) => checkLimit(100, i))).toEqual({ value: 100, issues: [] });
+    expect(topicListInput({ limit: '100' }).limit).toBe(100);
   });
 
   it('order: Python repr of the value and the endpoint list', () => {
-    expect(run((i) => checkOrder("it's", TOPIC_ORDERS, 'activity', i)).issues[0]!.message).toBe(
-      `"it's" is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']`,
-    );
-    expect(run((i) => checkOrder('', TOPIC_ORDERS, 'activity', i)).issues[0]!.message).toBe(`'' is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']`);
-    expect(run((i) => checkOrder('NEW', TOPIC_ORDERS, 'activity', i)).issues).toHaveLength(1);
+    const orders = "['activity', 'votes', 'comments', 'new', 'all_activity']";
+    expect(list({ order: "it's" })[0]!.message).toBe(`"it's" is not one of ${orders}`);
+    expect(list({ order: '' })[0]!.message).toBe(`'' is not one of ${orders}`);
+    expect(list({ order: 'NEW' })).toHaveLength(1);
   });
 
   it('cursors, period, tag and both cursors', () => {
-    expect(run((i) => checkId36('before', '1A', i)).value).toEqual({ id: 46 });
-    expect(run((i) => checkId36('after', 't-1a', i)).issues).toEqual([{ exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'after' }]);
-    expect(run((i) => checkMixedCursor('after', '1a', i)).issues).toHaveLength(1);
-    expect(run((i) => checkMixedCursor('after', 'c-1a', i)).value).toEqual({ kind: 'comment', id: 46 });
-    expect(run((i) => checkPeriod('1w', i)).issues).toEqual([{ exception: 'ValidationError', message: 'Invalid time period', field: 'period' }]);
-    expect(run((i) => checkTag('a-b', i)).issues[0]!.message).toBe('Only letters, numbers, and spaces allowed.');
-    expect(run((i) => checkTag('a..b', i)).issues[0]!.message).toBe('Invalid path');
-    expect(run((i) => checkNotBoth('x', '', i)).issues).toEqual([{ exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' }]);
+    expect(topicListInput({ before: '1A' }).before).toBe('1A');
+    const pattern = 'String does not match expected pattern.';
+    expect(list({ after: 't-1a' })).toEqual([{ exception: 'ValidationError', message: pattern, field: 'after' }]);
+    expect(items(HistoryQuery, { after: '1a' })).toHaveLength(1);
+    expect(historyPageInput({ after: 'c-1a' }).after).toBe('c-1a');
+    expect(list({ period: '1w' })).toEqual([{ exception: 'ValidationError', message: 'Invalid time period', field: 'period' }]);
+    expect(list({ tag: 'a-b' })[0]!.message).toBe('Only letters, numbers, and spaces allowed.');
+    expect(list({ tag: 'a..b' })[0]!.message).toBe('Invalid path');
+    expect(list({ before: 'x', after: '' })).toEqual([
+      { exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'after' },
+      { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' },
+    ]);
+  });
+
+  it('lists every problem in the spec\'s order, at most one per parameter', () => {
+    const all = list({ order: 'x', tag: '!', period: 'y', after: '0', before: '0', limit: 'z' });
+    expect(all.map((i) => [i.exception, i.field])).toEqual([
+      ['ParameterValidationError', 'limit'],
+      ['ValidationError', 'before'],
+      ['ValidationError', 'after'],
+      ['ValidationError', 'period'],
+      ['ValidationError', 'tag'],
+      ['ValidationError', 'order'],
+      ['ValidationError', 'before'],
+    ]);
   });
 });
 

@@ -6,15 +6,21 @@
 import jwt from 'jsonwebtoken';
 import { fc, anyString, hostileString } from './property';
 import { formatMixedCursor, id36ToNumber, isId36, parseMixedCursor, parsePostRef, toId36 } from '../../../src/discussion/rules/id36';
-import { checkId36, checkLimit, checkMixedCursor, checkOrder, checkPeriod, checkTag } from '../../../src/discussion/args';
+import { HistoryQuery, TopicListQuery, topicListInput } from '../../../src/rest/beta/query.inputs';
+import { issuesOf, toInput } from '../../../src/discussion/inputs/validate';
 import { parsePeriod, periodStart } from '../../../src/discussion/rules/period';
 import { normalizeTag, normalizeTags, parseTagFilter, tagMatchKeys } from '../../../src/discussion/rules/tags';
-import { reprString, reprValue } from '../../../src/discussion/rules/python-repr';
+import { reprString, reprValue } from '../../../src/rest/beta/python-repr';
 import { parseLoginBody } from '../../../src/rest/beta/auth.routes';
 import { bearerToken, signToken, verifyToken } from '../../../src/discussion/auth/token';
 import { ValidationError, type Issue } from '../../../src/core/errors';
 
 const id = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
+
+/** The problems /api/beta finds in these query parameters, as its error items name them. */
+function queryIssues(cls: new () => object, params: Record<string, string>): Issue[] {
+  return issuesOf(toInput(cls, params)).map((i) => ({ exception: i.exception ?? 'ValidationError', ...i }));
+}
 const ID36_CHARS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 describe('id36 (1.2)', () => {
@@ -47,12 +53,10 @@ describe('id36 (1.2)', () => {
   it('rejects 0, leading zeros, signs, and anything outside [0-9a-zA-Z]', () => {
     fc.assert(
       fc.property(hostileString(30), (s) => {
-        const issues: Issue[] = [];
-        const r = checkId36('after', s, issues);
+        const issues = queryIssues(TopicListQuery, { after: s });
         const valid = /^[1-9a-zA-Z][0-9a-zA-Z]*$/.test(s);
         expect(isId36(s)).toBe(valid);
         expect(issues.length).toBe(valid ? 0 : 1);
-        if (!valid) expect(r).toBeUndefined();
       }),
       { numRuns: 1000 },
     );
@@ -65,8 +69,7 @@ describe('id36 (1.2)', () => {
         expect(parseMixedCursor(toId36(n))).toBeUndefined();
         expect(parseMixedCursor(`T-${toId36(n)}`)).toBeUndefined();
         expect(parseMixedCursor(`${junk}-${toId36(n)}`)).toBeUndefined();
-        const issues: Issue[] = [];
-        checkMixedCursor('before', junk, issues);
+        const issues = queryIssues(HistoryQuery, { before: junk });
         expect(issues.length).toBe(/^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$/.test(junk) ? 0 : 1);
       }),
     );
@@ -78,8 +81,7 @@ describe('limit (2.3)', () => {
     const raw = fc.oneof(hostileString(30), fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), fc.tuple(fc.nat(4), fc.integer({ min: -200, max: 200 })).map(([z, n]) => `${n < 0 ? '-' : ''}${'0'.repeat(z)}${Math.abs(n)}`));
     fc.assert(
       fc.property(raw, (s) => {
-        const issues: Issue[] = [];
-        const n = checkLimit(s, issues);
+        const issues = queryIssues(TopicListQuery, { limit: s });
         expect(issues.length).toBeLessThanOrEqual(1);
         if (!/^-?[0-9]+$/.test(s)) {
           expect(issues[0]).toEqual({ exception: 'ParameterValidationError', message: `Failed to cast value to integer type: ${s}`, field: 'limit' });
@@ -90,7 +92,7 @@ describe('limit (2.3)', () => {
         else if (v > 100n) expect(issues[0]!.message).toBe(`${v} is greater than the maximum of 100`);
         else {
           expect(issues).toEqual([]);
-          expect(n).toBe(Number(v));
+          expect(topicListInput({ limit: s }).limit).toBe(Number(v));
         }
       }),
       { numRuns: 2000 },
@@ -103,8 +105,7 @@ describe('order (2.3)', () => {
     const allowed = ['activity', 'votes', 'comments', 'new', 'all_activity'] as const;
     fc.assert(
       fc.property(fc.oneof(fc.constantFrom(...allowed), fc.constantFrom(...allowed).map((s) => s.toUpperCase()), hostileString(30)), (s) => {
-        const issues: Issue[] = [];
-        checkOrder(s, allowed, 'activity', issues);
+        const issues = queryIssues(TopicListQuery, { order: s });
         expect(issues.length).toBe((allowed as readonly string[]).includes(s) ? 0 : 1);
         if (issues.length) expect(issues[0]!.message.endsWith(" is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']")).toBe(true);
       }),
@@ -143,8 +144,7 @@ describe('period (5.2)', () => {
         const p = parsePeriod(s);
         const expectValid = s === 'all' || (valid.test(s) && BigInt(s.slice(0, -1)) > 0n);
         expect(p !== null).toBe(expectValid);
-        const issues: Issue[] = [];
-        checkPeriod(s, issues);
+        const issues = queryIssues(TopicListQuery, { period: s });
         expect(issues.length).toBe(expectValid ? 0 : 1);
         if (p) {
           const start = periodStart(p, new Date(nowMs));
@@ -167,8 +167,7 @@ describe('tags (5.3, 4.1)', () => {
     fc.assert(
       fc.property(fc.oneof(hostileString(40), tag, tag.map((t) => t.toUpperCase().replace(/ /g, '_'))), (s) => {
         const r = parseTagFilter(s);
-        const issues: Issue[] = [];
-        checkTag(s, issues);
+        const issues = queryIssues(TopicListQuery, { tag: s });
         expect(issues.length).toBe(r.ok ? 0 : 1);
         if (r.ok) {
           expect(r.key).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/);

@@ -1,9 +1,10 @@
 /**
- * presentCommentTreeJson writes the same text as JSON.stringify(presentCommentTree(...)) without
+ * presentCommentTreeJson writes the same text as JSON.stringify of the presented tree (presentCommentTree
+ * below, the obvious recursive version) without
  * recursion, so GET /topic/{id} stays fast on 5,000-comment trees and safe on deep reply chains.
  */
 import fc from 'fast-check';
-import { presentCommentTree, presentCommentTreeJson } from '../../../src/rest/beta/presenters';
+import { presentCommentFields, presentCommentTreeJson } from '../../../src/rest/beta/presenters';
 import type { CommentView } from '../../../src/discussion/views';
 
 function view(id: number, children: CommentView[], extra: Partial<CommentView> = {}): CommentView {
@@ -33,6 +34,11 @@ function view(id: number, children: CommentView[], extra: Partial<CommentView> =
     children,
     ...extra,
   } as CommentView;
+}
+
+/** The presented tree, recursively: each comment's fields, then its children. */
+function presentCommentTree(roots: readonly CommentView[]): object[] {
+  return roots.map((v) => ({ ...presentCommentFields(v), children: presentCommentTree(v.children ?? []) }));
 }
 
 /** A tree from a list of parent indexes (each node's parent comes before it). */

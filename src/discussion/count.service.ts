@@ -2,17 +2,18 @@
  * Derived counts kept on posts for sorting and display — a topic's vote_count and comment_count, a
  * comment's votes and label weight sums — and the check that they match their sources.
  *
- * On the write path a count moves with one `$inc` per real change: the change itself is a single
- * conditional update or a unique-index insert that reports whether it happened (a mark's flag, a
- * label, a comment's deleted/removed state), and single-document writes are atomic on MongoDB and
+ * On the write path a count moves with one increment per real change (the repositories'
+ * adjustVotes, commentPosted, …): the change itself is a single conditional update or a
+ * unique-index insert that reports whether it happened (a mark's flag, a label, a comment's
+ * deleted/removed state), and single-document writes are atomic on MongoDB and
  * on the embedded FerretDB alike (its patch 0006, docs/embedded-database.md). Nothing is recounted
  * there. What can still leave a count off is a process that dies between the change and its
- * `$inc`, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
+ * increment, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
  * the sources of truth (marks, comments, labels), reports the drift and, with --fix, sets the counts.
  */
 import type { DiscussionDeps } from './deps';
 import { LabelWeights, NO_LABELS } from './rules/labels';
-import type { Caller, CountReport, CountService } from './services';
+import type { Caller, CountReport, CountApi } from './services';
 import { requireAdmin } from './viewer';
 import { COMMENT_LABELS } from './views';
 
@@ -23,7 +24,7 @@ function sameWeights(a: Partial<LabelWeights> | undefined, b: LabelWeights): boo
   return COMMENT_LABELS.every((l) => Math.abs((a?.[l] ?? 0) - b[l]) < 1e-9);
 }
 
-export class CountServiceImpl implements CountService {
+export class CountService implements CountApi {
   constructor(private readonly d: DiscussionDeps) {}
 
   async verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport> {
@@ -48,7 +49,7 @@ export class CountServiceImpl implements CountService {
       if (t.voteCount === voteCount && t.commentCount === commentCount) continue;
       const stored = { voteCount: t.voteCount, commentCount: t.commentCount };
       note({ post: `topic ${t._id}`, stored, counted: { voteCount, commentCount } });
-      if (opts.fix && (await this.d.topics.update(t._id, { set: { voteCount, commentCount } }))) report.fixed += 1;
+      if (opts.fix && (await this.d.topics.setCounts(t._id, { voteCount, commentCount }))) report.fixed += 1;
     }
 
     for (const c of await this.d.comments.allCounts()) {
@@ -58,7 +59,7 @@ export class CountServiceImpl implements CountService {
       if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights)) continue;
       const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights };
       note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights } });
-      if (opts.fix && (await this.d.comments.update(c._id, { $set: { voteCount, labelWeights } }))) report.fixed += 1;
+      if (opts.fix && (await this.d.comments.setCounts(c._id, { voteCount, labelWeights }))) report.fixed += 1;
     }
     return report;
   }

@@ -9,6 +9,7 @@ import { ApiKeyRepository } from './apikey.repository';
 import { ApiKeyService } from './apikey.service';
 import { FileRepository } from './file.repository';
 import { FileService } from './file.service';
+import { FileWritesService } from './file-writes.service';
 import { parseAuthFile } from './keys';
 import { FileMaintenance } from './maintenance';
 import { MetadataCache } from './metadata-cache';
@@ -19,6 +20,7 @@ export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.servi
 export type { UploadSlot } from './upload-gate';
 export type { StoredFile } from './file.service';
 export type { ApiKeyInfo } from './apikey.service';
+export type { UploadRequest, WriteCredentials } from './file-writes.service';
 
 /** The file-sharing settings (FILES_*) and what links to files are built from. */
 export type FilesSettings = FilesConfig & Pick<Config, 'publicUrl'>;
@@ -27,6 +29,8 @@ export interface FilesServices {
   /** Settings the front doors' transport rules need (aliases, API keys, base URL). */
   settings: FilesSettings;
   uploads: UploadService;
+  /** Who may write, and one upload from admission to commit: the rules both doors share. */
+  writes: FileWritesService;
   files: FileService;
   apiKeys: ApiKeyService;
   maintenance: FileMaintenance;
@@ -49,12 +53,15 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
   const files = new FileService(repo, store, ctx.log, cache);
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
+  const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache);
+  const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
   return {
     services: {
       settings,
-      uploads: new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache),
+      uploads,
+      writes: new FileWritesService(settings, apiKeys, uploads),
       files,
-      apiKeys: new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes),
+      apiKeys,
       maintenance,
     },
     start: () => maintenance.start(settings.cleanupInterval),

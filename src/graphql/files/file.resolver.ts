@@ -3,8 +3,8 @@ import { GraphQLError } from 'graphql';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { classifyError, NotFoundError, TooManyRequestsError } from '../../core/errors';
 import type { StoredFile, UploadResult } from '../../files';
-import { admitUpload } from '../../rest/files/admission';
-import { filesHeader, isServerPath, nonEmpty } from '../../rest/files/http';
+import { filesHeader, isServerPath, nonEmpty, responseEnded } from '../../core/files-headers';
+import type { WriteCredentials } from '../../files';
 import { publicBaseUrl } from '../../public-url';
 import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
@@ -27,16 +27,13 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** With FILES_REQUIRE_API_KEY, writes need a valid Files-Api-Key (or Linx-Api-Key) header or a logged-in user. */
-async function requireApiKey(ctx: GraphQLContext): Promise<void> {
-  const { settings, apiKeys } = ctx.services.files;
-  if (!settings.requireApiKey || ctx.actor.kind === 'user') return;
-  const key = nonEmpty(filesHeader(ctx.request.headers, 'api-key', settings.acceptLinxHeaders));
-  if (!(await apiKeys.isValid(key))) {
-    throw new GraphQLError('Unauthorized: this server requires a Files-Api-Key header or a logged-in user to upload or delete files', {
-      extensions: { code: 'UNAUTHENTICATED', reason: 'API_KEY_REQUIRED', http: { status: 401 } },
-    });
-  }
+/**
+ * What this request shows to write: the Files-Api-Key (or Linx-Api-Key) header, and whether the
+ * viewer is logged in; the files domain judges them (FileWritesService.authorize), as for REST.
+ */
+function credentialsOf(ctx: GraphQLContext): WriteCredentials {
+  const key = filesHeader(ctx.request.headers, 'api-key', ctx.services.files.settings.acceptLinxHeaders);
+  return { apiKey: nonEmpty(key), loggedIn: ctx.actor.kind === 'user' };
 }
 
 function info<T extends FileFacts>(target: T, base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): T {
@@ -88,17 +85,24 @@ interface UploadOptions {
 /** One upload, as `PUT /upload` stores it. */
 async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promise<UploadedFile> {
   return mapped(async () => {
-    await requireApiKey(ctx);
-    // Before the file's bytes are read; the slot is freed when the response is over (or the client left).
-    await admitUpload(ctx.services.files.uploads, ctx.request.ip, ctx.reply.raw);
-    const upload = await file.promise;
-    const result = await ctx.services.files.uploads.upload(upload.createReadStream(), {
-      requestedName: o.filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
-      randomize: o.randomize === true,
-      deleteKey: nonEmpty(o.deleteKey ?? undefined),
-      accessKey: nonEmpty(o.accessKey ?? undefined),
-      expiry: o.expiresIn === null ? undefined : String(o.expiresIn),
-      isServerPath: (name) => isServerPath(ctx.request, name),
+    // Admitted before the file's bytes are read; the slot is freed when the response is over.
+    const result = await ctx.services.files.writes.upload({
+      credentials: credentialsOf(ctx),
+      clientAddress: ctx.request.ip,
+      until: responseEnded(ctx.reply.raw),
+      read: async () => {
+        const upload = await file.promise;
+        const received = await ctx.services.files.uploads.receive(upload.createReadStream());
+        const options = {
+          requestedName: o.filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
+          randomize: o.randomize === true,
+          deleteKey: nonEmpty(o.deleteKey ?? undefined),
+          accessKey: nonEmpty(o.accessKey ?? undefined),
+          expiry: o.expiresIn === null ? undefined : String(o.expiresIn),
+          isServerPath: (name: string) => isServerPath(ctx.request, name),
+        };
+        return { received, options };
+      },
     });
     return presentUploaded(publicBaseUrl(ctx.request, ctx.services.files.settings.publicUrl), result);
   });
@@ -178,7 +182,7 @@ export class FileResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     return mapped(async () => {
-      await requireApiKey(ctx);
+      await ctx.services.files.writes.authorize(credentialsOf(ctx));
       try {
         await ctx.services.files.files.delete(filename, nonEmpty(deleteKey));
         return true;

@@ -1,7 +1,7 @@
 /** What every Files-* route handler (docs/files-api.md) shares: settings, services, and per-request helpers. */
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config';
-import { UnauthenticatedError } from '../../core/errors';
+import type { WriteCredentials } from '../../files/file-writes.service';
 import type { Services } from '../../services';
 import { basicPassword, filesHeader, nonEmpty } from './http';
 
@@ -33,10 +33,21 @@ export function mediaTypeOf(request: FastifyRequest): string {
   return (contentTypeOf(request) ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** §10: with FILES_REQUIRE_API_KEY, a valid key from Files-Api-Key (or Linx-) or the Basic password. */
-export async function requireApiKey(ctx: FilesRouteContext, request: FastifyRequest): Promise<void> {
+/**
+ * What the request shows to write (docs/files-api.md §10): an API key from Files-Api-Key (or Linx-)
+ * or the Basic-auth password, and a logged-in user's `Authorization: Bearer` token. The rule that
+ * judges them is the files domain's (FileWritesService.authorize), the same as GraphQL's.
+ */
+export function credentialsOf(ctx: FilesRouteContext, request: FastifyRequest): WriteCredentials {
   const settings = ctx.services.files.settings;
-  if (!settings.requireApiKey) return;
-  const key = nonEmpty(filesHeader(request.headers, 'api-key', settings.acceptLinxHeaders)) ?? basicPassword(request.headers.authorization);
-  if (!(await ctx.services.files.apiKeys.isValid(key))) throw new UnauthenticatedError('Unauthorized', 'API_KEY_REQUIRED');
+  const authorization = request.headers.authorization;
+  const bearer = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  return {
+    apiKey: nonEmpty(filesHeader(request.headers, 'api-key', settings.acceptLinxHeaders)) ?? basicPassword(authorization),
+    loggedIn: async () => {
+      if (bearer === undefined) return false;
+      const actor = await ctx.services.discussion.auth.actorForToken(bearer).catch(() => undefined);
+      return actor?.kind === 'user';
+    },
+  };
 }

@@ -12,7 +12,7 @@ import { fileNotFound } from '../../files/file.service';
 import { ObjectGoneError, ObjectReader } from '../../storage';
 import { prefersJson } from './accept';
 import { evaluateConditionals, ifRangeAllows, parseRange, Validators } from './conditional';
-import { FilesRouteContext, mediaTypeOf, requireApiKey } from './context';
+import { credentialsOf, FilesRouteContext, mediaTypeOf } from './context';
 import { JSON_TYPE, sendError, TEXT_TYPE } from './errors';
 import { readSmallUrlEncoded } from './forms';
 import { baseUrl, filesHeader, nonEmpty, parseCookies } from './http';
@@ -197,7 +197,7 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     url: '/:filename',
     onRequest: vary,
     handler: async (request, reply) => {
-      await requireApiKey(ctx, request);
+      await ctx.services.files.writes.authorize(credentialsOf(ctx, request));
       await files.delete(request.params.filename, nonEmpty(filesHeader(request.headers, 'delete-key', linx)));
       return reply.code(200).type(TEXT_TYPE).send('DELETED');
     },

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../core/errors';
 import type { UploadOptions, UploadResult } from '../../files';
 import { prefersJson } from './accept';
-import { admitUpload } from './admission';
-import { FilesRouteContext, mediaTypeOf, contentTypeOf, requireApiKey } from './context';
-import { JSON_TYPE, sendError, TEXT_TYPE } from './errors';
+import { responseEnded } from '../../core/files-headers';
+import { credentialsOf, FilesRouteContext, mediaTypeOf, contentTypeOf } from './context';
+import { JSON_TYPE, TEXT_TYPE } from './errors';
 import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
 import { continueReading } from './expect-continue';
 import { baseUrl, filesHeader, isServerPath, isTruthy, nonEmpty, passesOriginCheck } from './http';
@@ -16,7 +16,7 @@ function emptyFile(): ValidationError {
 }
 
 export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
-  const { uploads } = ctx.services.files;
+  const { uploads, writes } = ctx.services.files;
   const settings = ctx.services.files.settings;
   const linx = settings.acceptLinxHeaders;
 
@@ -38,50 +38,56 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
   };
 
   const put = async (request: FastifyRequest<{ Params: { name?: string } }>, reply: FastifyReply) => {
-    await requireApiKey(ctx, request);
     const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > settings.maxSize) {
-      // Refused before reading a byte: sendError drains up to 1 MiB, else closes the connection.
-      return sendError(request, reply, 413, 'File too large');
-    }
-    // Rate limit and concurrency cap before the body: a refusal is the answer a client waiting for
-    // `100 Continue` gets, and one already sending is answered and disconnected (errors.ts).
-    await admitUpload(uploads, request.ip, reply.raw);
-    continueReading(request, reply);
-    const received = await uploads.receive(request.raw);
-    const result = await uploads.commit(received, headerOptions(request, request.params.name ?? ''));
+    // The files domain decides in the order of §4.3 (key, declared size, admission before a byte of
+    // the body is read); a refusal before the body drains up to 1 MiB, else closes (errors.ts).
+    const result = await writes.upload({
+      credentials: credentialsOf(ctx, request),
+      clientAddress: request.ip,
+      declaredSize: declared === undefined ? undefined : Number(declared),
+      until: responseEnded(reply.raw),
+      read: async () => {
+        continueReading(request, reply);
+        const received = await uploads.receive(request.raw);
+        return { received, options: headerOptions(request, request.params.name ?? '') };
+      },
+    });
     return respond(request, reply, result, 'PUT');
   };
 
   const post = async (request: FastifyRequest, reply: FastifyReply) => {
-    await requireApiKey(ctx, request);
-    if (!passesOriginCheck(request.headers, baseUrl(request, ctx.config), linx)) throw badRequest();
     const media = mediaTypeOf(request);
-    if (media === 'multipart/form-data' || media === 'application/x-www-form-urlencoded') {
-      await admitUpload(uploads, request.ip, reply.raw);
-      continueReading(request, reply);
-    }
-    let form: FormUpload;
-    let requestedName: string;
-    if (media === 'multipart/form-data') {
-      form = await readMultipart(request, contentTypeOf(request)!, uploads, settings.maxSize);
-      requestedName = form.fileName;
-    } else if (media === 'application/x-www-form-urlencoded') {
-      form = await readUrlEncoded(request, uploads, settings.maxSize);
-      requestedName = `${form.fields.get('filename') ?? ''}.${form.fields.get('extension') || 'txt'}`;
-    } else {
-      // Any other body has no fields, hence no content.
-      throw emptyFile();
-    }
-    if (!form.received) throw emptyFile();
-    const fromHeaders = headerOptions(request, requestedName);
-    const options: UploadOptions = {
-      ...fromHeaders,
-      expiry: nonEmpty(form.fields.get('expires')) ?? fromHeaders.expiry,
-      accessKey: nonEmpty(form.fields.get('access_key')) ?? fromHeaders.accessKey,
-      randomize: isTruthy(form.fields.get('randomize')) || fromHeaders.randomize,
-    };
-    const result = await uploads.commit(form.received, options);
+    const result = await writes.upload({
+      credentials: credentialsOf(ctx, request),
+      clientAddress: request.ip,
+      beforeAdmission: () => {
+        if (!passesOriginCheck(request.headers, baseUrl(request, ctx.config), linx)) throw badRequest();
+        // Any body but a form has no fields, hence no content.
+        if (media !== 'multipart/form-data' && media !== 'application/x-www-form-urlencoded') throw emptyFile();
+      },
+      until: responseEnded(reply.raw),
+      read: async () => {
+        continueReading(request, reply);
+        let form: FormUpload;
+        let requestedName: string;
+        if (media === 'multipart/form-data') {
+          form = await readMultipart(request, contentTypeOf(request)!, uploads, settings.maxSize);
+          requestedName = form.fileName;
+        } else {
+          form = await readUrlEncoded(request, uploads, settings.maxSize);
+          requestedName = `${form.fields.get('filename') ?? ''}.${form.fields.get('extension') || 'txt'}`;
+        }
+        if (!form.received) throw emptyFile();
+        const fromHeaders = headerOptions(request, requestedName);
+        const options: UploadOptions = {
+          ...fromHeaders,
+          expiry: nonEmpty(form.fields.get('expires')) ?? fromHeaders.expiry,
+          accessKey: nonEmpty(form.fields.get('access_key')) ?? fromHeaders.accessKey,
+          randomize: isTruthy(form.fields.get('randomize')) || fromHeaders.randomize,
+        };
+        return { received: form.received, options };
+      },
+    });
     return respond(request, reply, result, 'POST');
   };
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { withDatabaseName } from '../../../src/server';
 import { TEST_JWT_SECRET, TestServer } from '../../helpers/server';
+import { DiscussionFactory } from '../../helpers/discussion-factories';
 import { BACKENDS, client, metadata, setExpiry, startFor } from './helpers';
 
 /** Runs `npm run cli -- …` in-process against the server's database and data directory. */
@@ -76,6 +77,16 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     expect((await c.put('/upload/b.txt', 'x', { authorization: basic('') })).status).toBe(401);
     // An empty Files-Api-Key falls back to the Basic password.
     expect((await c.put('/upload/b.txt', 'x', { 'files-api-key': '', authorization: basic('haPVipRnGJ0QovA9nyqK') })).status).toBe(200);
+  });
+
+  it('one rule with GraphQL: a logged-in user\'s bearer token writes without a key; a bad token does not', async () => {
+    const user = await new DiscussionFactory(s).user(`keyless${backend}`);
+    const token = await user.token();
+    const up = await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}`, 'files-delete-key': 'dk' });
+    expect(up.status).toBe(200);
+    expect((await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}x` })).status).toBe(401);
+    expect((await c.del('/by-user.txt', { 'files-delete-key': 'dk' })).status).toBe(401);
+    expect((await c.del('/by-user.txt', { 'files-delete-key': 'dk', authorization: `Bearer ${token}` })).status).toBe(200);
   });
 
   it('apikey:create prints a new key once (43 characters, alone on the last line); only its SHA-256 is stored', async () => {

@@ -179,11 +179,6 @@ export class UploadService {
     }
   }
 
-  /** receive + commit, for callers that know every option before the bytes arrive (GraphQL). */
-  async upload(source: Readable, options: UploadOptions): Promise<UploadResult> {
-    return this.commit(await this.receive(source), options);
-  }
-
   /**
    * §4.6: overwrite the computed name when it is taken and the delete key matches; otherwise the
    * next free name (random under FILES_FORCE_RANDOM_FILENAME or for random names).

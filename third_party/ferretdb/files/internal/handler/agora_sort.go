@@ -7,19 +7,19 @@ import (
 	"github.com/FerretDB/FerretDB/internal/types"
 )
 
-// agoraSortParams returns the sort and the number of documents to read (skip + limit; 0 for all)
-// that a find hands to the backend: none with the pushdown disabled, nor for a $natural sort,
-// which FerretDB handles itself.
-func agoraSortParams(disabled bool, sort *types.Document, skip, limit int64) (*types.Document, int64) {
+// agoraSortRequest returns what a find asks of the backend beyond QueryParams: its sort and the
+// number of documents to read (skip + limit; 0 for all). Nothing with the pushdown disabled, nor
+// for a $natural sort, which FerretDB handles itself.
+func agoraSortRequest(disabled bool, sort *types.Document, skip, limit int64) *common.AgoraSortRequest {
 	if disabled || sort.Len() == 0 || sort.Has("$natural") {
-		return nil, 0
+		return nil
 	}
 
 	if limit <= 0 || skip < 0 || skip > 1<<40 || limit > 1<<40 {
-		return sort, 0
+		return &common.AgoraSortRequest{Sort: sort}
 	}
 
-	return sort, skip + limit
+	return &common.AgoraSortRequest{Sort: sort, Limit: skip + limit}
 }
 
 // agoraWithoutSort returns a copy of params without its sort, for documents the backend has sorted.

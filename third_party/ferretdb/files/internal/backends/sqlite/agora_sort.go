@@ -42,6 +42,7 @@ import (
 
 	"github.com/FerretDB/FerretDB/internal/backends"
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
+	"github.com/FerretDB/FerretDB/internal/handler/common"
 	"github.com/FerretDB/FerretDB/internal/types"
 	"github.com/FerretDB/FerretDB/internal/util/fsql"
 	"github.com/FerretDB/FerretDB/internal/util/iterator"
@@ -594,9 +595,9 @@ func (k *agoraSortKeys) unrankedFrom(doc *types.Document, i int) bool {
 
 // agoraSortedQuery runs a planned query with its ORDER BY (p.orderBy != "").
 func agoraSortedQuery(
-	ctx context.Context, db *fsql.DB, selectClause string, p *agoraPlan, sort *types.Document,
+	ctx context.Context, db *fsql.DB, selectClause string, p *agoraPlan, req *common.AgoraSortRequest,
 ) (*backends.QueryResult, error) {
-	keys := agoraParseSort(sort)
+	keys := agoraParseSort(req.Sort)
 	q := selectClause + p.where + p.orderBy
 
 	if p.limit == 0 {
@@ -605,9 +606,9 @@ func agoraSortedQuery(
 			return nil, lazyerrors.Error(err)
 		}
 
-		iter := &agoraCheckedIterator{iter: newQueryIterator(ctx, rows, false), keys: keys}
+		req.Sorted = true
 
-		return &backends.QueryResult{Iter: iter, AgoraSorted: true}, nil
+		return &backends.QueryResult{Iter: &agoraCheckedIterator{iter: newQueryIterator(ctx, rows, false), keys: keys}}, nil
 	}
 
 	args := append(slices.Clone(p.args), p.limit)
@@ -638,7 +639,9 @@ func agoraSortedQuery(
 		prev = doc
 	}
 
-	return &backends.QueryResult{Iter: iterator.Values(iterator.ForSlice(docs)), AgoraSorted: true}, nil
+	req.Sorted = true
+
+	return &backends.QueryResult{Iter: iterator.Values(iterator.ForSlice(docs))}, nil
 }
 
 // agoraCheckedIterator passes on the documents of a sorted query, checking each (agoraSortKeys.inOrder).
@@ -669,13 +672,17 @@ func (it *agoraCheckedIterator) Close() {
 	it.iter.Close()
 }
 
-// agoraPlan plans a query of the collection; sortable is false when FerretDB's own sort ($natural) applies.
+// agoraPlan plans a query of the collection for a find's sort request (nil for none); sortable is
+// false when FerretDB's own sort ($natural) applies.
 func (c *collection) agoraPlan(
-	ctx context.Context, db *fsql.DB, meta *metadata.Collection, filter, sort *types.Document, limit int64,
-	sortable bool,
+	ctx context.Context, db *fsql.DB, meta *metadata.Collection, filter *types.Document,
+	req *common.AgoraSortRequest, sortable bool,
 ) (*agoraPlan, error) {
-	if !sortable || meta.Capped() {
-		sort = nil
+	var sort *types.Document
+	var limit int64
+
+	if req != nil && sortable && !meta.Capped() {
+		sort, limit = req.Sort, req.Limit
 	}
 
 	return agoraPlanQuery(ctx, db, c.dbName, meta.TableName, filter, sort, limit)

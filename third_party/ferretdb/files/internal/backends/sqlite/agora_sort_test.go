@@ -131,9 +131,8 @@ func TestAgoraSortedReads(t *testing.T) {
 
 			require.NoError(t, common.SortDocuments(expected, sort))
 
-			res, err := c.Query(ctx, &backends.QueryParams{
-				Filter: filter, AgoraSort: sort, AgoraLimit: map[bool]int64{true: skip + limit}[limit > 0],
-			})
+			req := &common.AgoraSortRequest{Sort: sort, Limit: map[bool]int64{true: skip + limit}[limit > 0]}
+			res, err := c.Query(common.AgoraWithSortRequest(ctx, req), &backends.QueryParams{Filter: filter})
 			require.NoError(t, err)
 
 			got, err := iterator.ConsumeValues(res.Iter)
@@ -147,15 +146,14 @@ func TestAgoraSortedReads(t *testing.T) {
 				}
 			}
 
-			if res.AgoraSorted {
+			if req.Sorted {
 				sortedRuns++
 			} else {
 				require.NoError(t, common.SortDocuments(matched, sort))
 			}
 
-			ex, err := c.Explain(ctx, &backends.ExplainParams{
-				Filter: filter, AgoraSort: sort, AgoraLimit: map[bool]int64{true: skip + limit}[limit > 0],
-			})
+			exReq := &common.AgoraSortRequest{Sort: sort, Limit: req.Limit}
+			ex, err := c.Explain(common.AgoraWithSortRequest(ctx, exReq), &backends.ExplainParams{Filter: filter})
 			require.NoError(t, err)
 
 			if ex.LimitPushdown {

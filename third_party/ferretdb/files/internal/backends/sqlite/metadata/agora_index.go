@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/FerretDB/FerretDB/internal/util/fsql"
 	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
@@ -76,10 +77,55 @@ func agoraIndexColumns(indexName, field string, descending bool) []string {
 	return []string{AgoraRankExpr(field) + dir, AgoraValueExpr(field) + dir}
 }
 
-// agoraRebuildIndex makes the SQLite index sqlName the one create (a CREATE INDEX statement) makes:
-// an index built by an earlier build with FerretDB's JSON-text columns is dropped and built again,
-// so that a database created before patch 0007 gets sortable indexes when the application declares
-// its indexes again (createIndexes of an existing name is otherwise ignored).
+// agoraCreateIndexStatement returns the CREATE INDEX statement of index on table.
+func agoraCreateIndexStatement(table string, index IndexInfo) string {
+	columns := make([]string, 0, len(index.Key))
+
+	for _, key := range index.Key {
+		if agora := agoraIndexColumns(index.Name, key.Field, key.Descending); agora != nil {
+			columns = append(columns, agora...)
+			continue
+		}
+
+		// FerretDB's column.
+		fields := strings.Split(key.Field, ".")
+		for j, f := range fields {
+			fields[j] = fmt.Sprintf("%q", f)
+		}
+
+		column := fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))
+		if key.Descending {
+			column += " DESC"
+		}
+
+		columns = append(columns, column)
+	}
+
+	unique := ""
+	if index.Unique {
+		unique = "UNIQUE "
+	}
+
+	return fmt.Sprintf("CREATE %sINDEX %q ON %q (%s)", unique, table+"_"+index.Name, table, strings.Join(columns, ", "))
+}
+
+// agoraUpgradeIndexes rebuilds, when a database is opened, every index of its collections that an
+// earlier build made with other columns (FerretDB's JSON text, before patch 0007), so that a
+// database created before gets sortable indexes. It is done once: a rebuilt index is as this build
+// makes it.
+func agoraUpgradeIndexes(ctx context.Context, db *fsql.DB, colls map[string]*Collection) error {
+	for _, c := range colls {
+		for _, index := range c.Settings.Indexes {
+			if err := agoraRebuildIndex(ctx, db, c.TableName+"_"+index.Name, agoraCreateIndexStatement(c.TableName, index)); err != nil {
+				return lazyerrors.Error(err)
+			}
+		}
+	}
+
+	return nil
+}
+
+// agoraRebuildIndex makes the SQLite index sqlName the one create (a CREATE INDEX statement) makes.
 func agoraRebuildIndex(ctx context.Context, db *fsql.DB, sqlName, create string) error {
 	var current string
 

@@ -14,7 +14,7 @@ import (
 )
 
 // TestAgoraIndexRebuild: an index an earlier build made on JSON text is rebuilt with sortable columns
-// when it is declared again, and an index already sortable is left alone (not rebuilt at every start).
+// when the database is opened, and an index already sortable is left alone (not rebuilt at every start).
 func TestAgoraIndexRebuild(t *testing.T) {
 	t.Parallel()
 	ctx := testutil.Ctx(t)
@@ -22,7 +22,8 @@ func TestAgoraIndexRebuild(t *testing.T) {
 	sp, err := state.NewProvider("")
 	require.NoError(t, err)
 
-	r, err := NewRegistry(testutil.TestSQLiteURI(t, ""), 100, testutil.Logger(t), sp)
+	uri := testutil.TestSQLiteURI(t, "")
+	r, err := NewRegistry(uri, 100, testutil.Logger(t), sp)
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 
@@ -50,19 +51,27 @@ func TestAgoraIndexRebuild(t *testing.T) {
 	sql, root := schema()
 	assert.Equal(t, want, sql)
 
-	// Declared again: the same index, not rebuilt.
-	require.NoError(t, r.IndexesCreate(ctx, dbName, cName, []IndexInfo{index}))
+	// Opened again: the same index, not rebuilt.
+	require.NoError(t, agoraUpgradeIndexes(ctx, db, map[string]*Collection{cName: r.CollectionGet(ctx, dbName, cName)}))
 	sql2, root2 := schema()
 	assert.Equal(t, want, sql2)
 	assert.Equal(t, root, root2)
 
-	// As an earlier build made it: rebuilt when declared again.
+	// As an earlier build made it: rebuilt when the database is opened.
 	_, err = db.ExecContext(ctx, fmt.Sprintf(`DROP INDEX %q`, sqlName))
 	require.NoError(t, err)
 	_, err = db.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX %q ON %q (_ferretdb_sjson->"f" DESC)`, sqlName, table))
 	require.NoError(t, err)
 
-	require.NoError(t, r.IndexesCreate(ctx, dbName, cName, []IndexInfo{index}))
+	r.Close()
+
+	r, err = NewRegistry(uri, 100, testutil.Logger(t), sp)
+	require.NoError(t, err)
+	t.Cleanup(r.Close)
+
+	db = r.DatabaseGetExisting(ctx, dbName)
+	require.NotNil(t, db)
+
 	sql, _ = schema()
 	assert.Equal(t, want, sql)
 

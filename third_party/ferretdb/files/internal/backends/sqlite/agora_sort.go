@@ -14,9 +14,11 @@
 //     booleans and dates. A field that holds anything else (an array, a document, binary data,
 //     a regex, a timestamp) in any document of the collection is never sorted or filtered on in
 //     SQL: agoraShapes keeps, per collection, the names of such fields. It is read once from the
-//     table and then kept current by every insert and update, which records a document's fields
-//     before writing it (FerretDB is the only process that writes its SQLite files). So the
-//     equality {f: v}, which would also match arrays containing v, is exact in SQL.
+//     table, in the background (until then queries get only narrowing terms that also let rank
+//     99 through, and no ORDER BY), and then kept current by every insert and update, which
+//     records a document's fields before writing it (FerretDB is the only process that writes its
+//     SQLite files). So the equality {f: v}, which would also match arrays containing v, is exact
+//     in SQL.
 //   - The filter terms (agoraTranslate) compare the same rank and value, so a value of another
 //     BSON type never compares: {f: {$gt: 5}} is (rank = number AND value > 5), as MongoDB's type
 //     bracketing has it. Values whose SQL comparison could differ from MongoDB's (integers beyond
@@ -53,6 +55,7 @@ import (
 type agoraShape struct {
 	mu       sync.Mutex
 	loaded   bool
+	loading  bool
 	unranked map[string]struct{}
 }
 
@@ -94,25 +97,63 @@ func agoraRecordDocs(dbName, table string, docs []*types.Document) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	missing := false
+
 	for _, n := range names {
-		s.unranked[n] = struct{}{}
+		if _, ok := s.unranked[n]; !ok {
+			missing = true
+			break
+		}
 	}
+
+	if !missing {
+		return
+	}
+
+	// Copy on write: a set handed out earlier is never changed under its reader.
+	res := make(map[string]struct{}, len(s.unranked)+len(names))
+	for n := range s.unranked {
+		res[n] = struct{}{}
+	}
+
+	for _, n := range names {
+		res[n] = struct{}{}
+	}
+
+	s.unranked = res
 }
 
-// agoraUnranked returns the set of the collection's unranked fields, reading the table the first time.
-// The set it returns must not be changed.
-func agoraUnranked(ctx context.Context, db *fsql.DB, dbName, table string) (map[string]struct{}, error) {
+// agoraUnranked returns the set of the collection's unranked fields (not to be changed), or false
+// while it is not known yet: the first call starts reading it from the table in the background
+// (agoraLoadShape; seconds for 100,000 documents), and queries meanwhile are planned without it.
+func agoraUnranked(db *fsql.DB, dbName, table string) (map[string]struct{}, bool) {
 	s := agoraShapeOf(dbName, table)
 
 	s.mu.Lock()
+	defer s.mu.Unlock()
+
 	if s.loaded {
-		res := s.unranked
-		s.mu.Unlock()
-
-		return res, nil
+		return s.unranked, true
 	}
-	s.mu.Unlock()
 
+	if !s.loading {
+		s.loading = true
+
+		go func() {
+			if err := agoraLoadShape(context.Background(), db, dbName, table); err != nil {
+				// The database went away or failed; a later query tries again.
+				s.mu.Lock()
+				s.loading = false
+				s.mu.Unlock()
+			}
+		}()
+	}
+
+	return nil, false
+}
+
+// agoraLoadShape reads the collection's unranked fields from its table.
+func agoraLoadShape(ctx context.Context, db *fsql.DB, dbName, table string) error {
 	// Writes that run meanwhile have recorded their fields already (agoraRecordDocs runs before
 	// the write), so the union below misses none.
 	q := fmt.Sprintf(
@@ -123,7 +164,7 @@ func agoraUnranked(ctx context.Context, db *fsql.DB, dbName, table string) (map[
 
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, lazyerrors.Error(err)
+		return lazyerrors.Error(err)
 	}
 	defer rows.Close()
 
@@ -132,15 +173,17 @@ func agoraUnranked(ctx context.Context, db *fsql.DB, dbName, table string) (map[
 	for rows.Next() {
 		var n string
 		if err = rows.Scan(&n); err != nil {
-			return nil, lazyerrors.Error(err)
+			return lazyerrors.Error(err)
 		}
 
 		names = append(names, n)
 	}
 
 	if err = rows.Err(); err != nil {
-		return nil, lazyerrors.Error(err)
+		return lazyerrors.Error(err)
 	}
+
+	s := agoraShapeOf(dbName, table)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,7 +201,7 @@ func agoraUnranked(ctx context.Context, db *fsql.DB, dbName, table string) (map[
 	s.unranked = res
 	s.loaded = true
 
-	return res, nil
+	return nil
 }
 
 // agoraSQLValue returns the rank and the SQL argument of a filter value, when SQL compares it as MongoDB does.
@@ -203,6 +246,9 @@ type agoraTranslation struct {
 	args  []any
 	// exact is true when the terms select exactly the documents the filter matches.
 	exact bool
+	// wide is true while the collection's unranked fields are not known: then every field may hold
+	// an array (or another unranked value), and each term also lets through rank 99.
+	wide bool
 }
 
 // agoraTranslate translates filter. Terms only narrow: a condition it cannot translate exactly
@@ -210,6 +256,16 @@ type agoraTranslation struct {
 func agoraTranslate(filter *types.Document, unranked map[string]struct{}) *agoraTranslation {
 	t := &agoraTranslation{exact: true}
 	t.add(filter, unranked, 0)
+
+	return t
+}
+
+// agoraTranslateWide translates filter for a collection whose unranked fields are not known yet:
+// narrowing terms only.
+func agoraTranslateWide(filter *types.Document) *agoraTranslation {
+	t := &agoraTranslation{wide: true}
+	t.add(filter, nil, 0)
+	t.exact = false
 
 	return t
 }
@@ -275,7 +331,7 @@ func (t *agoraTranslation) addOr(v any, unranked map[string]struct{}, depth int)
 	var args []any
 
 	for _, d := range docs {
-		b := &agoraTranslation{exact: true}
+		b := &agoraTranslation{exact: true, wide: t.wide}
 		b.add(d, unranked, depth+1)
 
 		if !b.exact || len(b.terms) == 0 {
@@ -332,11 +388,13 @@ func (t *agoraTranslation) addField(f string, v any) {
 			}
 
 			if f == "_id" {
-				t.addIDIndexTerm(values)
+				// _id is never an array: in wide mode the term on FerretDB's _id index narrows alone.
+				if t.addIDIndexTerm(values) && t.wide {
+					continue
+				}
 			}
 
-			t.terms = append(t.terms, term)
-			t.args = append(t.args, args...)
+			t.addTerm(rank, term, args)
 
 		case "$gt", "$gte", "$lt", "$lte":
 			r, a, ok := agoraSQLValue(arg)
@@ -346,13 +404,24 @@ func (t *agoraTranslation) addField(f string, v any) {
 			}
 
 			sqlOp := map[string]string{"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}[op]
-			t.terms = append(t.terms, fmt.Sprintf("(%s = %d AND %s %s ?)", rank, r, value, sqlOp))
-			t.args = append(t.args, a)
+			t.addTerm(rank, fmt.Sprintf("(%s = %d AND %s %s ?)", rank, r, value, sqlOp), []any{a})
 
 		default:
 			t.exact = false
 		}
 	}
+}
+
+// addTerm adds the term of a ranked field; in wide mode it also lets through the field's unranked
+// values (rank 99), arrays among them, whose elements the condition may match.
+func (t *agoraTranslation) addTerm(rank, term string, args []any) {
+	if t.wide {
+		term = fmt.Sprintf("(%s OR %s = %d)", term, rank, metadata.AgoraRankOther)
+		t.exact = false
+	}
+
+	t.terms = append(t.terms, term)
+	t.args = append(t.args, args...)
 }
 
 // agoraEqualTerm is the term of a field equal to one of values (ranked scalars), grouped by rank.
@@ -504,12 +573,16 @@ func agoraPlanQuery(
 		return p, nil
 	}
 
-	unranked, err := agoraUnranked(ctx, db, dbName, table)
-	if err != nil {
-		return nil, lazyerrors.Error(err)
+	unranked, known := agoraUnranked(db, dbName, table)
+
+	var t *agoraTranslation
+	if known {
+		t = agoraTranslate(filter, unranked)
+	} else {
+		t = agoraTranslateWide(filter)
+		sort = nil
 	}
 
-	t := agoraTranslate(filter, unranked)
 	p.filterExact = t.exact
 
 	if len(t.terms) > 0 {
@@ -690,13 +763,13 @@ func (c *collection) agoraPlan(
 
 // addIDIndexTerm adds a term on the JSON text of _id, which FerretDB's unique _id index is built on,
 // so that a lookup by _id uses it (the ranked term beside it keeps the match exact).
-func (t *agoraTranslation) addIDIndexTerm(values []any) {
+func (t *agoraTranslation) addIDIndexTerm(values []any) bool {
 	texts := make([]any, 0, len(values)+1)
 
 	for _, v := range values {
 		s, ok := agoraJSONText(v)
 		if !ok {
-			return
+			return false
 		}
 
 		texts = append(texts, s)
@@ -710,4 +783,6 @@ func (t *agoraTranslation) addIDIndexTerm(values []any) {
 	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(texts)), ", ")
 	t.terms = append(t.terms, fmt.Sprintf("%s IN (%s)", metadata.IDColumn, placeholders))
 	t.args = append(t.args, texts...)
+
+	return true
 }

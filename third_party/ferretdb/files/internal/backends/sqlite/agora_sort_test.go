@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,8 @@ func TestAgoraSortedReads(t *testing.T) {
 		_, err = c.InsertAll(ctx, &backends.InsertAllParams{Docs: docs})
 		require.NoError(t, err)
 
+		agoraWaitShapes(t, c, testutil.DatabaseName(t))
+
 		for q := 0; q < 80; q++ {
 			filter := types.MakeDocument(0)
 
@@ -186,4 +189,43 @@ func agoraIDs(docs []*types.Document) []string {
 	}
 
 	return ids
+}
+
+// agoraWaitShapes waits until the unranked fields of every collection of dbName that has been
+// queried, c included, are known (agoraUnranked reads them in the background).
+func agoraWaitShapes(t *testing.T, c backends.Collection, dbName string) {
+	t.Helper()
+
+	res, err := c.Query(testutil.Ctx(t), new(backends.QueryParams))
+	require.NoError(t, err)
+	res.Iter.Close()
+
+	require.Eventually(t, func() bool {
+		loaded := true
+
+		agoraShapes.Range(func(k, v any) bool {
+			if strings.HasPrefix(k.(string), dbName+"\x00") {
+				s := v.(*agoraShape)
+				s.mu.Lock()
+				loaded = loaded && s.loaded
+				s.mu.Unlock()
+			}
+
+			return true
+		})
+
+		return loaded
+	}, 30*time.Second, 5*time.Millisecond)
+}
+
+// agoraForgetShapes makes the unranked fields of dbName's collections unknown again, and keeps them
+// so (as while they are being read): queries are then planned in wide mode.
+func agoraForgetShapes(dbName string) {
+	agoraShapes.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), dbName+"\x00") {
+			agoraShapes.Store(k, &agoraShape{loading: true, unranked: map[string]struct{}{}})
+		}
+
+		return true
+	})
 }

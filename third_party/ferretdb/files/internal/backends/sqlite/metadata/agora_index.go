@@ -113,16 +113,19 @@ func agoraCreateIndexStatement(table string, index IndexInfo) string {
 // earlier build made with other columns (FerretDB's JSON text, before patch 0007), so that a
 // database created before gets sortable indexes. It is done once: a rebuilt index is as this build
 // makes it.
+//
+// A rebuild that fails leaves the index as it was (the drop is rolled back with it) and does not
+// keep the database from opening: the only unique index it could fail on is one whose old JSON-text
+// key told apart values MongoDB holds equal (a double -0 and 0). Queries stay right on the old
+// index, which they just do not use.
 func agoraUpgradeIndexes(ctx context.Context, db *fsql.DB, colls map[string]*Collection) error {
 	for _, c := range colls {
 		for _, index := range c.Settings.Indexes {
-			if err := agoraRebuildIndex(ctx, db, c.TableName+"_"+index.Name, agoraCreateIndexStatement(c.TableName, index)); err != nil {
-				return lazyerrors.Error(err)
-			}
+			_ = agoraRebuildIndex(ctx, db, c.TableName+"_"+index.Name, agoraCreateIndexStatement(c.TableName, index))
 		}
 	}
 
-	return nil
+	return ctx.Err()
 }
 
 // agoraRebuildIndex makes the SQLite index sqlName the one create (a CREATE INDEX statement) makes.

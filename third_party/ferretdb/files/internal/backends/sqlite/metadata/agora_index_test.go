@@ -75,6 +75,24 @@ func TestAgoraIndexRebuild(t *testing.T) {
 	sql, _ = schema()
 	assert.Equal(t, want, sql)
 
+	// A rebuild that cannot be done (a unique index over values the new columns hold equal, 0 and
+	// -0 here) leaves the old index and opens the database all the same.
+	uniqueName := table + "_u_1"
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`CREATE UNIQUE INDEX %q ON %q (_ferretdb_sjson->"u")`, uniqueName, table))
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %q (_ferretdb_sjson) VALUES (?), (?)`, table),
+		`{"$s":{"p":{"_id":{"t":"int"},"u":{"t":"double"}},"$k":["_id","u"]},"_id":1,"u":0}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"u":{"t":"double"}},"$k":["_id","u"]},"_id":2,"u":-0}`)
+	require.NoError(t, err)
+
+	coll := r.CollectionGet(ctx, dbName, cName)
+	coll.Settings.Indexes = append(coll.Settings.Indexes, IndexInfo{Name: "u_1", Key: []IndexKeyPair{{Field: "u"}}, Unique: true})
+	require.NoError(t, agoraUpgradeIndexes(ctx, db, map[string]*Collection{cName: coll}))
+
+	var uniqueSQL string
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = ?`, uniqueName).Scan(&uniqueSQL))
+	assert.Contains(t, uniqueSQL, `(_ferretdb_sjson->"u")`)
+
 	// The _id index stays on the JSON text FerretDB looks documents up by.
 	var idSQL string
 	require.NoError(t, db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = ?`, table+"__id_").Scan(&idSQL))

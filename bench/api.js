@@ -214,8 +214,16 @@ function writeScenarios(big, token) {
   const vote = 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { voteCount viewerHasVoted } }';
   const post = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id36 } } }';
   return [
-    { name: `GraphQL vote on topic ${big} (5,000 comments), logged in`, shape: 'write: vote', body: (i) => ({ query: vote, variables: { t: big, v: i % 2 === 0 } }) },
-    { name: `GraphQL comment posted on topic ${big} (5,000 comments), logged in`, shape: 'write: comment', body: (i) => ({ query: post, variables: { t: big, m: `bench comment ${i} ${Date.now()}` } }) },
+    {
+      name: `GraphQL vote on topic ${big} (5,000 comments), logged in`,
+      shape: 'write: vote',
+      body: (i) => ({ query: vote, variables: { t: big, v: i % 2 === 0 } }),
+    },
+    {
+      name: `GraphQL comment posted on topic ${big} (5,000 comments), logged in`,
+      shape: 'write: comment',
+      body: (i) => ({ query: post, variables: { t: big, m: `bench comment ${i} ${Date.now()}` } }),
+    },
   ].map((w) => ({ ...w, token }));
 }
 
@@ -237,7 +245,8 @@ async function measureWrites(agora, w, opts, log) {
     const r = await call(agora.url, req(i));
     const cpu = cpuSeconds(agora.pid) - cpu0;
     const after = await mongoStats(agora.url);
-    samples.push({ ms: r.ms, commands: after.commands - before.commands, dbMs: (after.seconds - before.seconds) * 1000, cpuMs: cpu * 1000 });
+    const dbMs = (after.seconds - before.seconds) * 1000;
+    samples.push({ ms: r.ms, commands: after.commands - before.commands, dbMs, cpuMs: cpu * 1000 });
   }
   const ms = samples.map((x) => x.ms).sort((a, b) => a - b);
   const p50 = median(ms);

@@ -216,9 +216,25 @@ function mix(data) {
     ['GraphQL vote', 4, () => {
       const i = r.int(data.topics.length);
       const voters = data.tokens.filter((t) => t !== data.topicAuthors[i]);
-      return { method: 'POST', path: '/graphql', headers: json({ authorization: `Bearer ${r.pick(voters)}` }), body: JSON.stringify({ query: GQL.vote, variables: { t: data.topics[i], v: r.next() < 0.5 } }), check: expectGraphql((d) => (d.voteTopic && typeof d.voteTopic.voteCount === 'number' ? null : `no voteTopic: ${snippet(JSON.stringify(d))}`)) };
+      return {
+        method: 'POST',
+        path: '/graphql',
+        headers: json({ authorization: `Bearer ${r.pick(voters)}` }),
+        body: JSON.stringify({ query: GQL.vote, variables: { t: data.topics[i], v: r.next() < 0.5 } }),
+        check: expectGraphql((d) =>
+          (typeof d.voteTopic?.voteCount === 'number' ? null : `no voteTopic: ${snippet(JSON.stringify(d))}`)),
+      };
     }],
-    ['GraphQL comment post', 3, () => ({ method: 'POST', path: '/graphql', headers: json({ authorization: `Bearer ${r.pick(data.tokens)}` }), body: JSON.stringify({ query: GQL.comment, variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` } }), check: expectGraphql((d) => (d.postComment && d.postComment.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)) })],
+    ['GraphQL comment post', 3, () => ({
+      method: 'POST',
+      path: '/graphql',
+      headers: json({ authorization: `Bearer ${r.pick(data.tokens)}` }),
+      body: JSON.stringify({
+        query: GQL.comment,
+        variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` },
+      }),
+      check: expectGraphql((d) => (d.postComment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)),
+    })],
     ['readiness', 4, () => ({ method: 'GET', path: '/readyz', headers: {}, check: (status, body) => (status === 200 ? null : `status ${status}: ${snippet(body)}`) })],
   ];
 }

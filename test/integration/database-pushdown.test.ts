@@ -152,11 +152,15 @@ describe(`on ${database.name}`, () => {
 
   itPushedDown('the filter really is pushed down and answered from the index', async () => {
     // `g` holds only sortable scalars, so its index serves the equality (patch 0007's expressions).
-    const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { g: 'y' } } })) as { filterPushdown?: boolean; queryPlanner?: { Plan?: string[] } };
+    const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { g: 'y' } } })) as {
+      filterPushdown?: boolean; queryPlanner?: { Plan?: string[] };
+    };
     expect(explained.filterPushdown).toBe(true);
     expect(explained.queryPlanner?.Plan?.join('\n')).toMatch(/USING INDEX pushdown_[0-9a-f]+_g_1/);
     // `f` holds arrays and documents: still narrowed in SQL (value or array element), but not from the index.
-    const arrays = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 'x' } } })) as { filterPushdown?: boolean };
+    const arrays = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 'x' } } })) as {
+      filterPushdown?: boolean;
+    };
     expect(arrays.filterPushdown).toBe(true);
   });
 

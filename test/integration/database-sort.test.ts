@@ -98,7 +98,8 @@ interface Query {
 }
 
 async function pushed(q: Query): Promise<unknown[]> {
-  const docs = await conn.collection(q.collection).find(q.filter, { sort: q.sort, skip: q.skip, limit: q.limit }).toArray();
+  const options = { sort: q.sort, skip: q.skip, limit: q.limit };
+  const docs = await conn.collection(q.collection).find(q.filter, options).toArray();
   return docs.map((d) => d._id);
 }
 
@@ -115,11 +116,17 @@ async function reference(q: Query): Promise<unknown[]> {
 }
 
 describe(`on ${database.name}`, () => {
-  it('random filters, sorts, skips and limits: the same documents in the same order as FerretDB\'s own path', async () => {
+  const differential = 'random filters, sorts, skips and limits: the same documents in the same order as FerretDB\'s '
+    + 'own path';
+  it(differential, async () => {
     let nonEmpty = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...collections), filterArb, sortArb, fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 25 }),
+        fc.constantFrom(...collections),
+        filterArb,
+        sortArb,
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 0, max: 25 }),
         async (collection, filter, sort, skip, limit) => {
           const q = { collection, filter, sort, skip, limit };
           const got = await pushed(q);
@@ -140,13 +147,16 @@ describe(`on ${database.name}`, () => {
     const idsWhere = (p: (a: unknown) => boolean) => docs.filter((d) => 'a' in d && p(d.a)).map((d) => d._id);
     // Numbers sort as numbers, not as text: 7 after -3, and 1e21 last among them.
     const numbers = await q({ a: 1, _id: 1 }, { a: { $gte: -1e30 } });
-    expect(numbers.sort()).toEqual(idsWhere((a) => typeof a === 'number' || a instanceof Int32 || a instanceof Double || a instanceof Long).sort());
-    const values = (await conn.collection('scalars0').find({ a: { $gte: -1e30 } }, { sort: { a: 1, _id: 1 } }).toArray())
-      .map((d) => Number(d.a));
+    const isNumber = (a: unknown) =>
+      typeof a === 'number' || a instanceof Int32 || a instanceof Double || a instanceof Long;
+    expect(numbers.sort()).toEqual(idsWhere(isNumber).sort());
+    const sorted = await conn.collection('scalars0').find({ a: { $gte: -1e30 } }, { sort: { a: 1, _id: 1 } }).toArray();
+    const values = sorted.map((d) => Number(d.a));
     expect(values).toEqual([...values].sort((x, y) => x - y));
   });
 
-  (pushdownOff ? it.skip : itOnFerretdb)('explain names the path: SQL sort and limit from the index when the filter is exact', async () => {
+  const explainName = 'explain names the path: SQL sort and limit from the index when the filter is exact';
+  (pushdownOff ? it.skip : itOnFerretdb)(explainName, async () => {
     const explain = async (find: Record<string, unknown>) =>
       (await conn.db!.command({ explain: { find: 'scalars0', ...find } })) as {
         sortPushdown?: boolean; limitPushdown?: boolean; queryPlanner?: { Plan?: string[]; agoraPath?: string };
@@ -163,15 +173,15 @@ describe(`on ${database.name}`, () => {
     expect(streamed.queryPlanner?.agoraPath).toBe('agora: SQL sort, read until the page is full');
     expect(streamed.limitPushdown).toBe(false);
 
-    const mixed = await conn.db!.command({ explain: { find: 'mixed0', filter: {}, sort: { a: 1, _id: 1 }, limit: 5 } }) as {
-      queryPlanner?: { agoraPath?: string };
-    };
+    const mixedFind = { find: 'mixed0', filter: {}, sort: { a: 1, _id: 1 }, limit: 5 };
+    const mixed = (await conn.db!.command({ explain: mixedFind })) as { queryPlanner?: { agoraPath?: string } };
     // `a` holds arrays and documents in that collection: FerretDB sorts.
     expect(mixed.queryPlanner?.agoraPath).toBe('ferretdb: whole table, sorted in FerretDB');
   });
 
   (pushdownOff ? itOnFerretdb : it.skip)('with AGORA_FERRETDB_PUSHDOWN=off nothing is sorted in SQL', async () => {
-    const explained = (await conn.db!.command({ explain: { find: 'scalars0', filter: { k: true }, sort: { a: -1 }, limit: 3 } })) as {
+    const find = { find: 'scalars0', filter: { k: true }, sort: { a: -1 }, limit: 3 };
+    const explained = (await conn.db!.command({ explain: find })) as {
       sortPushdown?: boolean; queryPlanner?: { agoraPath?: string };
     };
     expect(explained.sortPushdown).toBe(false);

@@ -68,6 +68,17 @@ func TestAgoraTranslate(t *testing.T) {
 	assert.Len(t, tr.terms, 4)
 	assert.Equal(t, []any{int64(5), "a", int64(2), int64(7), int64(1)}, tr.args)
 
+	// A keyset page's $or gets its hull as a term of its own: value(t) <= the anchor's.
+	anchor := time.UnixMilli(5000)
+	tr = agoraTranslate(must.NotFail(types.NewDocument("$or", must.NotFail(types.NewArray(
+		must.NotFail(types.NewDocument("t", must.NotFail(types.NewDocument("$lt", anchor)))),
+		must.NotFail(types.NewDocument("t", anchor, "_id", must.NotFail(types.NewDocument("$lt", int32(9))))),
+	)))), nil)
+	assert.True(t, tr.exact)
+	require.Len(t, tr.terms, 2)
+	assert.Contains(t, tr.terms[1], "(_ferretdb_sjson->>'$.t') <= ?")
+	assert.Equal(t, int64(5000), tr.args[len(tr.args)-1])
+
 	for _, f := range []*types.Document{
 		must.NotFail(types.NewDocument("not.plain", int32(1))),
 		must.NotFail(types.NewDocument("f", must.NotFail(types.NewDocument("$ne", int32(1))))),

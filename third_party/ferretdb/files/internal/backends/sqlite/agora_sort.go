@@ -345,6 +345,175 @@ func (t *agoraTranslation) addOr(v any, unranked map[string]struct{}, depth int)
 
 	t.terms = append(t.terms, "("+strings.Join(branches, " OR ")+")")
 	t.args = append(t.args, args...)
+
+	t.addHull(docs, unranked)
+}
+
+// agoraBound is a bound a branch of an $or puts on a field.
+type agoraBound struct {
+	rank         int
+	upper, lower any // SQL arguments; nil when the branch does not bound that side
+	upperStrict  bool
+	lowerStrict  bool
+}
+
+// addHull adds, for a field that every branch of an exact $or bounds on one side with values of
+// one rank, the loosest of those bounds as a term of its own. It is implied by the $or, so the
+// translation stays exact; SQLite can seek on it in an index, where the $or alone made it merge
+// one index search per branch and sort again. Keyset pages have that shape:
+// {$or: [{f: {$lt: v}}, {f: v, _id: {$lt: id}}]} gets (rank(f) = r AND value(f) <= v).
+func (t *agoraTranslation) addHull(docs []*types.Document, unranked map[string]struct{}) {
+	if t.wide {
+		return
+	}
+
+	var hull map[string]*agoraBound
+
+	for i, d := range docs {
+		bounds := agoraBranchBounds(d, unranked)
+
+		if i == 0 {
+			hull = bounds
+			continue
+		}
+
+		for f, h := range hull {
+			b, ok := bounds[f]
+			if !ok || b.rank != h.rank {
+				delete(hull, f)
+				continue
+			}
+
+			h.upper, h.upperStrict = agoraLooser(h.upper, h.upperStrict, b.upper, b.upperStrict, 1)
+			h.lower, h.lowerStrict = agoraLooser(h.lower, h.lowerStrict, b.lower, b.lowerStrict, -1)
+		}
+	}
+
+	fields := make([]string, 0, len(hull))
+	for f := range hull {
+		fields = append(fields, f)
+	}
+
+	slices.Sort(fields)
+
+	for _, f := range fields {
+		h := hull[f]
+		rank, value := metadata.AgoraRankExpr(f), metadata.AgoraValueExpr(f)
+
+		if h.upper != nil {
+			op := map[bool]string{true: "<", false: "<="}[h.upperStrict]
+			t.terms = append(t.terms, fmt.Sprintf("(%s = %d AND %s %s ?)", rank, h.rank, value, op))
+			t.args = append(t.args, h.upper)
+		}
+
+		if h.lower != nil {
+			op := map[bool]string{true: ">", false: ">="}[h.lowerStrict]
+			t.terms = append(t.terms, fmt.Sprintf("(%s = %d AND %s %s ?)", rank, h.rank, value, op))
+			t.args = append(t.args, h.lower)
+		}
+	}
+}
+
+// agoraBranchBounds returns the bounds one $or branch puts on its ranked top-level fields:
+// an equality bounds both sides, $lt/$lte the upper one, $gt/$gte the lower one.
+func agoraBranchBounds(d *types.Document, unranked map[string]struct{}) map[string]*agoraBound {
+	res := map[string]*agoraBound{}
+
+	for _, f := range d.Keys() {
+		if _, ok := unranked[f]; ok || !metadata.AgoraPlainField.MatchString(f) {
+			continue
+		}
+
+		v, _ := d.Get(f)
+
+		ops, ok := v.(*types.Document)
+		if !ok {
+			ops = types.MakeDocument(1)
+			ops.Set("$eq", v)
+		}
+
+		b := new(agoraBound)
+		usable := true
+
+		for _, op := range ops.Keys() {
+			arg, _ := ops.Get(op)
+
+			r, a, ok := agoraSQLValue(arg)
+			if !ok || r == metadata.AgoraRankNull || (b.rank != 0 && b.rank != r) {
+				usable = false
+				break
+			}
+
+			b.rank = r
+
+			switch op {
+			case "$eq":
+				b.upper, b.lower = a, a
+			case "$lt", "$lte":
+				b.upper, b.upperStrict = a, op == "$lt"
+			case "$gt", "$gte":
+				b.lower, b.lowerStrict = a, op == "$gt"
+			default:
+				usable = false
+			}
+		}
+
+		if usable && b.rank != 0 {
+			res[f] = b
+		}
+	}
+
+	return res
+}
+
+// agoraLooser returns the looser of two bounds of one rank (dir 1: upper bounds, -1: lower ones);
+// nil, when either side is unbounded.
+func agoraLooser(a any, aStrict bool, b any, bStrict bool, dir int) (any, bool) {
+	if a == nil || b == nil {
+		return nil, false
+	}
+
+	c := agoraCompareSQL(a, b)
+
+	switch {
+	case c*dir > 0:
+		return a, aStrict
+	case c*dir < 0:
+		return b, bStrict
+	default:
+		return a, aStrict && bStrict
+	}
+}
+
+// agoraCompareSQL compares two SQL arguments of one rank (int64, float64 or string).
+func agoraCompareSQL(a, b any) int {
+	if as, ok := a.(string); ok {
+		bs, _ := b.(string)
+		return strings.Compare(as, bs)
+	}
+
+	af, bf := agoraFloat(a), agoraFloat(b)
+
+	switch {
+	case af < bf:
+		return -1
+	case af > bf:
+		return 1
+	default:
+		return 0
+	}
+}
+
+// agoraFloat returns a numeric SQL argument as a float64 (exact: agoraSQLValue keeps |v| <= 2^53).
+func agoraFloat(v any) float64 {
+	switch v := v.(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	default:
+		return 0
+	}
 }
 
 // addField translates the condition v on the ranked field f.

@@ -83,7 +83,7 @@ async function seed(url) {
     const r = makeRandom(7 + i);
     const tags = [r.pick(TAGS), r.pick(TAGS)].filter((t, j, all) => all.indexOf(t) === j);
     const author = r.pick(tokens);
-    const t = await gql(url, 'mutation($input: PostTopicInput!) { postTopic(input: $input) { id } }', {
+    const t = await gql(url, 'mutation($input: PostTopicInput!) { postTopic(input: $input) { id id36 } }', {
       input: { group: r.pick(GROUPS), title: `Load topic ${i}: ${r.pick(['what do you use', 'a question', 'news of the day', 'show and tell'])}`, markdown: `Topic **${i}** with some text. `.repeat(1 + r.int(5)), tags },
     }, author);
     topicAuthors[i] = author;
@@ -91,11 +91,19 @@ async function seed(url) {
     const n = 5 + r.int(35);
     for (let c = 0; c < n; c++) {
       const parent = comments.length > 0 && r.next() < 0.7 ? r.pick(comments) : null;
-      const posted = await gql(url, 'mutation($t: ID!, $p: ID, $m: String!) { postComment(topicId: $t, parentId: $p, markdown: $m) { id } }', { t: t.postTopic.id, p: parent, m: `Comment ${c} on ${i}: ${'words '.repeat(1 + r.int(20))}` }, r.pick(tokens));
-      comments.push(posted.postComment.id);
+      // postComment returns the new comment's thread node (GraphQL v2).
+      const posted = await gql(
+        url,
+        'mutation($t: ID!, $p: ID, $m: String!) '
+          + '{ postComment(topicId: $t, parentId: $p, markdown: $m) { comment { id } } }',
+        { t: t.postTopic.id, p: parent, m: `Comment ${c} on ${i}: ${'words '.repeat(1 + r.int(20))}` },
+        r.pick(tokens),
+      );
+      comments.push(posted.postComment.comment.id);
     }
     commentCount += n;
-    topics[i] = t.postTopic.id;
+    // The REST id (/api/beta/topic/{id36}); GraphQL takes it too.
+    topics[i] = t.postTopic.id36;
   };
   // Four topics at a time (comments within a topic in order, so replies have their parents).
   let nextTopic = 0;
@@ -127,7 +135,7 @@ const GQL = {
   history: `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { __typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,
   file: 'query($f: String!) { file(filename: $f) { filename size mimetype sha256sum url directUrl expiresAt } }',
   vote: 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { id voteCount viewerHasVoted } }',
-  comment: 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { id } }',
+  comment: 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }',
 };
 
 /** Checks of an answer: each returns null when it is the expected one, else what is wrong. */
@@ -233,7 +241,8 @@ function mix(data) {
         query: GQL.comment,
         variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` },
       }),
-      check: expectGraphql((d) => (d.postComment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)),
+      check: expectGraphql((d) =>
+        (d.postComment?.comment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)),
     })],
     ['readiness', 4, () => ({ method: 'GET', path: '/readyz', headers: {}, check: (status, body) => (status === 200 ? null : `status ${status}: ${snippet(body)}`) })],
   ];

@@ -206,6 +206,74 @@ async function commandsOf(agora, s) {
   return after.commands - before.commands;
 }
 
+/**
+ * The write scenarios: a vote on the 5,000-comment topic (taken back every other request, so that
+ * each request is a real change) and a comment posted on it, logged in, through GraphQL.
+ */
+function writeScenarios(big, token) {
+  const vote = 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { voteCount viewerHasVoted } }';
+  const post = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id36 } } }';
+  return [
+    {
+      name: `GraphQL vote on topic ${big} (5,000 comments), logged in`,
+      shape: 'write: vote',
+      body: (i) => ({ query: vote, variables: { t: big, v: i % 2 === 0 } }),
+    },
+    {
+      name: `GraphQL comment posted on topic ${big} (5,000 comments), logged in`,
+      shape: 'write: comment',
+      body: (i) => ({ query: post, variables: { t: big, m: `bench comment ${i} ${Date.now()}` } }),
+    },
+  ].map((w) => ({ ...w, token }));
+}
+
+/**
+ * Measures a write: BENCH_RUNS × 10 requests one at a time (each counted alone: commands and
+ * database time per write), after two unmeasured ones. Latency is at one connection: writes
+ * to one document are serialized by the database anyway.
+ */
+async function measureWrites(agora, w, opts, log) {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${w.token}` };
+  const req = (i) => ({ method: 'POST', path: '/graphql', headers, body: JSON.stringify(w.body(i)), graphql: w.shape });
+  let i = 0;
+  for (; i < 2; i++) await call(agora.url, req(i));
+  await settle(agora);
+  const samples = [];
+  for (const end = i + Math.max(10, opts.runs * 10); i < end; i++) {
+    const before = await mongoStats(agora.url);
+    const cpu0 = cpuSeconds(agora.pid);
+    const r = await call(agora.url, req(i));
+    const cpu = cpuSeconds(agora.pid) - cpu0;
+    const after = await mongoStats(agora.url);
+    const dbMs = (after.seconds - before.seconds) * 1000;
+    samples.push({ ms: r.ms, commands: after.commands - before.commands, dbMs, cpuMs: cpu * 1000 });
+  }
+  const ms = samples.map((x) => x.ms).sort((a, b) => a - b);
+  const p50 = median(ms);
+  const dbMs = median(samples.map((x) => x.dbMs));
+  const out = {
+    name: w.name,
+    door: 'GraphQL',
+    shape: w.shape,
+    viewer: 'logged in',
+    request: `POST /graphql ${w.shape}`,
+    responseBytes: 0,
+    mode: `${samples.length} writes, one at a time`,
+    requestsPerSecond: round(1000 / (ms.reduce((a, b) => a + b, 0) / ms.length), 1),
+    p50Ms: round(p50, 1),
+    p50OneConnectionMs: round(p50, 1),
+    p99Ms: round(ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))], 1),
+    commandsPerRequest: round(median(samples.map((x) => x.commands)), 2),
+    dbMsPerRequest: round(dbMs, 1),
+    serverMsPerRequest: dbMs > p50 ? null : round(p50 - dbMs, 1),
+    serialMs: round(p50, 1),
+    serverCpuMsPerRequest: round(median(samples.map((x) => x.cpuMs)), 1),
+    runs: opts.runs,
+  };
+  log(summary(out));
+  return out;
+}
+
 function rest(name, p, token, extra = {}) {
   return { name, door: 'REST', method: 'GET', path: p, headers: token ? { authorization: `Bearer ${token}` } : {}, viewer: token ? 'logged in' : 'anonymous', ...extra };
 }
@@ -271,6 +339,11 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
       } finally {
         await cold.stop();
       }
+    }
+
+    // Writes on the big topic, one at a time on the instance with the cache (BENCH_API_ONLY applies).
+    for (const w of writeScenarios(big, token)) {
+      if (!only || only.test(w.name)) measured.push(await measureWrites(agora, w, opts, log));
     }
 
     // GraphQL ÷ REST throughput, pairwise within this run.

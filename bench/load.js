@@ -2,7 +2,8 @@
 /**
  * Load benchmark (issue 7): 200 concurrent connections for 60 s of mixed traffic against the built
  * server on the embedded database — REST listings, topics with their comment trees and user feeds,
- * the same through GraphQL, small uploads, downloads and file information — and the expectation of
+ * the same through GraphQL, writes (topic votes, comment posts, small uploads), downloads and file
+ * information — and the expectation of
  * zero errors, zero timeouts and no answer other than the one each request should get. Reports
  * throughput and latency (p50/p90/p99/max) overall and per kind of request.
  *
@@ -76,22 +77,33 @@ async function seed(url) {
   const tokens = [];
   for (const u of DEMO_USERS) tokens.push((await gql(url, 'mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token } }', { u, p: DEMO_PASSWORD })).login.token);
   const topics = new Array(SEED_TOPICS);
+  const topicAuthors = new Array(SEED_TOPICS);
   let commentCount = 0;
   const seedTopic = async (i) => {
     const r = makeRandom(7 + i);
     const tags = [r.pick(TAGS), r.pick(TAGS)].filter((t, j, all) => all.indexOf(t) === j);
-    const t = await gql(url, 'mutation($input: PostTopicInput!) { postTopic(input: $input) { id } }', {
+    const author = r.pick(tokens);
+    const t = await gql(url, 'mutation($input: PostTopicInput!) { postTopic(input: $input) { id id36 } }', {
       input: { group: r.pick(GROUPS), title: `Load topic ${i}: ${r.pick(['what do you use', 'a question', 'news of the day', 'show and tell'])}`, markdown: `Topic **${i}** with some text. `.repeat(1 + r.int(5)), tags },
-    }, r.pick(tokens));
+    }, author);
+    topicAuthors[i] = author;
     const comments = [];
     const n = 5 + r.int(35);
     for (let c = 0; c < n; c++) {
       const parent = comments.length > 0 && r.next() < 0.7 ? r.pick(comments) : null;
-      const posted = await gql(url, 'mutation($t: ID!, $p: ID, $m: String!) { postComment(topicId: $t, parentId: $p, markdown: $m) { id } }', { t: t.postTopic.id, p: parent, m: `Comment ${c} on ${i}: ${'words '.repeat(1 + r.int(20))}` }, r.pick(tokens));
-      comments.push(posted.postComment.id);
+      // postComment returns the new comment's thread node (GraphQL v2).
+      const posted = await gql(
+        url,
+        'mutation($t: ID!, $p: ID, $m: String!) '
+          + '{ postComment(topicId: $t, parentId: $p, markdown: $m) { comment { id } } }',
+        { t: t.postTopic.id, p: parent, m: `Comment ${c} on ${i}: ${'words '.repeat(1 + r.int(20))}` },
+        r.pick(tokens),
+      );
+      comments.push(posted.postComment.comment.id);
     }
     commentCount += n;
-    topics[i] = t.postTopic.id;
+    // The REST id (/api/beta/topic/{id36}); GraphQL takes it too.
+    topics[i] = t.postTopic.id36;
   };
   // Four topics at a time (comments within a topic in order, so replies have their parents).
   let nextTopic = 0;
@@ -112,7 +124,7 @@ async function seed(url) {
       files[i] = { filename: (await res.json()).filename, size: body.length };
     }
   }));
-  return { tokens, topics, files, commentCount };
+  return { tokens, topics, topicAuthors, files, commentCount };
 }
 
 const TOPIC_FIELDS = 'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username } viewerHasVoted viewerHasBookmarked';
@@ -122,6 +134,8 @@ const GQL = {
     replies { depth comment { id author { username } textHtml voteCount } replies { depth comment { id textHtml } replies { comment { id } } } } } } } } }`,
   history: `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { __typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,
   file: 'query($f: String!) { file(filename: $f) { filename size mimetype sha256sum url directUrl expiresAt } }',
+  vote: 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { id voteCount viewerHasVoted } }',
+  comment: 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }',
 };
 
 /** Checks of an answer: each returns null when it is the expected one, else what is wrong. */
@@ -205,6 +219,31 @@ function mix(data) {
       const n = uploads++;
       return { method: 'PUT', path: `/upload/load${n}.txt`, headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: `load test upload ${n}\n`.repeat(1 + r.int(100)), check: expectJson([200], (v) => (typeof v.filename === 'string' && typeof v.delete_key === 'string' ? null : `no filename/delete_key: ${snippet(JSON.stringify(v))}`)) };
     }],
+    // Writes: a vote on a topic by someone other than its author (voted or taken back at random), and
+    // a comment posted on a topic.
+    ['GraphQL vote', 4, () => {
+      const i = r.int(data.topics.length);
+      const voters = data.tokens.filter((t) => t !== data.topicAuthors[i]);
+      return {
+        method: 'POST',
+        path: '/graphql',
+        headers: json({ authorization: `Bearer ${r.pick(voters)}` }),
+        body: JSON.stringify({ query: GQL.vote, variables: { t: data.topics[i], v: r.next() < 0.5 } }),
+        check: expectGraphql((d) =>
+          (typeof d.voteTopic?.voteCount === 'number' ? null : `no voteTopic: ${snippet(JSON.stringify(d))}`)),
+      };
+    }],
+    ['GraphQL comment post', 3, () => ({
+      method: 'POST',
+      path: '/graphql',
+      headers: json({ authorization: `Bearer ${r.pick(data.tokens)}` }),
+      body: JSON.stringify({
+        query: GQL.comment,
+        variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` },
+      }),
+      check: expectGraphql((d) =>
+        (d.postComment?.comment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)),
+    })],
     ['readiness', 4, () => ({ method: 'GET', path: '/readyz', headers: {}, check: (status, body) => (status === 200 ? null : `status ${status}: ${snippet(body)}`) })],
   ];
 }

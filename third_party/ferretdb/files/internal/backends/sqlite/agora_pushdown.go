@@ -28,133 +28,15 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"regexp"
-	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
 	"github.com/FerretDB/FerretDB/internal/types"
 )
-
-var agoraPlainField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // agoraPushdownOff turns the pushdown off when the environment has AGORA_FERRETDB_PUSHDOWN=off: every
 // query then reads the whole table, as FerretDB did. Agora's tests use it to show that no answer
 // depends on the pushdown (the launcher passes its environment on to FerretDB).
 var agoraPushdownOff = os.Getenv("AGORA_FERRETDB_PUSHDOWN") == "off"
-
-// agoraWhereClause returns a WHERE clause that only narrows the rows to those that may match filter.
-func agoraWhereClause(filter *types.Document) (string, []any) {
-	if agoraPushdownOff {
-		return "", nil
-	}
-
-	terms, args := agoraTerms(filter, 0)
-	if len(terms) == 0 {
-		return "", nil
-	}
-
-	return " WHERE " + strings.Join(terms, " AND "), args
-}
-
-// agoraTerms returns the narrowing terms of filter: one per pushable top-level condition, and those
-// of every document of a top-level $and (each of them must match too).
-func agoraTerms(filter *types.Document, depth int) ([]string, []any) {
-	if filter == nil || depth > 8 {
-		return nil, nil
-	}
-
-	var terms []string
-	var args []any
-
-	for _, k := range filter.Keys() {
-		if k == "$and" {
-			v, _ := filter.Get(k)
-			if arr, ok := v.(*types.Array); ok {
-				for i := 0; i < arr.Len(); i++ {
-					el, _ := arr.Get(i)
-					if d, ok := el.(*types.Document); ok {
-						t, a := agoraTerms(d, depth+1)
-						terms = append(terms, t...)
-						args = append(args, a...)
-					}
-				}
-			}
-
-			continue
-		}
-
-		if !agoraPlainField.MatchString(k) {
-			continue
-		}
-
-		v, _ := filter.Get(k)
-
-		var values []string
-
-		if d, ok := v.(*types.Document); ok {
-			if d.Len() != 1 {
-				continue
-			}
-
-			op := d.Keys()[0]
-			arg, _ := d.Get(op)
-
-			switch op {
-			case "$eq":
-				if s, ok := agoraJSONText(arg); ok {
-					values = []string{s}
-				}
-			case "$in":
-				arr, ok := arg.(*types.Array)
-				if !ok || arr.Len() == 0 || arr.Len() > 1000 {
-					continue
-				}
-
-				all := true
-
-				for i := 0; i < arr.Len(); i++ {
-					el, _ := arr.Get(i)
-
-					s, ok := agoraJSONText(el)
-					if !ok {
-						all = false
-						break
-					}
-
-					values = append(values, s)
-				}
-
-				if !all {
-					values = nil
-				}
-			}
-		} else if s, ok := agoraJSONText(v); ok {
-			values = []string{s}
-		}
-
-		if len(values) == 0 {
-			continue
-		}
-
-		// A stored double -0 is written "-0" and equals 0. The wire layer turns -0 into 0 on insert,
-		// but the backend stores what it is given; found by TestAgoraPushdownNeverDropsAMatch.
-		if slices.Contains(values, "0") {
-			values = append(values, "-0")
-		}
-
-		expr := fmt.Sprintf("%s->%q", metadata.DefaultColumn, k)
-		placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ")
-		terms = append(terms, fmt.Sprintf("(%[1]s IN (%[2]s) OR (%[1]s >= '[' AND %[1]s < '\\'))", expr, placeholders))
-
-		for _, s := range values {
-			args = append(args, s)
-		}
-	}
-
-	return terms, args
-}
 
 // agoraJSONText returns the JSON text the backend stores for v, for values where that text is unambiguous.
 func agoraJSONText(v any) (string, bool) {

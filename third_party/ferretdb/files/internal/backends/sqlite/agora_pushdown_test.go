@@ -53,27 +53,45 @@ func TestAgoraJSONText(t *testing.T) {
 	}
 }
 
-func TestAgoraWhereClause(t *testing.T) {
+func TestAgoraTranslate(t *testing.T) {
 	t.Parallel()
 
-	where, args := agoraWhereClause(must.NotFail(types.NewDocument(
+	tr := agoraTranslate(must.NotFail(types.NewDocument(
 		"f", int32(5),
-		"g", must.NotFail(types.NewDocument("$in", must.NotFail(types.NewArray("a", int64(2))))),
+		"g", must.NotFail(types.NewDocument("$in", must.NotFail(types.NewArray("a", int64(2), types.Null)))),
 		"$and", must.NotFail(types.NewArray(
-			must.NotFail(types.NewDocument("h", must.NotFail(types.NewDocument("$eq", "x")))),
+			must.NotFail(types.NewDocument("h", must.NotFail(types.NewDocument("$gte", time.UnixMilli(7))))),
 		)),
-		"not.plain", int32(1),
 		"b", true,
-		"n", must.NotFail(types.NewDocument("$gt", int32(1))),
-	)))
-	assert.Equal(t, ` WHERE (_ferretdb_sjson->"f" IN (?) OR (_ferretdb_sjson->"f" >= '[' AND _ferretdb_sjson->"f" < '\'))`+
-		` AND (_ferretdb_sjson->"g" IN (?, ?) OR (_ferretdb_sjson->"g" >= '[' AND _ferretdb_sjson->"g" < '\'))`+
-		` AND (_ferretdb_sjson->"h" IN (?) OR (_ferretdb_sjson->"h" >= '[' AND _ferretdb_sjson->"h" < '\'))`, where)
-	assert.Equal(t, []any{"5", `"a"`, "2", `"x"`}, args)
+	)), nil)
+	assert.True(t, tr.exact)
+	assert.Len(t, tr.terms, 4)
+	assert.Equal(t, []any{int64(5), "a", int64(2), int64(7), int64(1)}, tr.args)
 
-	where, args = agoraWhereClause(must.NotFail(types.NewDocument("b", true, "$or", must.NotFail(types.NewArray()))))
-	assert.Empty(t, where)
-	assert.Empty(t, args)
+	// A keyset page's $or gets its hull as a term of its own: value(t) <= the anchor's.
+	anchor := time.UnixMilli(5000)
+	tr = agoraTranslate(must.NotFail(types.NewDocument("$or", must.NotFail(types.NewArray(
+		must.NotFail(types.NewDocument("t", must.NotFail(types.NewDocument("$lt", anchor)))),
+		must.NotFail(types.NewDocument("t", anchor, "_id", must.NotFail(types.NewDocument("$lt", int32(9))))),
+	)))), nil)
+	assert.True(t, tr.exact)
+	require.Len(t, tr.terms, 2)
+	assert.Contains(t, tr.terms[1], "(_ferretdb_sjson->>'$.t') <= ?")
+	assert.Equal(t, int64(5000), tr.args[len(tr.args)-1])
+
+	for _, f := range []*types.Document{
+		must.NotFail(types.NewDocument("not.plain", int32(1))),
+		must.NotFail(types.NewDocument("f", must.NotFail(types.NewDocument("$ne", int32(1))))),
+		must.NotFail(types.NewDocument("f", int64(1<<53+1))),
+		must.NotFail(types.NewDocument("f", must.NotFail(types.NewDocument("a", int32(1))))),
+		must.NotFail(types.NewDocument("tags", "x")),
+		must.NotFail(types.NewDocument("$or", must.NotFail(types.NewArray(
+			must.NotFail(types.NewDocument("tags", "x")),
+		)))),
+	} {
+		tr = agoraTranslate(f, map[string]struct{}{"tags": {}})
+		assert.False(t, tr.exact, "%s", f)
+	}
 }
 
 // TestAgoraPushdownNeverDropsAMatch: for every filter, every document FerretDB's matcher accepts
@@ -104,6 +122,7 @@ func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
 
 	_, err = c.CreateIndexes(ctx, &backends.CreateIndexesParams{Indexes: []backends.IndexInfo{
 		{Name: "f_1", Key: []backends.IndexKeyPair{{Field: "f"}}},
+		{Name: "g_1", Key: []backends.IndexKeyPair{{Field: "g"}}},
 	}})
 	require.NoError(t, err)
 
@@ -150,6 +169,43 @@ func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
 		filters = append(filters, must.NotFail(types.NewDocument("f", v)))
 	}
 
+	// Twice: while the collection's unranked fields are unknown (wide terms), and once they are known.
+	agoraWaitShapes(t, c, testutil.DatabaseName(t))
+	agoraForgetShapes(testutil.DatabaseName(t))
+
+	for _, wide := range []bool{true, false} {
+		if !wide {
+			agoraShapes.Range(func(k, _ any) bool {
+				if strings.HasPrefix(k.(string), testutil.DatabaseName(t)+"\x00") {
+					agoraShapes.Delete(k)
+				}
+
+				return true
+			})
+			agoraWaitShapes(t, c, testutil.DatabaseName(t))
+		}
+
+		agoraCheckFilters(t, c, docs, filters)
+	}
+
+	for _, v := range []any{int32(1), float64(2)} {
+		ex, err := c.Explain(ctx, &backends.ExplainParams{Filter: must.NotFail(types.NewDocument("g", v))})
+		require.NoError(t, err)
+		assert.True(t, ex.FilterPushdown, "%v", v)
+
+		plan, err := iterator.ConsumeValues(must.NotFail(ex.QueryPlanner.Get("Plan")).(*types.Array).Iterator())
+		require.NoError(t, err)
+		assert.Regexp(t, `USING INDEX \w+_g_1 `, fmt.Sprint(plan...), "%v", v)
+	}
+}
+
+// agoraCheckFilters checks that every document FerretDB's matcher accepts among docs is among those
+// the pushed-down query of each filter returns.
+func agoraCheckFilters(t *testing.T, c backends.Collection, docs, filters []*types.Document) {
+	t.Helper()
+
+	ctx := testutil.Ctx(t)
+
 	for _, filter := range filters {
 		var expected []string
 
@@ -177,28 +233,19 @@ func TestAgoraPushdownNeverDropsAMatch(t *testing.T) {
 		slices.Sort(got)
 		assert.Equal(t, expected, got, "filter %s", filter)
 	}
-
-	for _, v := range []any{int32(5), "plain text", oid} {
-		ex, err := c.Explain(ctx, &backends.ExplainParams{Filter: must.NotFail(types.NewDocument("f", v))})
-		require.NoError(t, err)
-		assert.True(t, ex.FilterPushdown, "%v", v)
-
-		plan, err := iterator.ConsumeValues(must.NotFail(ex.QueryPlanner.Get("Plan")).(*types.Array).Iterator())
-		require.NoError(t, err)
-		assert.Regexp(t, `USING INDEX \w+_f_1 `, fmt.Sprint(plan...), "%v", v)
-	}
 }
 
 func agoraID(doc *types.Document) string {
 	return types.FormatAnyValue(must.NotFail(doc.Get("_id")))
 }
 
-// TestAgoraPushdownOff: with AGORA_FERRETDB_PUSHDOWN=off no WHERE clause is made.
+// TestAgoraPushdownOff: with AGORA_FERRETDB_PUSHDOWN=off nothing is planned.
 func TestAgoraPushdownOff(t *testing.T) {
 	agoraPushdownOff = true
 	t.Cleanup(func() { agoraPushdownOff = false })
 
-	where, args := agoraWhereClause(must.NotFail(types.NewDocument("f", int32(5))))
-	assert.Empty(t, where)
-	assert.Empty(t, args)
+	p, err := agoraPlanQuery(testutil.Ctx(t), nil, "db", "t", must.NotFail(types.NewDocument("f", int32(5))),
+		must.NotFail(types.NewDocument("f", int64(1))), 10)
+	require.NoError(t, err)
+	assert.Equal(t, &agoraPlan{}, p)
 }

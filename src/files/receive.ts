@@ -62,7 +62,9 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
     gathered = [];
     gatheredBytes = 0;
     if (bufs.length === 0) return cb();
-    const written = bufs.length === 1 ? temp.write(bufs[0]!) : temp.writev ? temp.writev(bufs) : temp.write(Buffer.concat(bufs));
+    let written: Promise<void>;
+    if (bufs.length === 1) written = temp.write(bufs[0]!);
+    else written = temp.writev ? temp.writev(bufs) : temp.write(Buffer.concat(bufs));
     written.then(...done(cb));
   };
 

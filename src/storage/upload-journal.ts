@@ -96,7 +96,9 @@ export class UploadJournal {
 
   private async open(): Promise<void> {
     const p = path.join(this.dir, `${this.owner}-${crypto.randomBytes(16).toString('hex')}.journal`);
-    const fd = await new Promise<number>((resolve, reject) => fs.open(p, 'ax', (err, f) => (err ? reject(err) : resolve(f))));
+    const fd = await new Promise<number>((resolve, reject) =>
+      fs.open(p, 'ax', (err, f) => (err ? reject(err) : resolve(f))),
+    );
     this.current = { path: p, fd, lines: 0, pending: 0 };
   }
 

@@ -69,7 +69,8 @@ describe('the upload journal (one file per process while uploads are in flight)'
       fs.mkdirSync(path.dirname(store.objectPath(id!)), { recursive: true });
       fs.writeFileSync(store.objectPath(id!), `bytes of ${id}`);
     }
-    const journal = path.join(root, 'tmp', `${HOST_TAG}-${process.pid}-${crypto.randomBytes(16).toString('hex')}.journal`);
+    const journalName = `${HOST_TAG}-${process.pid}-${crypto.randomBytes(16).toString('hex')}.journal`;
+    const journal = path.join(root, 'tmp', journalName);
     // `never`: the line was written, the process died before creating the object; then a cut-off line.
     fs.writeFileSync(journal, `${kept}\n${lost}\n${never}\n${lost!.slice(0, 7)}`);
     const before = new Date(performance.timeOrigin - 60_000);

@@ -26,13 +26,28 @@ async function startDatabase(dataDir) {
   return launchDatabase({ dataDir, database: config.database, log: (m) => process.stderr.write(`[bench-db] ${m}\n`) });
 }
 
+/** The flags the benchmarks start the server with: the deployed ones, then BENCH_NODE_ARGS. */
+function benchNodeArgs() {
+  return [...deployedNodeArgs(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+}
+
 /**
- * Starts `node dist/main.js` against `mongoUri`; resolves { url, pid, stop, output }. BENCH_NODE_ARGS
- * passes flags to that Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server).
+ * The Node flags the server is deployed with: those of package.json's `start:built` (the Dockerfile's
+ * CMD has the same), so a benchmark measures the server as it runs.
+ */
+function deployedNodeArgs() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const m = /^node\s+(.*?)\s*dist\/main\.js$/.exec((pkg.scripts['start:built'] ?? '').trim());
+  return m ? m[1].split(/\s+/).filter(Boolean) : [];
+}
+
+/**
+ * Starts `node dist/main.js` against `mongoUri` with the deployed flags; resolves { url, pid, stop,
+ * output }. BENCH_NODE_ARGS adds flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  * `onOutput(text, stream)`, when given, receives what the server writes after it listens (its JSON
  * log lines on stdout, anything on stderr), so a benchmark can count the errors it logged.
  */
-function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), onOutput }) {
+function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), onOutput }) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DiskStore, HOST_TAG } from '../../../src/storage/disk';
+import { UploadJournal } from '../../../src/storage/upload-journal';
 
 const nothingReferenced = async (): Promise<Set<string>> => new Set();
 let root: string;
@@ -40,4 +41,69 @@ it("removes what an earlier process with this process's pid left (marker older t
   fs.utimesSync(marker, before, before);
   expect(await store.recover(nothingReferenced)).toBe(1);
   expect([fs.existsSync(object), fs.existsSync(marker)]).toEqual([false, false]);
+});
+
+describe('the upload journal (one file per process while uploads are in flight)', () => {
+  const tmpEntries = () => fs.readdirSync(path.join(root, 'tmp'));
+
+  it('lists an upload in flight in a journal and leaves tmp/ empty once it settled or aborted', async () => {
+    const a = await store.create();
+    const b = await store.create();
+    const entries = tmpEntries();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatch(new RegExp(`^${HOST_TAG}-${process.pid}-[0-9a-f]{32}\\.journal$`));
+    expect(fs.readFileSync(path.join(root, 'tmp', entries[0]!), 'latin1')).toBe(`${a.id}\n${b.id}\n`);
+    await a.write(Buffer.from('kept'));
+    await a.commit();
+    await a.settle();
+    expect(tmpEntries()).toHaveLength(1); // b is still in flight
+    await b.abort();
+    expect(tmpEntries()).toEqual([]);
+    expect(fs.readFileSync(store.objectPath(a.id), 'latin1')).toBe('kept');
+    expect(fs.existsSync(store.objectPath(b.id))).toBe(false);
+  });
+
+  it("removes the unreferenced objects a dead process's journal lists, keeps referenced ones", async () => {
+    const [kept, lost, never] = [0, 1, 2].map(() => crypto.randomBytes(16).toString('hex'));
+    for (const id of [kept, lost]) {
+      fs.mkdirSync(path.dirname(store.objectPath(id!)), { recursive: true });
+      fs.writeFileSync(store.objectPath(id!), `bytes of ${id}`);
+    }
+    const journalName = `${HOST_TAG}-${process.pid}-${crypto.randomBytes(16).toString('hex')}.journal`;
+    const journal = path.join(root, 'tmp', journalName);
+    // `never`: the line was written, the process died before creating the object; then a cut-off line.
+    fs.writeFileSync(journal, `${kept}\n${lost}\n${never}\n${lost!.slice(0, 7)}`);
+    const before = new Date(performance.timeOrigin - 60_000);
+    fs.utimesSync(journal, before, before);
+    const referenced = async (ids: string[]) => new Set(ids.filter((id) => id === kept));
+    expect(await store.recover(referenced)).toBe(1);
+    expect([fs.existsSync(store.objectPath(kept!)), fs.existsSync(store.objectPath(lost!))]).toEqual([true, false]);
+    expect(tmpEntries()).toEqual([]);
+  });
+
+  it('keeps the journal of uploads this process has in flight through recovery and collection', async () => {
+    const temp = await store.create();
+    await temp.write(Buffer.from('in flight'));
+    expect(await store.recover(nothingReferenced)).toBe(0);
+    expect(await store.collect(nothingReferenced, { full: false })).toBe(0);
+    expect(tmpEntries()).toHaveLength(1);
+    await temp.commit();
+    await temp.settle();
+    expect(fs.readFileSync(store.objectPath(temp.id), 'latin1')).toBe('in flight');
+  });
+
+  it('starts a new journal after its maximum of lines and removes each once its uploads ended', async () => {
+    const journal = new UploadJournal(path.join(root, 'tmp'), `${HOST_TAG}-${process.pid}`, 2);
+    const ids = [0, 1, 2].map(() => crypto.randomBytes(16).toString('hex'));
+    const entries = await Promise.all(ids.map((id) => journal.begin(id)));
+    const contents = () => tmpEntries().map((n) => fs.readFileSync(path.join(root, 'tmp', n), 'latin1')).sort();
+    expect(contents()).toEqual([`${ids[0]}\n${ids[1]}\n`, `${ids[2]}\n`].sort());
+    await entries[0]!.end();
+    await entries[0]!.end(); // idempotent: must not end another upload's place
+    expect(tmpEntries()).toHaveLength(2);
+    await entries[1]!.end();
+    expect(contents()).toEqual([`${ids[2]}\n`]);
+    await entries[2]!.end();
+    expect(tmpEntries()).toEqual([]);
+  });
 });

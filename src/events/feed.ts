@@ -51,6 +51,8 @@ export class EventFeed {
   private headCheckedAt = 0;
   private lastEventAt = Date.now();
   private pulling: Promise<void> = Promise.resolve();
+  /** A read queued by sync() and not started yet: later callers share it. */
+  private queuedSync: Promise<void> | undefined;
   /** No live connection on this instance: nobody would receive what is read, so nothing is. */
   private idle = true;
   private closeStream: (() => Promise<void>) | undefined;
@@ -107,6 +109,24 @@ export class EventFeed {
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  /**
+   * Reads the log up to its current end before resolving, so a subscription registered afterwards
+   * starts after everything recorded before it (the poll may be up to an interval behind). Callers
+   * that come while a read is queued share it; one that comes while a read runs gets the next one.
+   */
+  sync(): Promise<void> {
+    if (!this.running || this.idle) return Promise.resolve();
+    if (!this.queuedSync) {
+      const p = this.pulling.then(() => {
+        this.queuedSync = undefined;
+        return this.pull();
+      });
+      this.queuedSync = p;
+      this.pulling = p.catch(() => {});
+    }
+    return this.queuedSync;
   }
 
   /** Reads and hands out everything recorded so far (a graceful shutdown sends it before closing). */

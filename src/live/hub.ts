@@ -89,6 +89,8 @@ export class LiveHub {
    * a repeat.
    */
   async subscribe(conn: LiveConnection, interest: Interest, after?: string | null): Promise<MessageQueue> {
+    // Start after what is already recorded, not where the last poll happened to stop.
+    await this.d.feed.sync().catch(() => {});
     const floor = this.d.feed.position;
     const from = after === undefined || after === null ? undefined : await this.checkCursor(after, floor);
     const sub = {} as Sub;

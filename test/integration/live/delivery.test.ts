@@ -246,3 +246,23 @@ describe('new topics and replies', () => {
     expect((sub.got.errors[0] ?? sub.got.messages[0].errors)[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 });
+
+it('a subscription starts after what was recorded before it, however far behind the poll is', async () => {
+  // The other instance polls rarely: a comment recorded just before a subscription reaches it must
+  // not be sent to that subscription (it happened before), the next one must.
+  const slow = await startSecondInstance(s, { LIVE_POLL_INTERVAL_MS: '5000' });
+  try {
+    const keepAwake = client(slow.wsUrl).subscribe(ACTIVITY, { id: topic.id36 });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = await f.comment(bob, topic, { markdown: 'before the subscription' });
+    const sub = client(slow.wsUrl).subscribe(ACTIVITY, { id: topic.id36 });
+    await new Promise((r) => setTimeout(r, 300));
+    const after = await f.comment(bob, topic, { markdown: 'after the subscription' });
+    const [first] = (await sub.got.count(1, 15_000)).map((m) => m.data.topicActivity);
+    expect(first.commentId).toBe(after.id36);
+    expect(sub.got.messages.map((m) => m.data.topicActivity.commentId)).not.toContain(before.id36);
+    await keepAwake.got.count(2, 15_000);
+  } finally {
+    await slow.close();
+  }
+});

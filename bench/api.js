@@ -55,10 +55,12 @@ function call(url, req) {
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        if (res.statusCode !== 200) return reject(new Error(`${req.method} ${req.path} → ${res.statusCode} ${text.slice(0, 300)}`));
+        if (res.statusCode !== 200)
+          return reject(new Error(`${req.method} ${req.path} → ${res.statusCode} ${text.slice(0, 300)}`));
         if (req.graphql) {
           const body = JSON.parse(text);
-          if (body.errors) return reject(new Error(`GraphQL ${req.graphql}: ${JSON.stringify(body.errors).slice(0, 300)}`));
+          if (body.errors)
+            return reject(new Error(`GraphQL ${req.graphql}: ${JSON.stringify(body.errors).slice(0, 300)}`));
         }
         resolve({ ms, bytes: Buffer.byteLength(text), text });
       });
@@ -99,9 +101,19 @@ async function measureScenario(agora, s, opts, log) {
     const r = await fn();
     // Minus what the idle process spends meanwhile (driver heartbeats, timers): slow requests
     // would otherwise be charged for seconds of background work.
-    const cpu = Math.max(0, cpuSeconds(agora.pid) - cpu0 - (opts.idleCpuPerSecond ?? 0) * (Number(process.hrtime.bigint() - t0) / 1e9));
+    const cpu = Math.max(
+      0,
+      cpuSeconds(agora.pid) - cpu0 - (opts.idleCpuPerSecond ?? 0) * (Number(process.hrtime.bigint() - t0) / 1e9),
+    );
     const after = await mongoStats(agora.url);
-    return { r, counts: { commands: after.commands - before.commands, dbSeconds: after.seconds - before.seconds, cpuSeconds: cpu } };
+    return {
+      r,
+      counts: {
+        commands: after.commands - before.commands,
+        dbSeconds: after.seconds - before.seconds,
+        cpuSeconds: cpu,
+      },
+    };
   };
   // A first request warms the code path and the comment cache (the uncached scenarios have it
   // off); then, with nothing left in flight, the probe checks the answer and tells how slow the
@@ -121,7 +133,12 @@ async function measureScenario(agora, s, opts, log) {
     counted.push({ requests: 1, meanMs: probe.r.ms, p50: probe.r.ms, ...probe.counts });
     for (let i = 1; i < opts.runs; i++) {
       const { r, counts } = await counting(() => once({ ...target, connections: 1, amount, timeout }));
-      runs.push({ requestsPerSecond: r.requests.total / (r.duration || 1), p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts });
+      runs.push({
+        requestsPerSecond: r.requests.total / (r.duration || 1),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        bad: r.non2xx + r.errors + r.timeouts,
+      });
       counted.push({ requests: r.requests.total, meanMs: r.latency.mean, p50: r.latency.p50, ...counts });
     }
   } else {
@@ -135,7 +152,12 @@ async function measureScenario(agora, s, opts, log) {
       // The load client stops at the deadline, the server finishes what is in flight: wait for
       // that, or the next counted run would be charged with those requests' commands.
       await settle(agora);
-      runs.push({ requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts + c.non2xx + c.errors + c.timeouts });
+      runs.push({
+        requestsPerSecond: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        bad: r.non2xx + r.errors + r.timeouts + c.non2xx + c.errors + c.timeouts,
+      });
     }
   }
   const bad = runs.reduce((n, r) => n + r.bad, 0);
@@ -150,7 +172,9 @@ async function measureScenario(agora, s, opts, log) {
     viewer: s.viewer,
     request: `${s.method} ${s.path}${s.graphql ? ` ${s.graphql}` : ''}`,
     responseBytes: probe.r.bytes,
-    mode: slow ? `${counted[counted.length - 1].requests} request(s) per run, 1 connection` : `${opts.seconds} s per run, ${opts.connections} connections`,
+    mode: slow
+      ? `${counted[counted.length - 1].requests} request(s) per run, 1 connection`
+      : `${opts.seconds} s per run, ${opts.connections} connections`,
     requestsPerSecond: round(median(runs.map((r) => r.requestsPerSecond)), slow ? 3 : 1),
     p50Ms: round(median(runs.map((r) => r.p50)), 1),
     // One request at a time (the counted runs): latency without queueing behind other requests.
@@ -178,7 +202,8 @@ async function measureScenario(agora, s, opts, log) {
 async function measureInterleaved(agora, group, opts, log) {
   const perRun = group.map(() => []);
   for (let i = 0; i < opts.runs; i++) {
-    for (const [k, s] of group.entries()) perRun[k].push(await measureScenario(agora, s, { ...opts, runs: 1 }, () => {}));
+    for (const [k, s] of group.entries())
+      perRun[k].push(await measureScenario(agora, s, { ...opts, runs: 1 }, () => {}));
   }
   return group.map((s, k) => {
     const runs = perRun[k];
@@ -275,17 +300,39 @@ async function measureWrites(agora, w, opts, log) {
 }
 
 function rest(name, p, token, extra = {}) {
-  return { name, door: 'REST', method: 'GET', path: p, headers: token ? { authorization: `Bearer ${token}` } : {}, viewer: token ? 'logged in' : 'anonymous', ...extra };
+  return {
+    name,
+    door: 'REST',
+    method: 'GET',
+    path: p,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    viewer: token ? 'logged in' : 'anonymous',
+    ...extra,
+  };
 }
 
 function graphql(name, op, variables, token, extra = {}) {
   const body = JSON.stringify({ query: GQL[op], variables });
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
-  return { name, door: 'GraphQL', method: 'POST', path: '/graphql', headers, body, graphql: `${op}(${JSON.stringify(variables)})`, viewer: token ? 'logged in' : 'anonymous', ...extra };
+  return {
+    name,
+    door: 'GraphQL',
+    method: 'POST',
+    path: '/graphql',
+    headers,
+    body,
+    graphql: `${op}(${JSON.stringify(variables)})`,
+    viewer: token ? 'logged in' : 'anonymous',
+    ...extra,
+  };
 }
 
 async function login(url, username, password) {
-  const res = await fetch(`${url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const res = await fetch(`${url}/api/beta/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
   if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${await res.text()}`);
   return (await res.json()).token;
 }
@@ -296,7 +343,11 @@ async function login(url, username, password) {
 async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
   let opts = runOpts;
   const log = (m) => process.stderr.write(`[bench-api] ${m}\n`);
-  const agora = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api'), env: { DEMO_SEED: 'false' } });
+  const agora = await startAgora({
+    mongoUri: `${db.uri}/${manifest.dbName}`,
+    dataDir: path.join(workDir, 'agora-api'),
+    env: { DEMO_SEED: 'false' },
+  });
   try {
     const token = await login(agora.url, manifest.viewer, manifest.password);
     // The server's CPU use while idle, subtracted from the CPU measured around requests.
@@ -312,28 +363,44 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
       rest('REST topics, logged in', '/api/beta/topics?limit=50', token, { shape: 'topics' }),
       graphql('GraphQL topics, logged in', 'topics', { first: 50 }, token, { shape: 'topics' }),
       rest(`REST topic ${big} (5,000 comments), anonymous`, `/api/beta/topic/${big}`, null, { shape: 'topic' }),
-      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous`, 'topic', { id: big }, null, { shape: 'topic' }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous`, 'topic', { id: big }, null, {
+        shape: 'topic',
+      }),
       rest(`REST topic ${big} (5,000 comments), logged in`, `/api/beta/topic/${big}`, token, { shape: 'topic' }),
-      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), logged in`, 'topic', { id: big }, token, { shape: 'topic' }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), logged in`, 'topic', { id: big }, token, {
+        shape: 'topic',
+      }),
       rest(`REST user ${u} history, anonymous`, `/api/beta/user/${u}`, null, { shape: 'history' }),
-      graphql(`GraphQL user ${u} history, anonymous`, 'history', { username: u, first: 50 }, null, { shape: 'history' }),
+      graphql(`GraphQL user ${u} history, anonymous`, 'history', { username: u, first: 50 }, null, {
+        shape: 'history',
+      }),
     ];
     // BENCH_API_ONLY=<regular expression>: only the scenarios whose name matches (e.g. 'topic 6y1').
     const only = opts.apiOnly ? new RegExp(opts.apiOnly, 'i') : null;
     const measured = [];
     // REST and GraphQL for the same data and viewer are measured in alternation (measureInterleaved).
     const groups = new Map();
-    for (const s of scenarios) if (!only || only.test(s.name)) groups.set(`${s.shape}|${s.viewer}`, [...(groups.get(`${s.shape}|${s.viewer}`) ?? []), s]);
+    for (const s of scenarios)
+      if (!only || only.test(s.name))
+        groups.set(`${s.shape}|${s.viewer}`, [...(groups.get(`${s.shape}|${s.viewer}`) ?? []), s]);
     for (const group of groups.values()) measured.push(...(await measureInterleaved(agora, group, opts, log)));
 
     // The big topic again on an instance with the comment cache off (COMMENT_CACHE_SIZE=0): what
     // a read costs right after one of its comments changed (src/discussion/comment-cache.ts).
     const uncached = [
-      rest(`REST topic ${big} (5,000 comments), anonymous, uncached`, `/api/beta/topic/${big}`, null, { shape: 'topic, uncached' }),
-      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous, uncached`, 'topic', { id: big }, null, { shape: 'topic, uncached' }),
+      rest(`REST topic ${big} (5,000 comments), anonymous, uncached`, `/api/beta/topic/${big}`, null, {
+        shape: 'topic, uncached',
+      }),
+      graphql(`GraphQL topic ${big} (5,000 comments, flat tree), anonymous, uncached`, 'topic', { id: big }, null, {
+        shape: 'topic, uncached',
+      }),
     ].filter((s) => !only || only.test(s.name));
     if (uncached.length > 0) {
-      const cold = await startAgora({ mongoUri: `${db.uri}/${manifest.dbName}`, dataDir: path.join(workDir, 'agora-api-uncached'), env: { DEMO_SEED: 'false', COMMENT_CACHE_SIZE: '0' } });
+      const cold = await startAgora({
+        mongoUri: `${db.uri}/${manifest.dbName}`,
+        dataDir: path.join(workDir, 'agora-api-uncached'),
+        env: { DEMO_SEED: 'false', COMMENT_CACHE_SIZE: '0' },
+      });
       try {
         measured.push(...(await measureInterleaved(cold, uncached, opts, log)));
       } finally {
@@ -356,13 +423,49 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     // Commands per request at another page size / tree size (the bounds of the REST and GraphQL
     // issues): the small shape is counted here, the large one is the measured scenario.
     const smallTopic = manifest.smallTopic36 ?? '1';
-    const find = (door, shape, viewer) => measured.find((m) => m.door === door && m.shape === shape && m.viewer === viewer);
+    const find = (door, shape, viewer) =>
+      measured.find((m) => m.door === door && m.shape === shape && m.viewer === viewer);
     const checks = [
-      ['topics page, anonymous', 'topics', 'anonymous', rest('', '/api/beta/topics?limit=5', null), graphql('', 'topics', { first: 5 }, null), 'limit 5 → 50'],
-      ['topics page, logged in', 'topics', 'logged in', rest('', '/api/beta/topics?limit=5', token), graphql('', 'topics', { first: 5 }, token), 'limit 5 → 50'],
-      ['topic tree, anonymous', 'topic', 'anonymous', rest('', `/api/beta/topic/${smallTopic}`, null), graphql('', 'topic', { id: smallTopic }, null), `topic ${smallTopic} (a few comments) → ${big} (5,000)`],
-      ['topic tree, logged in', 'topic', 'logged in', rest('', `/api/beta/topic/${smallTopic}`, token), graphql('', 'topic', { id: smallTopic }, token), `topic ${smallTopic} (a few comments) → ${big} (5,000)`],
-      ['user history, anonymous', 'history', 'anonymous', rest('', `/api/beta/user/${u}?limit=5`, null), graphql('', 'history', { username: u, first: 5 }, null), 'limit 5 → 50'],
+      [
+        'topics page, anonymous',
+        'topics',
+        'anonymous',
+        rest('', '/api/beta/topics?limit=5', null),
+        graphql('', 'topics', { first: 5 }, null),
+        'limit 5 → 50',
+      ],
+      [
+        'topics page, logged in',
+        'topics',
+        'logged in',
+        rest('', '/api/beta/topics?limit=5', token),
+        graphql('', 'topics', { first: 5 }, token),
+        'limit 5 → 50',
+      ],
+      [
+        'topic tree, anonymous',
+        'topic',
+        'anonymous',
+        rest('', `/api/beta/topic/${smallTopic}`, null),
+        graphql('', 'topic', { id: smallTopic }, null),
+        `topic ${smallTopic} (a few comments) → ${big} (5,000)`,
+      ],
+      [
+        'topic tree, logged in',
+        'topic',
+        'logged in',
+        rest('', `/api/beta/topic/${smallTopic}`, token),
+        graphql('', 'topic', { id: smallTopic }, token),
+        `topic ${smallTopic} (a few comments) → ${big} (5,000)`,
+      ],
+      [
+        'user history, anonymous',
+        'history',
+        'anonymous',
+        rest('', `/api/beta/user/${u}?limit=5`, null),
+        graphql('', 'history', { username: u, first: 5 }, null),
+        'limit 5 → 50',
+      ],
     ];
     const bounds = [];
     if (!opts.skipBounds) {
@@ -379,7 +482,14 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
         log(`bounds ${name} (${sizes}): REST ${row.rest.join(' → ')}, GraphQL ${row.graphql.join(' → ')} commands`);
       }
     }
-    return { dataset: manifest.summary, viewer: manifest.viewer, loadAverage: os.loadavg().map((x) => round(x, 2)), scenarios: measured, ratios, bounds };
+    return {
+      dataset: manifest.summary,
+      viewer: manifest.viewer,
+      loadAverage: os.loadavg().map((x) => round(x, 2)),
+      scenarios: measured,
+      ratios,
+      bounds,
+    };
   } finally {
     await agora.stop();
   }

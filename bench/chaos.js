@@ -192,8 +192,8 @@ function leftProcesses() {
   const found = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let cmd = '';
-    let env = '';
+    let cmd;
+    let env;
     try {
       cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       env = cmd.includes('dist/main.js') ? fs.readFileSync(`/proc/${entry}/environ`, 'utf8') : '';
@@ -212,7 +212,8 @@ async function readyAfter(since) {
     const asked = Date.now();
     const r = await request('GET', '/readyz', { fresh: true });
     if (r.status === 200) return Date.now() - since;
-    if (process.env.CHAOS_DEBUG) log(`/readyz after ${asked - since} ms: ${r.status ?? r.error} in ${Date.now() - asked} ms ${r.body ?? ''}`);
+    if (process.env.CHAOS_DEBUG)
+      log(`/readyz after ${asked - since} ms: ${r.status ?? r.error} in ${Date.now() - asked} ms ${r.body ?? ''}`);
     await sleep(50);
   }
   return Infinity;
@@ -276,7 +277,11 @@ async function op(r) {
     const c = acked.comments[Math.floor(r() * acked.comments.length)];
     const voters = USERS.filter((u) => u !== c.user);
     const voter = voters[Math.floor(r() * voters.length)];
-    const res = await gql('mutation($id: ID!) { voteComment(id: $id) { id viewerHasVoted } }', { id: c.id }, tokens[voter]);
+    const res = await gql(
+      'mutation($id: ID!) { voteComment(id: $id) { id viewerHasVoted } }',
+      { id: c.id },
+      tokens[voter],
+    );
     const ok = res.status === 200 && !res.json?.errors && res.json?.data?.voteComment?.viewerHasVoted === true;
     if (ok) acked.votes.push({ comment: c.id, topic: c.topic, voter });
     return count('vote', res, ok);
@@ -383,7 +388,8 @@ async function verify() {
   // Counts as the run left them, then the recount command, whose --fix must leave no drift.
   const countsAsLeft = await countMismatches();
   const verified = countsVerify(false);
-  if (verified.code !== 0 && verified.code !== 1) failures.push(`counts:verify: exit ${verified.code}: ${verified.out}`);
+  if (verified.code !== 0 && verified.code !== 1)
+    failures.push(`counts:verify: exit ${verified.code}: ${verified.out}`);
   console.log(`counts:verify as the run left them: ${verified.out.split('\n').pop()}`);
   const fixed = countsVerify(true);
   if (fixed.code !== 0) failures.push(`counts:verify --fix: exit ${fixed.code}: ${fixed.out}`);
@@ -403,7 +409,10 @@ async function checkFiles() {
   const problems = [];
   const referenced = new Set();
   try {
-    for await (const doc of client.db().collection('files').find({}, { projection: { objectId: 1, size: 1 } })) {
+    for await (const doc of client
+      .db()
+      .collection('files')
+      .find({}, { projection: { objectId: 1, size: 1 } })) {
       referenced.add(doc.objectId);
       const file = path.join(dataDir, 'files', 'objects', doc.objectId.slice(0, 2), doc.objectId);
       const size = fs.existsSync(file) ? fs.statSync(file).size : -1;
@@ -487,7 +496,9 @@ async function main() {
       const listeningMs = Date.now() - at;
       const ms = await readyAfter(at);
       kills.push({ ...e, pid, ms, listeningMs });
-      log(`t=${e.t}s killed the server (pid ${pid}) and started it again (pid ${server.pid}): listening after ${listeningMs} ms, ready after ${ms} ms`);
+      log(
+        `t=${e.t}s killed the server (pid ${pid}) and started it again (pid ${server.pid}): listening after ${listeningMs} ms, ready after ${ms} ms`,
+      );
     }
   }
   await sleep(Math.max(0, started + SECONDS * 1000 - Date.now()));
@@ -573,7 +584,10 @@ function writeResults(s, errorLines) {
   fs.mkdirSync(dir, { recursive: true });
   const samples = errorLines.slice(0, 10).map((l) => l.slice(0, 400));
   fs.writeFileSync(path.join(dir, 'chaos.json'), JSON.stringify({ ...s, serverErrorSamples: samples }, null, 2) + '\n');
-  const others = (o) => Object.entries(o.other).map(([k, v]) => `${k}×${v}`).join(' ') || '–';
+  const others = (o) =>
+    Object.entries(o.other)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ') || '–';
   const row = (kind, o) => `| ${kind} | ${o.ok} | ${o.s503} | ${o.s507} | ${o.conn} | ${o.timeout} | ${others(o)} |`;
   const md = [
     `# Chaos run, ${s.date}`,

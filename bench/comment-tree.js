@@ -6,7 +6,9 @@
  */
 'use strict';
 const path = require('node:path');
-const { buildCommentTree, collapseTree, walk } = require(path.join(__dirname, '..', 'dist', 'discussion', 'rules', 'comment-tree.js'));
+const { buildCommentTree, collapseTree, walk } = require(
+  path.join(__dirname, '..', 'dist', 'discussion', 'rules', 'comment-tree.js'),
+);
 
 const N = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 20);
@@ -14,7 +16,7 @@ const ROUNDS = Number(process.argv[3] ?? 20);
 /** A deterministic pseudo-random topic: replies mostly to recent comments, some deep chains, labels, deletions. */
 function makeComments(n) {
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const start = Date.UTC(2026, 2, 1);
   const comments = [];
   for (let i = 1; i <= n; i++) {
@@ -28,14 +30,24 @@ function makeComments(n) {
       votes: Math.floor(rand() * 30),
       deleted: rand() < 0.05,
       removed: rand() < 0.02,
-      labelWeights: { exemplary: rand() < 0.05 ? 1 : 0, noise: rand() < 0.05 ? 1 : 0, offtopic: rand() < 0.03 ? 1 : 0, joke: rand() < 0.05 ? 1 : 0, malice: 0 },
+      labelWeights: {
+        exemplary: rand() < 0.05 ? 1 : 0,
+        noise: rand() < 0.05 ? 1 : 0,
+        offtopic: rand() < 0.03 ? 1 : 0,
+        joke: rand() < 0.05 ? 1 : 0,
+        malice: 0,
+      },
     });
   }
   return comments;
 }
 
 const comments = makeComments(N);
-const viewer = { userId: 7, previousVisit: new Date(Date.UTC(2026, 2, 1) + (N / 2) * 60_000), collapseOldComments: true };
+const viewer = {
+  userId: 7,
+  previousVisit: new Date(Date.UTC(2026, 2, 1) + (N / 2) * 60_000),
+  collapseOldComments: true,
+};
 
 for (const order of ['relevance', 'votes', 'newest', 'posted']) {
   // Warm-up, then the median of the rounds.
@@ -51,5 +63,7 @@ for (const order of ['relevance', 'votes', 'newest', 'posted']) {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  console.log(`comment tree, ${N} comments (${kept} after pruning), order=${order}: median ${median.toFixed(2)} ms over ${ROUNDS} rounds (min ${times[0].toFixed(2)} ms)`);
+  console.log(
+    `comment tree, ${N} comments (${kept} after pruning), order=${order}: median ${median.toFixed(2)} ms over ${ROUNDS} rounds (min ${times[0].toFixed(2)} ms)`,
+  );
 }

@@ -26,12 +26,18 @@ const { median, round } = require('./lib/stats');
 const MiB = 1024 * 1024;
 
 function startBaseline(dir, extraArgs = []) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), dir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), dir, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.stdout.once('data', (d) => {
       const m = /listening on (\S+)/.exec(d.toString());
       if (!m) return reject(new Error(`baseline: ${d}`));
-      resolve({ url: m[1], pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+      resolve({
+        url: m[1],
+        pid: child.pid,
+        stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
+      });
     });
   });
 }
@@ -288,8 +294,9 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   });
   const bigMiB = fs.statSync(work.big).size / MiB;
   return {
-    client: `Node ${process.version} fetch (undici), keep-alive, 8 concurrent requests (1 for the big file); `
-      + 'servers alternate run by run',
+    client:
+      `Node ${process.version} fetch (undici), keep-alive, 8 concurrent requests (1 for the big file); ` +
+      'servers alternate run by run',
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
     ...byKey,

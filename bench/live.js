@@ -21,7 +21,7 @@ const path = require('node:path');
 const WebSocket = require('ws');
 const { createClient } = require('graphql-ws');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
-const { median, round } = require('./lib/stats');
+const { round } = require('./lib/stats');
 
 const log = (m) => process.stderr.write(`[bench-live] ${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -75,7 +75,15 @@ async function objectCacheStats(url) {
 /** Topics with comment trees and stored files, written through the server's own front doors. */
 async function seed(url) {
   const tokens = [];
-  for (const u of DEMO_USERS) tokens.push((await gql(url, 'mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token } }', { u, p: DEMO_PASSWORD })).login.token);
+  for (const u of DEMO_USERS)
+    tokens.push(
+      (
+        await gql(url, 'mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token } }', {
+          u,
+          p: DEMO_PASSWORD,
+        })
+      ).login.token,
+    );
   const topics = new Array(SEED_TOPICS);
   const topicAuthors = new Array(SEED_TOPICS);
   let commentCount = 0;
@@ -83,9 +91,19 @@ async function seed(url) {
     const r = makeRandom(7 + i);
     const tags = [r.pick(TAGS), r.pick(TAGS)].filter((t, j, all) => all.indexOf(t) === j);
     const author = r.pick(tokens);
-    const t = await gql(url, 'mutation($input: PostTopicInput!) { postTopic(input: $input) { id id36 } }', {
-      input: { group: r.pick(GROUPS), title: `Load topic ${i}: ${r.pick(['what do you use', 'a question', 'news of the day', 'show and tell'])}`, markdown: `Topic **${i}** with some text. `.repeat(1 + r.int(5)), tags },
-    }, author);
+    const t = await gql(
+      url,
+      'mutation($input: PostTopicInput!) { postTopic(input: $input) { id id36 } }',
+      {
+        input: {
+          group: r.pick(GROUPS),
+          title: `Load topic ${i}: ${r.pick(['what do you use', 'a question', 'news of the day', 'show and tell'])}`,
+          markdown: `Topic **${i}** with some text. `.repeat(1 + r.int(5)),
+          tags,
+        },
+      },
+      author,
+    );
     topicAuthors[i] = author;
     const comments = [];
     const n = 5 + r.int(35);
@@ -94,8 +112,8 @@ async function seed(url) {
       // postComment returns the new comment's thread node (GraphQL v2).
       const posted = await gql(
         url,
-        'mutation($t: ID!, $p: ID, $m: String!) '
-          + '{ postComment(topicId: $t, parentId: $p, markdown: $m) { comment { id } } }',
+        'mutation($t: ID!, $p: ID, $m: String!) ' +
+          '{ postComment(topicId: $t, parentId: $p, markdown: $m) { comment { id } } }',
         { t: t.postTopic.id, p: parent, m: `Comment ${c} on ${i}: ${'words '.repeat(1 + r.int(20))}` },
         r.pick(tokens),
       );
@@ -107,27 +125,32 @@ async function seed(url) {
   };
   // Four topics at a time (comments within a topic in order, so replies have their parents).
   let nextTopic = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (nextTopic < SEED_TOPICS) await seedTopic(nextTopic++);
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (nextTopic < SEED_TOPICS) await seedTopic(nextTopic++);
+    }),
+  );
   const r = makeRandom(8);
   const files = [];
   // Sizes spread evenly on a log scale from 1 KiB to 1 MiB (the object cache's range), four uploads at a time.
   let nextFile = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (nextFile < SEED_FILES) {
-      const i = nextFile++;
-      const body = crypto.randomBytes(Math.round(1024 * 2 ** (10 * r.next())));
-      const init = { method: 'PUT', headers: { accept: 'application/json' }, body };
-      const res = await fetch(`${url}/upload/seed${i}.bin`, init);
-      if (res.status !== 200) throw new Error(`seed upload: ${res.status} ${await res.text()}`);
-      files[i] = { filename: (await res.json()).filename, size: body.length };
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (nextFile < SEED_FILES) {
+        const i = nextFile++;
+        const body = crypto.randomBytes(Math.round(1024 * 2 ** (10 * r.next())));
+        const init = { method: 'PUT', headers: { accept: 'application/json' }, body };
+        const res = await fetch(`${url}/upload/seed${i}.bin`, init);
+        if (res.status !== 200) throw new Error(`seed upload: ${res.status} ${await res.text()}`);
+        files[i] = { filename: (await res.json()).filename, size: body.length };
+      }
+    }),
+  );
   return { tokens, topics, topicAuthors, files, commentCount };
 }
 
-const TOPIC_FIELDS = 'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username } viewerHasVoted viewerHasBookmarked';
+const TOPIC_FIELDS =
+  'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username } viewerHasVoted viewerHasBookmarked';
 const GQL = {
   topics: `query($first: Int, $order: TopicOrder, $tag: String) { topics(first: $first, order: $order, tag: $tag) { edges { cursor node { ${TOPIC_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
   topic: `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node { depth comment { id author { username } textHtml voteCount }
@@ -185,66 +208,199 @@ function mix(data) {
     }
     return lo;
   };
-  const rest = (check) => expectJson([200], (v) => (Array.isArray(v) || typeof v !== 'object' || v === null ? `unexpected JSON: ${snippet(JSON.stringify(v))}` : check(v)));
+  const rest = (check) =>
+    expectJson([200], (v) =>
+      Array.isArray(v) || typeof v !== 'object' || v === null
+        ? `unexpected JSON: ${snippet(JSON.stringify(v))}`
+        : check(v),
+    );
   return [
-    ['REST listing', 18, () => ({ method: 'GET', path: `/api/beta/topics?limit=${1 + r.int(50)}&order=${r.pick(orders)}${r.next() < 0.3 ? `&tag=${encodeURIComponent(r.pick(TAGS))}` : ''}`, headers: auth(), check: rest((v) => (Array.isArray(v.topics) ? null : 'no topics array')) })],
-    ['REST topic tree', 14, () => ({ method: 'GET', path: `/api/beta/topic/${r.pick(data.topics)}`, headers: auth(), check: rest((v) => (v.topic && Array.isArray(v.comments) && v.comments.length > 0 ? null : 'no topic or no comments')) })],
-    ['REST user feed', 8, () => ({ method: 'GET', path: `/api/beta/user/${r.pick(DEMO_USERS)}${r.pick(['', '/topics', '/comments'])}?limit=25`, headers: auth(), check: rest(() => null) })],
-    ['GraphQL listing', 12, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topics, variables: { first: 1 + r.int(50), order: r.pick(['ACTIVITY', 'VOTES', 'NEW']), tag: r.next() < 0.3 ? r.pick(TAGS) : null } }), check: expectGraphql((d) => (d.topics && Array.isArray(d.topics.edges) ? null : 'no topics.edges')) })],
-    ['GraphQL topic tree', 10, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.topic, variables: { id: r.pick(data.topics) } }), check: expectGraphql((d) => (d.topic && d.topic.threads.edges.length > 0 ? null : 'no topic or no comments')) })],
-    ['GraphQL user feed', 6, () => ({ method: 'POST', path: '/graphql', headers: json(auth()), body: JSON.stringify({ query: GQL.history, variables: { u: r.pick(DEMO_USERS) } }), check: expectGraphql((d) => (d.user && Array.isArray(d.user.history.edges) ? null : 'no user history')) })],
-    ['download', 16, () => {
-      const f = data.files[zipf()];
-      const range = r.next() < 0.2;
-      return {
+    [
+      'REST listing',
+      18,
+      () => ({
         method: 'GET',
-        path: `/selif/${f.filename}`,
-        headers: range ? { range: 'bytes=0-99' } : {},
-        check: (status, body, bytes) => {
-          if (status !== (range ? 206 : 200)) return `status ${status}: ${snippet(body)}`;
-          const want = range ? 100 : f.size;
-          return bytes === want ? null : `${bytes} bytes instead of ${want}`;
-        },
-      };
-    }],
-    ['file information', 5, () => {
-      const f = r.pick(data.files);
-      return { method: 'GET', path: `/${f.filename}`, headers: { accept: 'application/json' }, check: expectJson([200], (v) => (v.filename === f.filename && Number(v.size) === f.size ? null : `wrong information: ${snippet(JSON.stringify(v))}`)) };
-    }],
-    ['GraphQL file information', 2, () => {
-      const f = r.pick(data.files);
-      return { method: 'POST', path: '/graphql', headers: json({}), body: JSON.stringify({ query: GQL.file, variables: { f: f.filename } }), check: expectGraphql((d) => (d.file && d.file.filename === f.filename ? null : `wrong information: ${snippet(JSON.stringify(d))}`)) };
-    }],
-    ['small upload', 5, () => {
-      const n = uploads++;
-      return { method: 'PUT', path: `/upload/load${n}.txt`, headers: { 'content-type': 'text/plain', accept: 'application/json' }, body: `load test upload ${n}\n`.repeat(1 + r.int(100)), check: expectJson([200], (v) => (typeof v.filename === 'string' && typeof v.delete_key === 'string' ? null : `no filename/delete_key: ${snippet(JSON.stringify(v))}`)) };
-    }],
-    // Writes: a vote on a topic by someone other than its author (voted or taken back at random), and
-    // a comment posted on a topic.
-    ['GraphQL vote', 4, () => {
-      const i = r.int(data.topics.length);
-      const voters = data.tokens.filter((t) => t !== data.topicAuthors[i]);
-      return {
+        path: `/api/beta/topics?limit=${1 + r.int(50)}&order=${r.pick(orders)}${r.next() < 0.3 ? `&tag=${encodeURIComponent(r.pick(TAGS))}` : ''}`,
+        headers: auth(),
+        check: rest((v) => (Array.isArray(v.topics) ? null : 'no topics array')),
+      }),
+    ],
+    [
+      'REST topic tree',
+      14,
+      () => ({
+        method: 'GET',
+        path: `/api/beta/topic/${r.pick(data.topics)}`,
+        headers: auth(),
+        check: rest((v) =>
+          v.topic && Array.isArray(v.comments) && v.comments.length > 0 ? null : 'no topic or no comments',
+        ),
+      }),
+    ],
+    [
+      'REST user feed',
+      8,
+      () => ({
+        method: 'GET',
+        path: `/api/beta/user/${r.pick(DEMO_USERS)}${r.pick(['', '/topics', '/comments'])}?limit=25`,
+        headers: auth(),
+        check: rest(() => null),
+      }),
+    ],
+    [
+      'GraphQL listing',
+      12,
+      () => ({
         method: 'POST',
         path: '/graphql',
-        headers: json({ authorization: `Bearer ${r.pick(voters)}` }),
-        body: JSON.stringify({ query: GQL.vote, variables: { t: data.topics[i], v: r.next() < 0.5 } }),
-        check: expectGraphql((d) =>
-          (typeof d.voteTopic?.voteCount === 'number' ? null : `no voteTopic: ${snippet(JSON.stringify(d))}`)),
-      };
-    }],
-    ['GraphQL comment post', 3, () => ({
-      method: 'POST',
-      path: '/graphql',
-      headers: json({ authorization: `Bearer ${r.pick(data.tokens)}` }),
-      body: JSON.stringify({
-        query: GQL.comment,
-        variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` },
+        headers: json(auth()),
+        body: JSON.stringify({
+          query: GQL.topics,
+          variables: {
+            first: 1 + r.int(50),
+            order: r.pick(['ACTIVITY', 'VOTES', 'NEW']),
+            tag: r.next() < 0.3 ? r.pick(TAGS) : null,
+          },
+        }),
+        check: expectGraphql((d) => (d.topics && Array.isArray(d.topics.edges) ? null : 'no topics.edges')),
       }),
-      check: expectGraphql((d) =>
-        (d.postComment?.comment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`)),
-    })],
-    ['readiness', 4, () => ({ method: 'GET', path: '/readyz', headers: {}, check: (status, body) => (status === 200 ? null : `status ${status}: ${snippet(body)}`) })],
+    ],
+    [
+      'GraphQL topic tree',
+      10,
+      () => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: json(auth()),
+        body: JSON.stringify({ query: GQL.topic, variables: { id: r.pick(data.topics) } }),
+        check: expectGraphql((d) => (d.topic && d.topic.threads.edges.length > 0 ? null : 'no topic or no comments')),
+      }),
+    ],
+    [
+      'GraphQL user feed',
+      6,
+      () => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: json(auth()),
+        body: JSON.stringify({ query: GQL.history, variables: { u: r.pick(DEMO_USERS) } }),
+        check: expectGraphql((d) => (d.user && Array.isArray(d.user.history.edges) ? null : 'no user history')),
+      }),
+    ],
+    [
+      'download',
+      16,
+      () => {
+        const f = data.files[zipf()];
+        const range = r.next() < 0.2;
+        return {
+          method: 'GET',
+          path: `/selif/${f.filename}`,
+          headers: range ? { range: 'bytes=0-99' } : {},
+          check: (status, body, bytes) => {
+            if (status !== (range ? 206 : 200)) return `status ${status}: ${snippet(body)}`;
+            const want = range ? 100 : f.size;
+            return bytes === want ? null : `${bytes} bytes instead of ${want}`;
+          },
+        };
+      },
+    ],
+    [
+      'file information',
+      5,
+      () => {
+        const f = r.pick(data.files);
+        return {
+          method: 'GET',
+          path: `/${f.filename}`,
+          headers: { accept: 'application/json' },
+          check: expectJson([200], (v) =>
+            v.filename === f.filename && Number(v.size) === f.size
+              ? null
+              : `wrong information: ${snippet(JSON.stringify(v))}`,
+          ),
+        };
+      },
+    ],
+    [
+      'GraphQL file information',
+      2,
+      () => {
+        const f = r.pick(data.files);
+        return {
+          method: 'POST',
+          path: '/graphql',
+          headers: json({}),
+          body: JSON.stringify({ query: GQL.file, variables: { f: f.filename } }),
+          check: expectGraphql((d) =>
+            d.file && d.file.filename === f.filename ? null : `wrong information: ${snippet(JSON.stringify(d))}`,
+          ),
+        };
+      },
+    ],
+    [
+      'small upload',
+      5,
+      () => {
+        const n = uploads++;
+        return {
+          method: 'PUT',
+          path: `/upload/load${n}.txt`,
+          headers: { 'content-type': 'text/plain', accept: 'application/json' },
+          body: `load test upload ${n}\n`.repeat(1 + r.int(100)),
+          check: expectJson([200], (v) =>
+            typeof v.filename === 'string' && typeof v.delete_key === 'string'
+              ? null
+              : `no filename/delete_key: ${snippet(JSON.stringify(v))}`,
+          ),
+        };
+      },
+    ],
+    // Writes: a vote on a topic by someone other than its author (voted or taken back at random), and
+    // a comment posted on a topic.
+    [
+      'GraphQL vote',
+      4,
+      () => {
+        const i = r.int(data.topics.length);
+        const voters = data.tokens.filter((t) => t !== data.topicAuthors[i]);
+        return {
+          method: 'POST',
+          path: '/graphql',
+          headers: json({ authorization: `Bearer ${r.pick(voters)}` }),
+          body: JSON.stringify({ query: GQL.vote, variables: { t: data.topics[i], v: r.next() < 0.5 } }),
+          check: expectGraphql((d) =>
+            typeof d.voteTopic?.voteCount === 'number' ? null : `no voteTopic: ${snippet(JSON.stringify(d))}`,
+          ),
+        };
+      },
+    ],
+    [
+      'GraphQL comment post',
+      3,
+      () => ({
+        method: 'POST',
+        path: '/graphql',
+        headers: json({ authorization: `Bearer ${r.pick(data.tokens)}` }),
+        body: JSON.stringify({
+          query: GQL.comment,
+          variables: { t: r.pick(data.topics), m: `load comment ${r.int(1e9)}` },
+        }),
+        check: expectGraphql((d) =>
+          d.postComment?.comment?.id ? null : `no postComment: ${snippet(JSON.stringify(d))}`,
+        ),
+      }),
+    ],
+    [
+      'readiness',
+      4,
+      () => ({
+        method: 'GET',
+        path: '/readyz',
+        headers: {},
+        check: (status, body) => (status === 200 ? null : `status ${status}: ${snippet(body)}`),
+      }),
+    ],
   ];
 }
 
@@ -253,7 +409,8 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-const round = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+const round = (x, d = 1) =>
+  x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d;
 
 /**
  * One request on the shared agent; resolves { status, body } or { error } ('timeout' after
@@ -307,7 +464,9 @@ async function runLoad(url, kinds) {
     for (const k of kinds) if ((x -= k[1]) < 0) return k;
     return kinds[kinds.length - 1];
   };
-  const perKind = new Map(kinds.map(([name]) => [name, { latencies: [], statuses: {}, errors: 0, timeouts: 0, unexpected: 0 }]));
+  const perKind = new Map(
+    kinds.map(([name]) => [name, { latencies: [], statuses: {}, errors: 0, timeouts: 0, unexpected: 0 }]),
+  );
   const all = [];
   const failures = [];
   const fail = (line) => {
@@ -375,7 +534,12 @@ function serverLogWatcher() {
       }
       if (entry.level >= 50) {
         seen.errors++;
-        if (seen.lines.length < 10) seen.lines.push(snippet(`${entry.msg ?? ''} ${entry.err ? `${entry.err.type}: ${entry.err.message}` : ''} ${entry.req ? `${entry.req.method} ${entry.req.url}` : ''}`));
+        if (seen.lines.length < 10)
+          seen.lines.push(
+            snippet(
+              `${entry.msg ?? ''} ${entry.err ? `${entry.err.type}: ${entry.err.message}` : ''} ${entry.req ? `${entry.req.method} ${entry.req.url}` : ''}`,
+            ),
+          );
       } else if (entry.level >= 40) seen.warnings++;
     }
   };
@@ -389,7 +553,7 @@ async function main() {
   log(`database: ${db.description}`);
   const watcher = serverLogWatcher();
   let agora;
-  let failed = true;
+  let failed;
   try {
     agora = await startAgora({
       mongoUri: `${db.uri.replace(/\/$/, '')}/agora_load`,
@@ -427,7 +591,10 @@ async function main() {
       bytesMiB: round(cacheAfter.bytes / 2 ** 20),
     };
     const cpu = cpuSeconds(agora.pid) - cpuBefore;
-    const ready = await fetch(`${agora.url}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${agora.url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     const serverErrors = watcher.seen.errors - seenBefore;
 
     const kindsOut = [...run.perKind.entries()].map(([name, k]) => {
@@ -450,17 +617,32 @@ async function main() {
     const sortedAll = run.all.sort((a, b) => a - b);
     const out = {
       date: new Date().toISOString(),
-      machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, loadAverage: os.loadavg().map((x) => round(x, 2)) },
+      machine: {
+        cores: os.cpus().length,
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        loadAverage: os.loadavg().map((x) => round(x, 2)),
+      },
       database: db.description.replace(/ \(SQLite in .*\)$/, ' (SQLite backend)'),
       connections: CONNECTIONS,
       seconds: SECONDS,
       elapsedSeconds: round(run.elapsed, 2),
       timeoutSeconds: TIMEOUT_S,
-      dataset: { seededTopics: data.topics.length, seededComments: data.commentCount, seededFiles: data.files.length, seedSeconds },
+      dataset: {
+        seededTopics: data.topics.length,
+        seededComments: data.commentCount,
+        seededFiles: data.files.length,
+        seedSeconds,
+      },
       requests: sum('requests'),
       answered: sortedAll.length,
       requestsPerSecond: round(sortedAll.length / run.elapsed),
-      latencyMs: { p50: round(percentile(sortedAll, 50)), p90: round(percentile(sortedAll, 90)), p99: round(percentile(sortedAll, 99)), max: round(sortedAll[sortedAll.length - 1] ?? null) },
+      latencyMs: {
+        p50: round(percentile(sortedAll, 50)),
+        p90: round(percentile(sortedAll, 90)),
+        p99: round(percentile(sortedAll, 99)),
+        max: round(sortedAll[sortedAll.length - 1] ?? null),
+      },
       errors: sum('errors'),
       timeouts: sum('timeouts'),
       unexpected: sum('unexpected'),
@@ -473,7 +655,8 @@ async function main() {
       readyAfterwards: ready,
       kinds: kindsOut,
     };
-    failed = out.errors > 0 || out.timeouts > 0 || out.unexpected > 0 || serverErrors > 0 || !ready || out.answered === 0;
+    failed =
+      out.errors > 0 || out.timeouts > 0 || out.unexpected > 0 || serverErrors > 0 || !ready || out.answered === 0;
 
     const md = [
       `# Agora load benchmark — ${out.date.slice(0, 16).replace('T', ' ')} UTC`,
@@ -483,25 +666,36 @@ async function main() {
       '',
       `${out.connections} connections, ${out.seconds} s, request timeout ${out.timeoutSeconds} s: **${out.answered} requests answered, ${out.requestsPerSecond} req/s**, latency p50 ${out.latencyMs.p50} ms, p90 ${out.latencyMs.p90} ms, **p99 ${out.latencyMs.p99} ms**, max ${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
       `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
-      `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of `
-        + `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, `
-        + `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, `
-        + `${objectCache.bytesMiB} MiB held at the end.`,
+      `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of ` +
+        `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, ` +
+        `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, ` +
+        `${objectCache.bytesMiB} MiB held at the end.`,
       `Result: **${failed ? 'FAILED' : 'passed'}**.`,
       '',
       '| Kind | Requests | req/s | Statuses | p50 ms | p90 ms | p99 ms | max ms |',
       '|---|---|---|---|---|---|---|---|',
-      ...kindsOut.map((k) => `| ${k.name} | ${k.requests} | ${k.requestsPerSecond} | ${Object.entries(k.statuses).map(([s, n]) => `${s}: ${n}`).join(', ')} | ${k.p50} | ${k.p90} | ${k.p99} | ${k.max} |`),
+      ...kindsOut.map(
+        (k) =>
+          `| ${k.name} | ${k.requests} | ${k.requestsPerSecond} | ${Object.entries(k.statuses)
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', ')} | ${k.p50} | ${k.p90} | ${k.p99} | ${k.max} |`,
+      ),
       '',
-      ...(run.failures.length > 0 ? ['Failures (first ' + MAX_LISTED_FAILURES + '):', '', ...run.failures.map((f) => `- ${f}`), ''] : []),
-      ...(watcher.seen.lines.length > 0 ? ['Errors logged by the server (first 10):', '', ...watcher.seen.lines.map((l) => `- ${l}`), ''] : []),
+      ...(run.failures.length > 0
+        ? ['Failures (first ' + MAX_LISTED_FAILURES + '):', '', ...run.failures.map((f) => `- ${f}`), '']
+        : []),
+      ...(watcher.seen.lines.length > 0
+        ? ['Errors logged by the server (first 10):', '', ...watcher.seen.lines.map((l) => `- ${l}`), '']
+        : []),
     ].join('\n');
     const dir = path.join(__dirname, 'results');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'load.json'), `${JSON.stringify(out, null, 2)}\n`);
     fs.writeFileSync(path.join(dir, 'load.md'), md);
     process.stdout.write(`${md}\n`);
-    log(`${failed ? 'FAILED' : 'ok'} in ${((Date.now() - started) / 1000).toFixed(0)} s; written bench/results/load.{json,md}`);
+    log(
+      `${failed ? 'FAILED' : 'ok'} in ${((Date.now() - started) / 1000).toFixed(0)} s; written bench/results/load.{json,md}`,
+    );
   } finally {
     if (agora) await agora.stop();
     await db.stop();

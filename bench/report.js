@@ -10,7 +10,11 @@ const dir = path.join(__dirname, 'results');
 
 function filesTable(f) {
   if (!f.durableRatios?.download1MiBDistinct) return '(figures of an earlier files benchmark: see git history)';
-  const targets = [['agora', 'Agora'], ['baseline', 'Baseline (plain Node)'], ['durableBaseline', 'Baseline + fsync']];
+  const targets = [
+    ['agora', 'Agora'],
+    ['baseline', 'Baseline (plain Node)'],
+    ['durableBaseline', 'Baseline + fsync'],
+  ];
   if (f.external) targets.push(['external', f.external.name]);
   const big = f.bigLabel ?? '1 GiB';
   const rps = (m) => `${m.requestsPerSecond} req/s (p50 ${m.p50Ms} ms)`;
@@ -27,10 +31,10 @@ function filesTable(f) {
   const rssMethod = f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS';
   const rssCells = targets.map(([k]) => `${f[k].rssGrowth1GiBMiB} MiB`).join(' | ');
   return [
-    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once `
-      + '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + '
-      + 'system time of the server process per request, from /proc (for Agora also with its embedded '
-      + "database's process).",
+    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once ` +
+      '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + ' +
+      'system time of the server process per request, from /proc (for Agora also with its embedded ' +
+      "database's process).",
     '',
     `| Files | ${targets.map(([, label]) => label).join(' | ')} | Agora ratios |`,
     `|---|${targets.map(() => '---|').join('')}---|`,
@@ -53,7 +57,10 @@ function apiTable(a) {
     '| Scenario | req/s | p50 ms | p99 ms | p50 ms, 1 connection | DB commands / request | DB ms / request | server ms / request | server CPU ms / request | load |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const s of a.scenarios) lines.push(`| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.p50OneConnectionMs ?? 'n/a'} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`);
+  for (const s of a.scenarios)
+    lines.push(
+      `| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.p50OneConnectionMs ?? 'n/a'} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`,
+    );
   lines.push(
     '',
     "req/s, p50 and p99: under the load in the last column (several connections queue behind each other on the machine's cores). p50, 1 connection: one request at a time. DB ms: time waiting for database replies (summed over the commands of a request). Server ms: latency at one connection minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server process per request (JavaScript, BSON decoding, GC), from /proc, its idle rate subtracted.",
@@ -64,7 +71,10 @@ function apiTable(a) {
   }
   if (a.bounds && a.bounds.length > 0) {
     lines.push('', '| Commands per request | sizes | REST | GraphQL | constant |', '|---|---|---|---|---|');
-    for (const b of a.bounds) lines.push(`| ${b.name} | ${b.sizes} | ${b.rest.join(' → ')} | ${b.graphql.join(' → ')} | ${b.constant ? 'yes' : 'NO'} |`);
+    for (const b of a.bounds)
+      lines.push(
+        `| ${b.name} | ${b.sizes} | ${b.rest.join(' → ')} | ${b.graphql.join(' → ')} | ${b.constant ? 'yes' : 'NO'} |`,
+      );
   }
   return lines.join('\n');
 }
@@ -78,7 +88,10 @@ function carryOver(results) {
   }
   for (const group of ['api', 'files']) {
     if (!results[group] && previous[group]) {
-      results[group] = { ...previous[group], from: previous[group].from ?? { date: previous.date, database: previous.database, machine: previous.machine } };
+      results[group] = {
+        ...previous[group],
+        from: previous[group].from ?? { date: previous.date, database: previous.database, machine: previous.machine },
+      };
     }
   }
 }

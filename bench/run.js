@@ -50,11 +50,19 @@ async function main() {
   const db = await startDatabase(dataDir);
   const results = {
     date: new Date().toISOString(),
-    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: {
+      cores: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    },
     database: db.description.replace(/ \(SQLite in .*\)$/, ' (SQLite backend)').replace(/ \(data in .*\)$/, ''),
     options: opts,
   };
-  log(`${results.machine.cores} cores (${results.machine.cpu}), load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`);
+  log(
+    `${results.machine.cores} cores (${results.machine.cpu}), load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
+  );
   try {
     if (wanted('api')) {
       if (!manifest || db.kind !== 'ferretdb') {
@@ -65,7 +73,11 @@ async function main() {
       results.api = await runApiBench({ db, workDir, opts, manifest });
     }
     if (wanted('files')) {
-      const agora = await startAgora({ mongoUri: `${db.uri}/agora_bench_files`, dataDir: path.join(workDir, 'agora-files'), env: { DEMO_SEED: 'false' } });
+      const agora = await startAgora({
+        mongoUri: `${db.uri}/agora_bench_files`,
+        dataDir: path.join(workDir, 'agora-files'),
+        env: { DEMO_SEED: 'false' },
+      });
       try {
         const e = process.env;
         const external = e.BENCH_EXTERNAL_URL

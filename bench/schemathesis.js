@@ -49,7 +49,8 @@ function isCursorExclusivity(failure, interaction) {
   const encoded = interaction.response?.content?.$base64;
   const body = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
   const headOnly = interaction.request.method === 'HEAD';
-  const refused = interaction.response.status_code === 400 && (headOnly || body.includes("Can't specify both after and before."));
+  const refused =
+    interaction.response.status_code === 400 && (headOnly || body.includes("Can't specify both after and before."));
   return query.has('before') && query.has('after') && refused;
 }
 
@@ -79,7 +80,10 @@ function summarize(ndjsonFile) {
         const failure = check.failure_info?.failure ?? {};
         const request = interactions[caseId]?.request;
         if (isCursorExclusivity(failure, interactions[caseId])) out.expected++;
-        else out.unexpected.push(`${failure.code} ${failure.operation}: ${failure.title} — ${request?.method} ${request?.uri}`);
+        else
+          out.unexpected.push(
+            `${failure.code} ${failure.operation}: ${failure.title} — ${request?.method} ${request?.uri}`,
+          );
       }
     }
   }
@@ -103,28 +107,43 @@ async function main() {
     const { token } = await login.json();
     if (!token) throw new Error(`login as alice failed: ${login.status}`);
     const results = [];
-    for (const [name, extra] of [['anonymous', []], ['logged in', ['-H', `Authorization: Bearer ${token}`]]]) {
+    for (const [name, extra] of [
+      ['anonymous', []],
+      ['logged in', ['-H', `Authorization: Bearer ${token}`]],
+    ]) {
       const reportDir = path.join(work, `report-${results.length}`);
       log(`${name}: ${seconds} s`);
-      const code = await runSt([
-        `${agora.url}/api/beta/openapi.json`,
-        '--checks', 'all',
-        '--mode', 'all',
-        '--phases', 'examples,coverage,fuzzing,stateful',
-        '--max-time', String(seconds),
-        '--workers', workers,
-        '--no-color',
-        '--report', 'ndjson',
-        '--report-dir', reportDir,
-        ...(process.env.ST_SEED ? ['--seed', process.env.ST_SEED] : []),
-        ...extra,
-      ], work);
+      const code = await runSt(
+        [
+          `${agora.url}/api/beta/openapi.json`,
+          '--checks',
+          'all',
+          '--mode',
+          'all',
+          '--phases',
+          'examples,coverage,fuzzing,stateful',
+          '--max-time',
+          String(seconds),
+          '--workers',
+          workers,
+          '--no-color',
+          '--report',
+          'ndjson',
+          '--report-dir',
+          reportDir,
+          ...(process.env.ST_SEED ? ['--seed', process.env.ST_SEED] : []),
+          ...extra,
+        ],
+        work,
+      );
       const ndjson = fs.readdirSync(reportDir).find((f) => f.endsWith('.ndjson'));
       const summary = { name, exitCode: code, ...summarize(path.join(reportDir, ndjson)) };
       results.push(summary);
       if (summary.unexpected.length > 0 || summary.errors > 0) failed = true;
     }
-    process.stdout.write('\nSchemathesis over /api/beta/openapi.json (all checks, positive and negative, every phase)\n');
+    process.stdout.write(
+      '\nSchemathesis over /api/beta/openapi.json (all checks, positive and negative, every phase)\n',
+    );
     for (const r of results) {
       process.stdout.write(
         `  ${r.name}: ${r.requests} requests, ${r.checks} checks, ${r.failures} failures ` +

@@ -99,20 +99,85 @@ const WORDS = (
   'author film scene music album guitar drum melody rhythm tournament season league match goal'
 ).split(' ');
 const SITES = [
-  'https://www.youtube.com/watch?v=', 'https://github.com/example/', 'https://en.wikipedia.org/wiki/', 'https://old.reddit.com/r/',
-  'https://arxiv.org/abs/', 'https://www.theguardian.com/', 'https://www.bbc.co.uk/news/', 'https://blog.example.org/posts/',
-  'https://news.example.com/story/', 'https://www.nytimes.com/2026/',
+  'https://www.youtube.com/watch?v=',
+  'https://github.com/example/',
+  'https://en.wikipedia.org/wiki/',
+  'https://old.reddit.com/r/',
+  'https://arxiv.org/abs/',
+  'https://www.theguardian.com/',
+  'https://www.bbc.co.uk/news/',
+  'https://blog.example.org/posts/',
+  'https://news.example.com/story/',
+  'https://www.nytimes.com/2026/',
 ];
 const GROUP_PATHS = [
-  'tech', 'tech.programming', 'tech.hardware', 'tech.security', 'games', 'games.tabletop', 'games.video', 'music',
-  'music.classical', 'science', 'science.space', 'books', 'movies', 'food', 'travel', 'sports', 'news', 'ask', 'finance', 'health',
+  'tech',
+  'tech.programming',
+  'tech.hardware',
+  'tech.security',
+  'games',
+  'games.tabletop',
+  'games.video',
+  'music',
+  'music.classical',
+  'science',
+  'science.space',
+  'books',
+  'movies',
+  'food',
+  'travel',
+  'sports',
+  'news',
+  'ask',
+  'finance',
+  'health',
 ];
 const TAGS = [
-  'ask', 'ask.survey', 'ask.recommendations', 'ask.help', 'discussion', 'news', 'opinion', 'hello world', 'two player',
-  'open source', 'linux', 'rust', 'typescript', 'databases', 'performance', 'security.vulnerabilities', 'hardware.gpu',
-  'classical', 'piano', 'jazz', 'space.mars', 'space.telescopes', 'physics', 'biology', 'history', 'fiction', 'scifi',
-  'recipes', 'coffee', 'travel.europe', 'travel.asia', 'football', 'chess', 'board games', 'video games.rpg',
-  'personal finance', 'fitness', 'mental health', 'meta', 'meta.site', 'tutorial', 'release', 'long read', 'video', 'podcast',
+  'ask',
+  'ask.survey',
+  'ask.recommendations',
+  'ask.help',
+  'discussion',
+  'news',
+  'opinion',
+  'hello world',
+  'two player',
+  'open source',
+  'linux',
+  'rust',
+  'typescript',
+  'databases',
+  'performance',
+  'security.vulnerabilities',
+  'hardware.gpu',
+  'classical',
+  'piano',
+  'jazz',
+  'space.mars',
+  'space.telescopes',
+  'physics',
+  'biology',
+  'history',
+  'fiction',
+  'scifi',
+  'recipes',
+  'coffee',
+  'travel.europe',
+  'travel.asia',
+  'football',
+  'chess',
+  'board games',
+  'video games.rpg',
+  'personal finance',
+  'fitness',
+  'mental health',
+  'meta',
+  'meta.site',
+  'tutorial',
+  'release',
+  'long read',
+  'video',
+  'podcast',
 ];
 
 function sentence(rand, words) {
@@ -147,7 +212,9 @@ function markdown(rand, minWords, maxWords) {
 }
 
 function title(rand) {
-  const s = sentence(rand, rand.int(4, 11)).replace(/[*`[\]()]/g, '').replace(/https?:\/\/\S+/g, '');
+  const s = sentence(rand, rand.int(4, 11))
+    .replace(/[*`[\]()]/g, '')
+    .replace(/https?:\/\/\S+/g, '');
   const t = s.replace(/\s+/g, ' ').trim();
   return rand.chance(0.1) ? t.replace(/^(\w+)/, "What's $1") : t;
 }
@@ -190,7 +257,8 @@ function makePlan(spec) {
   const pickAuthor = () => rankToUser[author()];
   const heavy = users[rankToUser[0] - 1];
   const viewer = users[rankToUser[Math.min(20, U - 1)] - 1];
-  for (const u of [heavy, viewer]) u.settings = { historyVisibility: 'everyone', collapseOldComments: true, defaultCommentOrder: 'relevance' };
+  for (const u of [heavy, viewer])
+    u.settings = { historyVisibility: 'everyone', collapseOldComments: true, defaultCommentOrder: 'relevance' };
   const special = new Set([1, heavy.key, viewer.key]);
   for (const u of users) {
     if (special.has(u.key)) continue;
@@ -204,7 +272,11 @@ function makePlan(spec) {
     }
   };
 
-  const groups = GROUP_PATHS.slice(0, spec.groups).map((p, i) => ({ path: p, description: `All about ${p.replace(/\./g, ' / ')}.`, createdAt: start - 500 * DAY + i * MIN }));
+  const groups = GROUP_PATHS.slice(0, spec.groups).map((p, i) => ({
+    path: p,
+    description: `All about ${p.replace(/\./g, ' / ')}.`,
+    createdAt: start - 500 * DAY + i * MIN,
+  }));
 
   const events = [];
   let seq = 0;
@@ -212,7 +284,8 @@ function makePlan(spec) {
   for (const u of users) {
     at(u.createdAt, { type: 'user', user: u.key });
     const s = u.settings;
-    if (s.historyVisibility !== 'everyone' || !s.collapseOldComments || s.defaultCommentOrder !== 'relevance') at(u.createdAt + 1000, { type: 'settings', user: u.key });
+    if (s.historyVisibility !== 'everyone' || !s.collapseOldComments || s.defaultCommentOrder !== 'relevance')
+      at(u.createdAt + 1000, { type: 'settings', user: u.key });
   }
   for (const g of groups) at(g.createdAt, { type: 'group', path: g.path });
 
@@ -234,7 +307,9 @@ function makePlan(spec) {
       group: rand.pick(groups).path,
       title: title(rand),
       markdown: isLink ? '' : markdown(rand, 5, 220),
-      link: isLink ? `${rand.pick(SITES)}${crypto.createHash('md5').update(String(i)).digest('hex').slice(0, 10)}` : null,
+      link: isLink
+        ? `${rand.pick(SITES)}${crypto.createHash('md5').update(String(i)).digest('hex').slice(0, 10)}`
+        : null,
       tags,
       lastEvent: t,
     };
@@ -271,7 +346,8 @@ function makePlan(spec) {
     const isBig = tp === big;
     const span = Math.min(spec.end - tp.t - HOUR, isBig ? 10 * DAY : 4 * DAY);
     const times = [];
-    for (let i = 0; i < n; i++) times.push(tp.t + MIN + (isBig ? rand.next() * span : Math.min(span, rand.exp(span / 5))));
+    for (let i = 0; i < n; i++)
+      times.push(tp.t + MIN + (isBig ? rand.next() * span : Math.min(span, rand.exp(span / 5))));
     times.sort((a, b) => a - b);
     const list = [];
     let chainEnd = null;
@@ -342,7 +418,12 @@ function makePlan(spec) {
     }
     if (rand.chance(0.04)) {
       const t = after(rand.chance(0.3) ? 3 * MIN : 2 * DAY);
-      at(t, { type: 'commentEdit', comment: c.key, user: c.author, markdown: `${c.markdown}\n\nEdit: ${sentence(rand, 6)}` });
+      at(t, {
+        type: 'commentEdit',
+        comment: c.key,
+        user: c.author,
+        markdown: `${c.markdown}\n\nEdit: ${sentence(rand, 6)}`,
+      });
       c.lastEvent = Math.max(c.lastEvent, t);
     }
   }
@@ -351,10 +432,24 @@ function makePlan(spec) {
   for (const tp of topics) {
     const voters = new Set();
     for (let k = rand.count(5, 80); k > 0; k--) voters.add(otherUser(tp.author));
-    for (const v of voters) at(tp.t + 1000 + rand.next() * 5 * DAY, { type: 'vote', kind: 'topic', topic: tp.key, user: v });
-    for (let k = rand.count(0.3, 5); k > 0; k--) at(tp.t + 1000 + rand.next() * 5 * DAY, { type: 'bookmark', kind: 'topic', topic: tp.key, user: otherUser(tp.author) });
-    if (tp.markdown && rand.chance(0.04)) at(tp.t + (rand.chance(0.3) ? 2 * MIN : rand.next() * 3 * DAY), { type: 'topicEdit', topic: tp.key, user: tp.author, markdown: `${tp.markdown}\n\nUpdate: ${sentence(rand, 8)}` });
-    if (rand.chance(0.05)) at(tp.t + rand.next() * 3 * DAY, { type: 'ignore', topic: tp.key, user: otherUser(tp.author) });
+    for (const v of voters)
+      at(tp.t + 1000 + rand.next() * 5 * DAY, { type: 'vote', kind: 'topic', topic: tp.key, user: v });
+    for (let k = rand.count(0.3, 5); k > 0; k--)
+      at(tp.t + 1000 + rand.next() * 5 * DAY, {
+        type: 'bookmark',
+        kind: 'topic',
+        topic: tp.key,
+        user: otherUser(tp.author),
+      });
+    if (tp.markdown && rand.chance(0.04))
+      at(tp.t + (rand.chance(0.3) ? 2 * MIN : rand.next() * 3 * DAY), {
+        type: 'topicEdit',
+        topic: tp.key,
+        user: tp.author,
+        markdown: `${tp.markdown}\n\nUpdate: ${sentence(rand, 8)}`,
+      });
+    if (rand.chance(0.05))
+      at(tp.t + rand.next() * 3 * DAY, { type: 'ignore', topic: tp.key, user: otherUser(tp.author) });
   }
   // The bench viewer: votes and bookmarks on the big topic and recent topics, a visit to the big
   // topic halfway through its comments, a few ignored topics among the most active ones.
@@ -374,8 +469,10 @@ function makePlan(spec) {
       viewerIgnores.add(tp.key);
       at(tp.t + HOUR, { type: 'ignore', topic: tp.key, user: viewer.key });
     } else if (rand.chance(0.1)) at(tp.t + 2 * HOUR, { type: 'vote', kind: 'topic', topic: tp.key, user: viewer.key });
-    else if (rand.chance(0.03)) at(tp.t + 3 * HOUR, { type: 'bookmark', kind: 'topic', topic: tp.key, user: viewer.key });
-    if (rand.chance(0.2)) at(Math.max(tp.t + MIN, tp.lastEvent - rand.next() * DAY), { type: 'visit', topic: tp.key, user: viewer.key });
+    else if (rand.chance(0.03))
+      at(tp.t + 3 * HOUR, { type: 'bookmark', kind: 'topic', topic: tp.key, user: viewer.key });
+    if (rand.chance(0.2))
+      at(Math.max(tp.t + MIN, tp.lastEvent - rand.next() * DAY), { type: 'visit', topic: tp.key, user: viewer.key });
   }
 
   for (const c of comments) {
@@ -444,12 +541,18 @@ function simulate(plan, hashes) {
   const planUser = new Map(plan.users.map((u) => [u.key, u]));
   const recompute = (topic) => {
     let latest = null;
-    for (const c of topic.comments) if (c.interesting && (latest === null || c.createdAt > latest)) latest = c.createdAt;
+    for (const c of topic.comments)
+      if (c.interesting && (latest === null || c.createdAt > latest)) latest = c.createdAt;
     const at = latest && latest.getTime() > topic.createdAt.getTime() ? latest : topic.createdAt;
     topic.lastInterestingActivityAt = at;
   };
   const refresh = (c) => {
-    const now = R.isInteresting({ deleted: c.deleted, removed: c.removed, labelWeights: c.labelWeights, votes: c.voteCount });
+    const now = R.isInteresting({
+      deleted: c.deleted,
+      removed: c.removed,
+      labelWeights: c.labelWeights,
+      votes: c.voteCount,
+    });
     if (now === c.interesting) return;
     c.interesting = now;
     recompute(topicByKey.get(c.topicKey));
@@ -490,7 +593,17 @@ function simulate(plan, hashes) {
         const tags = R.normalizeTags(p.tags).tags;
         const doc = {
           _id: ++counters.topic,
-          ...R.newTopicDocument({ groupPath: p.group, author: { id: u._id, username: u.username }, title: p.title, markdown: p.markdown, link: p.link, tags }, now),
+          ...R.newTopicDocument(
+            {
+              groupPath: p.group,
+              author: { id: u._id, username: u.username },
+              title: p.title,
+              markdown: p.markdown,
+              link: p.link,
+              tags,
+            },
+            now,
+          ),
         };
         Object.defineProperty(doc, 'comments', { value: [], enumerable: false });
         topicByKey.set(e.topic, doc);
@@ -510,7 +623,15 @@ function simulate(plan, hashes) {
         const u = users.get(e.user);
         const doc = {
           _id: ++counters.comment,
-          ...R.newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId: p.parent === null ? null : commentByKey.get(p.parent)._id, author: { id: u._id, username: u.username }, markdown: p.markdown }, now),
+          ...R.newCommentDocument(
+            {
+              topic: { id: topic._id, authorId: topic.authorId },
+              parentId: p.parent === null ? null : commentByKey.get(p.parent)._id,
+              author: { id: u._id, username: u.username },
+              markdown: p.markdown,
+            },
+            now,
+          ),
         };
         Object.defineProperty(doc, 'topicKey', { value: p.topic, enumerable: false });
         commentByKey.set(e.comment, doc);
@@ -568,7 +689,15 @@ function simulate(plan, hashes) {
       case 'label': {
         const c = commentByKey.get(e.comment);
         const u = users.get(e.user);
-        labels.push({ commentId: c._id, topicId: c.topicId, userId: u._id, label: e.label, weight: 1, reason: e.reason, createdAt: now });
+        labels.push({
+          commentId: c._id,
+          topicId: c.topicId,
+          userId: u._id,
+          label: e.label,
+          weight: 1,
+          reason: e.reason,
+          createdAt: now,
+        });
         c.labelWeights[e.label] += 1;
         refresh(c);
         break;
@@ -689,7 +818,14 @@ function summarize(docs) {
     bookmarks: docs.marks.filter((m) => m.bookmarked).length,
     visits: docs.marks.filter((m) => m.visitAt).length,
     labels: docs.labels.length,
-    bigTopic: { id: big._id, id36: big._id.toString(36), comments: bigComments.length, commentCount: big.commentCount, topLevel: roots, maxDepth },
+    bigTopic: {
+      id: big._id,
+      id36: big._id.toString(36),
+      comments: bigComments.length,
+      commentCount: big.commentCount,
+      topLevel: roots,
+      maxDepth,
+    },
   };
 }
 
@@ -734,7 +870,13 @@ async function replay(plan, services) {
       }
       case 'topic': {
         const p = plan.topics[e.topic];
-        const v = await d.topics.post(a, { group: p.group, title: p.title, markdown: p.markdown || null, link: p.link, tags: p.tags });
+        const v = await d.topics.post(a, {
+          group: p.group,
+          title: p.title,
+          markdown: p.markdown || null,
+          link: p.link,
+          tags: p.tags,
+        });
         ids.topic.set(e.topic, v.id);
         break;
       }
@@ -743,7 +885,11 @@ async function replay(plan, services) {
         break;
       case 'comment': {
         const p = plan.comments[e.comment];
-        const v = await d.comments.post(a, { topicId: ids.topic.get(p.topic), parentId: p.parent === null ? null : ids.comment.get(p.parent), markdown: p.markdown });
+        const v = await d.comments.post(a, {
+          topicId: ids.topic.get(p.topic),
+          parentId: p.parent === null ? null : ids.comment.get(p.parent),
+          markdown: p.markdown,
+        });
         ids.comment.set(e.comment, v.id);
         break;
       }
@@ -797,7 +943,15 @@ async function replay(plan, services) {
 }
 
 /** The small plan the replay check uses: same generator, every kind of event, a deep tree. */
-const VERIFY_SPEC = Object.freeze({ users: 25, groups: 4, topics: 24, comments: 320, bigTopicComments: 150, end: DATASET.end, seed: 7 });
+const VERIFY_SPEC = Object.freeze({
+  users: 25,
+  groups: 4,
+  topics: 24,
+  comments: 320,
+  bigTopicComments: 150,
+  end: DATASET.end,
+  seed: 7,
+});
 
 /**
  * Replays VERIFY_SPEC through the services into `uri` (a scratch database, dropped first) and
@@ -808,8 +962,21 @@ async function verifyAgainstServices(uri, log = () => {}) {
   const { createAgora } = requireDist('server.js');
   const plan = makePlan(VERIFY_SPEC);
   const expected = simulate(plan, ['unused']);
-  const config = loadConfig({ PATH: process.env.PATH, HOME: process.env.HOME, MONGODB_URI: uri, DATA_DIR: tempDir('agora-seed-verify-'), DEMO_SEED: 'false', LOG_LEVEL: 'silent' });
-  const agora = await createAgora(config, { mongoUri: uri, databaseKind: 'bench', jwtSecret: 'x'.repeat(40), logger: false, processMetrics: false });
+  const config = loadConfig({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MONGODB_URI: uri,
+    DATA_DIR: tempDir('agora-seed-verify-'),
+    DEMO_SEED: 'false',
+    LOG_LEVEL: 'silent',
+  });
+  const agora = await createAgora(config, {
+    mongoUri: uri,
+    databaseKind: 'bench',
+    jwtSecret: 'x'.repeat(40),
+    logger: false,
+    processMetrics: false,
+  });
   try {
     await agora.db.dropDatabase();
     await agora.db.syncIndexes();
@@ -835,9 +1002,12 @@ async function verifyAgainstServices(uri, log = () => {}) {
     await compare('comments', m.Comment, expected.comments, (x) => x._id);
     await compare('marks', m.Mark, expected.marks, (x) => `${x.userId}:${x.kind}:${x.postId}`);
     await compare('labels', m.Label, expected.labels, (x) => `${x.commentId}:${x.userId}:${x.label}`);
-    if (problems.length > 0) throw new Error(`seeded documents differ from what the services write:\n  ${problems.slice(0, 8).join('\n  ')}`);
+    if (problems.length > 0)
+      throw new Error(`seeded documents differ from what the services write:\n  ${problems.slice(0, 8).join('\n  ')}`);
     const s = summarize(expected);
-    log(`verified: ${plan.events.length} events replayed through the services in ${((Date.now() - started) / 1000).toFixed(1)} s give exactly the seeded documents (${s.topics} topics, ${s.comments} comments, ${s.marks} marks, ${s.labels} labels)`);
+    log(
+      `verified: ${plan.events.length} events replayed through the services in ${((Date.now() - started) / 1000).toFixed(1)} s give exactly the seeded documents (${s.topics} topics, ${s.comments} comments, ${s.marks} marks, ${s.labels} labels)`,
+    );
     await agora.db.dropDatabase();
   } finally {
     await agora.close();
@@ -850,7 +1020,9 @@ async function seedInto(uri, log = () => {}) {
   const plan = makePlan(DATASET);
   const docs = simulate(plan, await passwordHashes(8));
   const summary = summarize(docs);
-  log(`generated ${plan.events.length} events → documents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`);
+  log(
+    `generated ${plan.events.length} events → documents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`,
+  );
   const { db, models } = await connect(uri);
   try {
     await db.dropDatabase();
@@ -863,7 +1035,15 @@ async function seedInto(uri, log = () => {}) {
   }
   // A small visible topic for the bounds check (commands per request must not depend on tree size).
   const small = docs.topics.find((t) => t.listed && t.commentCount >= 3 && t.commentCount <= 10);
-  return { version: DATASET.version, dbName: DB_NAME, password: PASSWORD, ...docs.ids, bigTopic36: docs.ids.bigTopic.toString(36), smallTopic36: small._id.toString(36), summary };
+  return {
+    version: DATASET.version,
+    dbName: DB_NAME,
+    password: PASSWORD,
+    ...docs.ids,
+    bigTopic36: docs.ids.bigTopic.toString(36),
+    smallTopic36: small._id.toString(36),
+    summary,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -871,12 +1051,16 @@ async function seedInto(uri, log = () => {}) {
 
 function cacheRoot() {
   const { loadConfig } = requireDist('config/index.js');
-  return path.join(loadConfig({ ...process.env, DATA_DIR: os.tmpdir() }).database.cacheDir, `bench-dataset-v${DATASET.version}`);
+  return path.join(
+    loadConfig({ ...process.env, DATA_DIR: os.tmpdir() }).database.cacheDir,
+    `bench-dataset-v${DATASET.version}`,
+  );
 }
 
 function copySqlite(fromDir, toDir) {
   fs.mkdirSync(toDir, { recursive: true });
-  for (const f of fs.readdirSync(fromDir)) if (f.startsWith(`${DB_NAME}.sqlite`)) fs.copyFileSync(path.join(fromDir, f), path.join(toDir, f));
+  for (const f of fs.readdirSync(fromDir))
+    if (f.startsWith(`${DB_NAME}.sqlite`)) fs.copyFileSync(path.join(fromDir, f), path.join(toDir, f));
 }
 
 /**
@@ -923,7 +1107,19 @@ async function seedInPlace(baseUri, log) {
   return seedInto(`${baseUri}/${DB_NAME}`, log);
 }
 
-module.exports = { DATASET, DB_NAME, PASSWORD, makePlan, simulate, summarize, seedInto, verifyAgainstServices, prepareDataDir, seedInPlace, cacheRoot };
+module.exports = {
+  DATASET,
+  DB_NAME,
+  PASSWORD,
+  makePlan,
+  simulate,
+  summarize,
+  seedInto,
+  verifyAgainstServices,
+  prepareDataDir,
+  seedInPlace,
+  cacheRoot,
+};
 
 if (require.main === module) {
   const args = process.argv.slice(2);
@@ -931,7 +1127,8 @@ if (require.main === module) {
   (async () => {
     const uriArg = args.includes('--uri') ? args[args.indexOf('--uri') + 1] : undefined;
     if (uriArg) {
-      if (args.includes('--verify')) await verifyAgainstServices(uriArg.replace(/\/[^/]*$/, '/agora_bench_verify'), log);
+      if (args.includes('--verify'))
+        await verifyAgainstServices(uriArg.replace(/\/[^/]*$/, '/agora_bench_verify'), log);
       const manifest = await seedInto(uriArg, log);
       process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
       return;

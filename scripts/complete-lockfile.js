@@ -55,7 +55,8 @@ for (const [loc, pkg] of Object.entries(packages)) {
 }
 
 const sorted = {};
-for (const key of Object.keys(packages).sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)))) sorted[key] = packages[key];
+for (const key of Object.keys(packages).sort((a, b) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))))
+  sorted[key] = packages[key];
 lock.packages = sorted;
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`complete-lockfile: added ${added} optional platform entr${added === 1 ? 'y' : 'ies'}`);

@@ -32,39 +32,42 @@ function main() {
     build = require(path.join(root, 'dist/db/ferretdb-build.js'));
     config = require(path.join(root, 'dist/config/index.js'));
   } catch (err) {
-    throw new Error(`ferretdb-check: run \`npm run build\` first (${err.message.split('\n')[0]})`);
+    throw new Error(`ferretdb-check: run \`npm run build\` first (${err.message.split('\n')[0]})`, { cause: err });
   }
   const cacheDir = config.loadConfig(process.env).database.cacheDir;
   const src = path.join(cacheDir, 'ferretdb-check', 'src');
   // -trimpath as in the build, so the packages it compiled are reused from Go's build cache.
   const env = { ...build.goEnv(), GOFLAGS: '-mod=mod -buildvcs=false -trimpath' };
 
-  build.prepareFerretdbSource(go, src, env).then(({ patched, added }) => {
-    // FerretDB's test helpers look for the repository root by its .git.
-    fs.writeFileSync(path.join(src, '.git'), '');
-    const goFiles = [...patched, ...added].filter((f) => f.endsWith('.go'));
-    const packages = [...new Set(goFiles.map((f) => `./${path.posix.dirname(f)}`))].sort();
-    console.log(`ferretdb-check: series applied in ${src} (${patched.length} files patched, ${added.length} added)`);
+  build.prepareFerretdbSource(go, src, env).then(
+    ({ patched, added }) => {
+      // FerretDB's test helpers look for the repository root by its .git.
+      fs.writeFileSync(path.join(src, '.git'), '');
+      const goFiles = [...patched, ...added].filter((f) => f.endsWith('.go'));
+      const packages = [...new Set(goFiles.map((f) => `./${path.posix.dirname(f)}`))].sort();
+      console.log(`ferretdb-check: series applied in ${src} (${patched.length} files patched, ${added.length} added)`);
 
-    const unformatted = step('gofmt', 'gofmt', ['-l', ...goFiles], src, env, true).trim();
-    if (unformatted) fail(`gofmt: not formatted:\n${unformatted}`);
-    console.log(`ferretdb-check: gofmt ok (${goFiles.length} files)`);
-    step('go vet', go, ['vet', ...packages], src, env);
-    console.log(`ferretdb-check: go vet ok (${packages.join(' ')})`);
-    step('go test', go, ['test', ...packages], src, env);
+      const unformatted = step('gofmt', 'gofmt', ['-l', ...goFiles], src, env, true).trim();
+      if (unformatted) fail(`gofmt: not formatted:\n${unformatted}`);
+      console.log(`ferretdb-check: gofmt ok (${goFiles.length} files)`);
+      step('go vet', go, ['vet', ...packages], src, env);
+      console.log(`ferretdb-check: go vet ok (${packages.join(' ')})`);
+      step('go test', go, ['test', ...packages], src, env);
 
-    if (fuzzArg) {
-      const fuzztime = fuzzArg.split('=')[1];
-      for (const f of added.filter((f) => f.endsWith('_test.go'))) {
-        const text = fs.readFileSync(path.join(src, f), 'utf8');
-        for (const [, name] of text.matchAll(/^func (Fuzz\w+)\(/gm)) {
-          const pkg = `./${path.posix.dirname(f)}`;
-          step(`fuzz ${name}`, go, ['test', '-run=^$', `-fuzz=^${name}$`, `-fuzztime=${fuzztime}`, pkg], src, env);
+      if (fuzzArg) {
+        const fuzztime = fuzzArg.split('=')[1];
+        for (const f of added.filter((f) => f.endsWith('_test.go'))) {
+          const text = fs.readFileSync(path.join(src, f), 'utf8');
+          for (const [, name] of text.matchAll(/^func (Fuzz\w+)\(/gm)) {
+            const pkg = `./${path.posix.dirname(f)}`;
+            step(`fuzz ${name}`, go, ['test', '-run=^$', `-fuzz=^${name}$`, `-fuzztime=${fuzztime}`, pkg], src, env);
+          }
         }
       }
-    }
-    console.log('ferretdb-check: all Go checks passed');
-  }, (err) => fail(err.message));
+      console.log('ferretdb-check: all Go checks passed');
+    },
+    (err) => fail(err.message),
+  );
 }
 
 /** Runs a command in the tree; its output is shown (or returned when `capture`); a failure ends the checks. */

@@ -22,12 +22,32 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const port = 9300 + Math.floor(Math.random() * 500);
-  const chrome = spawn('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'chrome-'))}`, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', `--remote-debugging-port=${port}`, 'about:blank'], { stdio: 'ignore' });
+  const chrome = spawn(
+    'chromium',
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'chrome-'))}`,
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      `--remote-debugging-port=${port}`,
+      'about:blank',
+    ],
+    { stdio: 'ignore' },
+  );
   try {
     let targets;
     for (let i = 0; i < 50 && !targets; i++) {
       await sleep(200);
-      targets = await fetch(`http://127.0.0.1:${port}/json`).then((r) => r.json(), () => undefined);
+      targets = await fetch(`http://127.0.0.1:${port}/json`).then(
+        (r) => r.json(),
+        () => undefined,
+      );
     }
     const ws = new WebSocket(targets.find((t) => t.type === 'page').webSocketDebuggerUrl);
     await new Promise((r) => (ws.onopen = r));
@@ -35,19 +55,38 @@ async function main() {
     const pending = new Map();
     ws.onmessage = (e) => {
       const m = JSON.parse(e.data);
-      if (m.id && pending.has(m.id)) pending.get(m.id)(m.result ?? m), pending.delete(m.id);
+      if (m.id && pending.has(m.id)) {
+        pending.get(m.id)(m.result ?? m);
+        pending.delete(m.id);
+      }
     };
-    const send = (method, params = {}) => new Promise((res) => { const i = ++id; pending.set(i, res); ws.send(JSON.stringify({ id: i, method, params })); });
-    const js = async (expression) => (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result?.value;
-    const shot = async (name) => fs.writeFileSync(path.join(outDir, `${name}.png`), Buffer.from((await send('Page.captureScreenshot', { format: 'png' })).data, 'base64'));
+    const send = (method, params = {}) =>
+      new Promise((res) => {
+        const i = ++id;
+        pending.set(i, res);
+        ws.send(JSON.stringify({ id: i, method, params }));
+      });
+    const js = async (expression) =>
+      (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result?.value;
+    const shot = async (name) =>
+      fs.writeFileSync(
+        path.join(outDir, `${name}.png`),
+        Buffer.from((await send('Page.captureScreenshot', { format: 'png' })).data, 'base64'),
+      );
     const openTab = (i) => js(`document.querySelectorAll('.graphiql-tab')[${i}].querySelector('button').click()`);
-    const run = async () => { await js(`document.querySelector('.graphiql-execute-button').click()`); await sleep(2500); return js(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()`); };
+    const run = async () => {
+      await js(`document.querySelector('.graphiql-execute-button').click()`);
+      await sleep(2500);
+      return js(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()`);
+    };
 
     await send('Page.enable');
     await send('Emulation.setDeviceMetricsOverride', { width: 1400, height: 900, deviceScaleFactor: 1, mobile: false });
     await send('Page.navigate', { url: `${base}/graphiql` });
     await sleep(4000);
-    const names = await js(`[...document.querySelectorAll('.graphiql-tab')].map((t) => t.querySelector('button').textContent.trim())`);
+    const names = await js(
+      `[...document.querySelectorAll('.graphiql-tab')].map((t) => t.querySelector('button').textContent.trim())`,
+    );
     let failures = 0;
     let token;
     for (let i = 0; i < names.length; i++) {
@@ -56,11 +95,15 @@ async function main() {
       const body = JSON.parse((await run()) || '{}');
       if (body.data?.login?.token) token = body.data.login.token;
       const needsToken = body.errors?.every((e) => e.extensions?.code === 'UNAUTHENTICATED');
-      console.log(`${names[i]}: ${body.errors ? `errors (${body.errors.map((e) => e.extensions?.code).join(', ')})` : 'data'}`);
+      console.log(
+        `${names[i]}: ${body.errors ? `errors (${body.errors.map((e) => e.extensions?.code).join(', ')})` : 'data'}`,
+      );
       if (body.errors && !needsToken) failures += 1;
       await shot(`tab-${i}`);
       if (needsToken && token) {
-        const set = await js(`(() => { const h = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')].find((c) => c.CodeMirror.getValue().includes('Authorization')); if (!h) return false; h.CodeMirror.setValue(${JSON.stringify(JSON.stringify({ Authorization: 'Bearer TOKEN' }, null, 2))}.replace('TOKEN', ${JSON.stringify(token)})); return true; })()`);
+        const set = await js(
+          `(() => { const h = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')].find((c) => c.CodeMirror.getValue().includes('Authorization')); if (!h) return false; h.CodeMirror.setValue(${JSON.stringify(JSON.stringify({ Authorization: 'Bearer TOKEN' }, null, 2))}.replace('TOKEN', ${JSON.stringify(token)})); return true; })()`,
+        );
         const again = JSON.parse((await run()) || '{}');
         console.log(`${names[i]} with the login token: ${again.errors ? 'errors' : 'data'} (header set: ${set})`);
         if (again.errors || !set) failures += 1;

@@ -58,7 +58,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // Request header size is bounded by Node's default (16 KiB): larger headers get 431.
     // Node enforces the header/request timeouts on a timer; check every second, not every 30 s.
-    http: { connectionsCheckingInterval: 1000, headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs) },
+    http: {
+      connectionsCheckingInterval: 1000,
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+    },
     // One debug line per request from onResponse instead of Fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
@@ -69,7 +72,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNRESET' || socket.destroyed) return;
       const [status, reason] =
-        code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout']
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? [431, 'Request Header Fields Too Large']
+            : [400, 'Bad Request'];
       const received = (err as unknown as { rawPacket?: Buffer }).rawPacket;
       if (socket.writable) socket.write(rawRefusal(status, reason, received, isServerPath));
       socket.destroy();
@@ -88,7 +95,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (code !== 'FST_ERR_BAD_URL' && code !== 'FST_ERR_MAX_PARAM_LENGTH') {
         const status = (err as { statusCode?: number }).statusCode ?? 400;
         const refusal = refusalFor(pathOnly, status >= 400 && status < 500 ? status : 400, req.headers.accept);
-        return reply.status(status >= 400 && status < 500 ? status : 400).headers(refusal.headers).send(refusal.body);
+        return reply
+          .status(status >= 400 && status < 500 ? status : 400)
+          .headers(refusal.headers)
+          .send(refusal.body);
       }
       // An undecodable URL is a bad request (docs/discussion-api.md §2.5); a parameter over
       // maxParamLength names no topic or user.
@@ -101,14 +111,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return reply.status(400).headers(refusal.headers).send(refusal.body);
       }
       if (/^\/(selif\/)?[^/]*$/.test(pathOnly)) {
-        reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP).header('vary', 'Accept');
+        reply
+          .header('referrer-policy', 'same-origin')
+          .header('x-frame-options', 'SAMEORIGIN')
+          .header('content-security-policy', PAGE_CSP)
+          .header('vary', 'Accept');
         return sendFilesError(req, reply, 404, 'File not found');
       }
       if (/^\/upload\/[^/]*$/.test(pathOnly)) {
         // PUT /upload/{name} with a name the router refuses: the upload's own answers (docs/files-api.md §3).
-        reply.header('referrer-policy', 'same-origin').header('x-frame-options', 'SAMEORIGIN').header('content-security-policy', PAGE_CSP);
+        reply
+          .header('referrer-policy', 'same-origin')
+          .header('x-frame-options', 'SAMEORIGIN')
+          .header('content-security-policy', PAGE_CSP);
         if (req.method !== 'PUT') return sendFilesError(req, reply, 404, 'Not found');
-        return sendFilesError(req, reply, 400, code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request');
+        return sendFilesError(
+          req,
+          reply,
+          400,
+          code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request',
+        );
       }
       return reply.status(404).send({ error: 'Not found' });
     },
@@ -128,10 +150,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics.httpRequests.inc({ route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: '499' });
   });
   app.addHook('onResponse', async (req, reply) => {
-    const labels = { route: req.routeOptions.url ?? '<unmatched>', method: req.method, status: String(reply.statusCode) };
+    const labels = {
+      route: req.routeOptions.url ?? '<unmatched>',
+      method: req.method,
+      status: String(reply.statusCode),
+    };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
-    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.debug(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
 
   /**
@@ -167,7 +196,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/readyz', async (_req, reply) => {
     // A newcomer must not see a half-written demo dataset (or a load balancer send traffic early).
     if (!startup.done) {
-      return reply.status(503).send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
+      return reply
+        .status(503)
+        .send({ status: 'starting', reason: 'start-up work (demo data, first sweeps) is not finished' });
     }
     if (await db.ping(2000)) return { status: 'ready', database: services.runtime.databaseKind };
     return reply.status(503).send({ status: 'unavailable', reason: db.unavailableReason(2000) });
@@ -191,7 +222,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   // GraphQL multipart request spec (file uploads): parsed with busboy, limits per FILES_MAX_SIZE.
-  const uploads = graphqlMultipart(app, { maxFileSize: config.files.maxSize, maxFiles: 10, maxFieldSize: config.bodyLimit });
+  const uploads = graphqlMultipart(app, {
+    maxFileSize: config.files.maxSize,
+    maxFiles: 10,
+    maxFieldSize: config.bodyLimit,
+  });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
@@ -211,9 +246,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Apollo's integration parses the request URL against the Host header: a malformed Host
       // would throw inside it (a 500).
       if (!URL.canParse(request.url, `${request.protocol}://${request.hostname}/`)) {
-        return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message: 'Invalid Host header', extensions: { code: 'BAD_REQUEST' } }] });
+        return reply
+          .code(400)
+          .type('application/json; charset=utf-8')
+          .send({ errors: [{ message: 'Invalid Host header', extensions: { code: 'BAD_REQUEST' } }] });
       }
-      return (handler as unknown as (this: FastifyInstance, rq: typeof request, rp: typeof reply) => unknown).call(app, request, reply);
+      return (handler as unknown as (this: FastifyInstance, rq: typeof request, rp: typeof reply) => unknown).call(
+        app,
+        request,
+        reply,
+      );
     },
   });
 

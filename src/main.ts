@@ -46,7 +46,11 @@ async function main(): Promise<void> {
 
   let agora;
   try {
-    agora = await createAgora(config, { mongoUri: withDatabaseName(database.uri, 'agora'), databaseKind: database.kind, jwtSecret });
+    agora = await createAgora(config, {
+      mongoUri: withDatabaseName(database.uri, 'agora'),
+      databaseKind: database.kind,
+      jwtSecret,
+    });
   } catch (err) {
     await stopDatabase();
     throw err;
@@ -94,7 +98,9 @@ async function main(): Promise<void> {
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  say(`Agora ${VERSION} listening on http://${shownHost}:${port} — GraphiQL at /graphiql, REST at /api/beta and /upload`);
+  say(
+    `Agora ${VERSION} listening on http://${shownHost}:${port} — GraphiQL at /graphiql, REST at /api/beta and /upload`,
+  );
 }
 
 main().catch((err) => {

@@ -53,9 +53,17 @@ export class Metrics {
   });
 
   /** Live updates (src/live): WebSocket connections open now. */
-  readonly liveSockets = new Gauge({ name: 'live_sockets_open', help: 'GraphQL WebSocket connections open.', registers: [this.registry] });
+  readonly liveSockets = new Gauge({
+    name: 'live_sockets_open',
+    help: 'GraphQL WebSocket connections open.',
+    registers: [this.registry],
+  });
 
-  readonly liveSubscriptions = new Gauge({ name: 'live_subscriptions_active', help: 'GraphQL subscriptions active.', registers: [this.registry] });
+  readonly liveSubscriptions = new Gauge({
+    name: 'live_subscriptions_active',
+    help: 'GraphQL subscriptions active.',
+    registers: [this.registry],
+  });
 
   readonly liveMessages = new Counter({
     name: 'live_events_delivered_total',

@@ -28,7 +28,9 @@ export interface Agora {
    * answers 503 until it is done (/healthz answers at once).
    */
   start(): Promise<void>;
-  /** Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database. */
+  /**
+   * Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
     get: (_t, prop) => {
       const target = appRef?.log as unknown as Record<string | symbol, unknown> | undefined;
       const v = target?.[prop];
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v ?? (() => {});
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : (v ?? (() => {}));
     },
   });
   const ctx = { config, db, metrics, jwtSecret: opts.jwtSecret, databaseKind: opts.databaseKind, log };
@@ -76,7 +78,11 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
     const files = await createFiles(ctx, rateLimits.services);
     modules.push(rateLimits, events, discussion, files);
     await db.syncIndexes();
-    const services: Services = { runtime: { databaseKind: opts.databaseKind }, discussion: discussion.services, files: files.services };
+    const services: Services = {
+      runtime: { databaseKind: opts.databaseKind },
+      discussion: discussion.services,
+      files: files.services,
+    };
     const startup = { done: false };
     const app = await buildApp({ config, db, metrics, services, startup, logger: opts.logger });
     appRef = app;

@@ -86,7 +86,10 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), o
           if (onOutput) onOutput(c.toString(), 'stderr');
         });
         child.once('exit', (code, signal) => {
-          if (!stopping) process.stderr.write(`[agora] the server exited unexpectedly (code ${code}, signal ${signal})\n${out.slice(-2000)}\n`);
+          if (!stopping)
+            process.stderr.write(
+              `[agora] the server exited unexpectedly (code ${code}, signal ${signal})\n${out.slice(-2000)}\n`,
+            );
         });
         resolve({
           url: m[1].replace('localhost', '127.0.0.1'),
@@ -120,7 +123,9 @@ function getText(url) {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d) => (body += d));
-        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${url} → ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${url} → ${res.statusCode}`)),
+        );
         res.on('error', reject);
       })
       .on('error', reject);

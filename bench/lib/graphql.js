@@ -7,7 +7,8 @@ async function gql(url, query, variables, token) {
     body: JSON.stringify({ query, variables }),
   });
   const body = await res.json();
-  if (res.status !== 200 || body.errors) throw new Error(`GraphQL ${query.slice(0, 40)}: ${res.status} ${JSON.stringify(body.errors)}`);
+  if (res.status !== 200 || body.errors)
+    throw new Error(`GraphQL ${query.slice(0, 40)}: ${res.status} ${JSON.stringify(body.errors)}`);
   return body.data;
 }
 

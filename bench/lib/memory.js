@@ -72,7 +72,14 @@ function sampleRss(pid, intervalMs = 5) {
     } catch {
       /* process gone: the samples are all there is */
     }
-    const result = { baseline, peak, growth: peak - baseline, lapGrowth: peak - lapStart, method: hwm ? 'VmHWM' : 'sampled', sampledPeak: lapSampledPeak };
+    const result = {
+      baseline,
+      peak,
+      growth: peak - baseline,
+      lapGrowth: peak - lapStart,
+      method: hwm ? 'VmHWM' : 'sampled',
+      sampledPeak: lapSampledPeak,
+    };
     overall = Math.max(overall, peak);
     lapSampledPeak = 0;
     try {

@@ -16,7 +16,9 @@ export interface FilesConfig {
   cleanupInterval: number;
   /** Access-key cookie lifetime in seconds; 0 = session cookie. */
   accessCookieExpiry: number;
-  /** Uploads allowed per client address within the window (every upload route of both doors); 0 = no limit (default). */
+  /**
+   * Uploads allowed per client address within the window (every upload route of both doors); 0 = no limit (default).
+   */
   uploadRateLimit: number;
   uploadRateWindowSeconds: number;
   /** Uploads this process receives at once; 0 = unlimited. */

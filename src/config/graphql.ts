@@ -11,7 +11,10 @@ export interface GraphQLConfig {
   maxCost: number;
   /** Most lexical tokens in one document (the parser stops beyond it). */
   maxTokens: number;
-  /** Most selections (fields, fragment spreads, inline fragments) in a document and in one operation with its fragments expanded. */
+  /**
+   * Most selections (fields, fragment spreads, inline fragments) in a document and in one operation with its fragments
+   * expanded.
+   */
   maxSelections: number;
   /** Most aliased fields in one document. */
   maxAliases: number;

@@ -131,7 +131,11 @@ function readTrustProxy(r: EnvReader): { trustProxy: boolean; proxyTrust: number
   if (['true', 'yes'].includes(k)) return { trustProxy: true, proxyTrust: 1 };
   if (/^[0-9]+$/.test(k) && Number(k) <= 100) return { trustProxy: true, proxyTrust: Number(k) };
   const list = k.split(',').map((a) => a.trim());
-  if (list.every((a) => /^[0-9a-f:.]+(\/[0-9]{1,3})?$/.test(a) && /[.:]/.test(a))) return { trustProxy: true, proxyTrust: list.join(',') };
-  r.fail('TRUST_PROXY', `must be true/false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got ${JSON.stringify(v)}`);
+  if (list.every((a) => /^[0-9a-f:.]+(\/[0-9]{1,3})?$/.test(a) && /[.:]/.test(a)))
+    return { trustProxy: true, proxyTrust: list.join(',') };
+  r.fail(
+    'TRUST_PROXY',
+    `must be true/false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got ${JSON.stringify(v)}`,
+  );
   return { trustProxy: false, proxyTrust: 0 };
 }

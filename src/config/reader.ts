@@ -85,7 +85,10 @@ export class EnvReader {
       return undefined;
     }
     if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || u.username || u.password) {
-      this.fail(name, `must be scheme, host and optional port only (no path, query or credentials), got ${JSON.stringify(v)}`);
+      this.fail(
+        name,
+        `must be scheme, host and optional port only (no path, query or credentials), got ${JSON.stringify(v)}`,
+      );
       return undefined;
     }
     return `${u.protocol}//${u.host}`;

@@ -18,6 +18,8 @@ export function single(v: string | string[] | undefined): string | undefined {
  * decoded as such (a key sent in a header then equals the same key sent in a query or body).
  */
 export function headerText(v: string | undefined): string | undefined {
+  // ASCII, control characters included, is the same in latin1 and UTF-8.
+  // eslint-disable-next-line no-control-regex
   if (v === undefined || /^[\x00-\x7f]*$/.test(v)) return v;
   const bytes = Buffer.from(v, 'latin1');
   const text = bytes.toString('utf8');

@@ -8,7 +8,15 @@
 import type { IncomingMessage } from 'node:http';
 
 /** Headers whose repeated lines are one list by definition (proxies append to them): joined, as Node does. */
-const LISTS = new Set(['cookie', 'forwarded', 'via', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port']);
+const LISTS = new Set([
+  'cookie',
+  'forwarded',
+  'via',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+]);
 
 export function keepFirstHeaderValues(raw: IncomingMessage): void {
   const lines = raw.rawHeaders;

@@ -57,7 +57,8 @@ export class Database {
     if (metrics) {
       const client = conn.getClient();
       client.on('commandStarted', (e) => metrics.mongoCommands.inc({ command: e.commandName }));
-      const took = (e: { commandName: string; duration: number }) => metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
+      const took = (e: { commandName: string; duration: number }) =>
+        metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
       client.on('commandSucceeded', took);
       client.on('commandFailed', took);
       client.on('commandFailed', (e) => {
@@ -92,7 +93,11 @@ export class Database {
   }
 
   private async pingOnce(timeoutMs: number): Promise<boolean> {
-    this.pinger ??= new mongoose.mongo.MongoClient(this.uri, { maxPoolSize: 1, serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+    this.pinger ??= new mongoose.mongo.MongoClient(this.uri, {
+      maxPoolSize: 1,
+      serverSelectionTimeoutMS: timeoutMs,
+      connectTimeoutMS: timeoutMs,
+    });
     const pinger = this.pinger;
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
@@ -100,7 +105,13 @@ export class Database {
       const timeout = new Promise<'late'>((resolve) => {
         timer = setTimeout(() => resolve('late'), timeoutMs);
       });
-      const answer = await Promise.race([pinger.db('admin').command({ ping: 1 }).then(() => true), timeout]);
+      const answer = await Promise.race([
+        pinger
+          .db('admin')
+          .command({ ping: 1 })
+          .then(() => true),
+        timeout,
+      ]);
       return answer === 'late' ? this.lastReplyAt > started : answer;
     } catch {
       return false;

@@ -79,7 +79,13 @@ interface Place {
 export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatabase> {
   const { database: cfg, log } = opts;
   if (cfg.uri) {
-    return { kind: 'external', uri: cfg.uri, description: `MongoDB at ${redact(cfg.uri)} (MONGODB_URI)`, owned: false, stop: async () => {} };
+    return {
+      kind: 'external',
+      uri: cfg.uri,
+      description: `MongoDB at ${redact(cfg.uri)} (MONGODB_URI)`,
+      owned: false,
+      stop: async () => {},
+    };
   }
   const dbDir = path.join(opts.dataDir, 'db');
   fs.mkdirSync(dbDir, { recursive: true });
@@ -274,7 +280,9 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, ch
         tried.push(`FerretDB ${FERRETDB_VERSION} built with Go: failed: ${(err as Error).message.split('\n')[0]}`);
       }
     } else {
-      tried.push(`FerretDB ${FERRETDB_VERSION}: FERRETDB_BIN unset, no cached build in ${cfg.cacheDir}, no \`go\` on PATH to build one`);
+      tried.push(
+        `FerretDB ${FERRETDB_VERSION}: FERRETDB_BIN unset, no cached build in ${cfg.cacheDir}, no \`go\` on PATH to build one`,
+      );
     }
   }
   if (ferret) {
@@ -327,10 +335,16 @@ async function startProcess(
     await waitForPort(port, kind === 'ferretdb' ? 600_000 : 30_000, child);
   } catch (err) {
     await stopPid(pid);
-    throw new Error(`${kind} at ${bin} did not start: ${(err as Error).message} (see ${path.join(dbDir, `${kind}.log`)})`);
+    throw new Error(
+      `${kind} at ${bin} did not start: ${(err as Error).message} (see ${path.join(dbDir, `${kind}.log`)})`,
+      {
+        cause: err,
+      },
+    );
   }
   child.unref();
-  const label = kind === 'ferretdb' ? `FerretDB ${ferretdbBuildName(bin)} (SQLite in ${dir})` : `mongod (${bin}, data in ${dir})`;
+  const label =
+    kind === 'ferretdb' ? `FerretDB ${ferretdbBuildName(bin)} (SQLite in ${dir})` : `mongod (${bin}, data in ${dir})`;
   log(`Started ${label} on 127.0.0.1:${port}`);
   return { kind, uri: `mongodb://127.0.0.1:${port}`, description: label, pid, stop: () => stopPid(pid) };
 }
@@ -338,8 +352,18 @@ async function startProcess(
 const MEMORY_SERVER_TIMEOUT_MS = 300_000;
 
 async function startMemoryServer(dbDir: string, log: Log): Promise<Started> {
-  let mod: { MongoMemoryServer: { create(o: unknown): Promise<{ getUri(): string; stop(): Promise<boolean>; instanceInfo?: { instance?: { mongodProcess?: { pid?: number } } } }> } };
+  let mod: {
+    MongoMemoryServer: {
+      create(o: unknown): Promise<{
+        getUri(): string;
+        stop(): Promise<boolean>;
+        instanceInfo?: { instance?: { mongodProcess?: { pid?: number } } };
+      }>;
+    };
+  };
   try {
+    // An optional package, loaded only when this fallback is used.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     mod = require('mongodb-memory-server-core');
   } catch {
     throw new Error('package not installed');
@@ -351,12 +375,24 @@ async function startMemoryServer(dbDir: string, log: Log): Promise<Started> {
   // so a start (or a CLI command) fails with the list of options instead of hanging.
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no MongoDB binary within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s (download unreachable?)`)), MEMORY_SERVER_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`no MongoDB binary within ${MEMORY_SERVER_TIMEOUT_MS / 1000} s (download unreachable?)`)),
+      MEMORY_SERVER_TIMEOUT_MS,
+    );
     timer.unref();
   });
-  const server = await Promise.race([mod.MongoMemoryServer.create({ instance: { dbPath: dir, storageEngine: 'wiredTiger', ip: '127.0.0.1' } }), timeout]).finally(() => clearTimeout(timer));
+  const server = await Promise.race([
+    mod.MongoMemoryServer.create({ instance: { dbPath: dir, storageEngine: 'wiredTiger', ip: '127.0.0.1' } }),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
   const uri = server.getUri().replace(/\/[^/]*$/, '');
-  return { kind: 'memory-server', uri, description: `mongodb-memory-server (data in ${dir})`, pid: server.instanceInfo?.instance?.mongodProcess?.pid ?? process.pid, stop: async () => void (await server.stop()) };
+  return {
+    kind: 'memory-server',
+    uri,
+    description: `mongodb-memory-server (data in ${dir})`,
+    pid: server.instanceInfo?.instance?.mongodProcess?.pid ?? process.pid,
+    stop: async () => void (await server.stop()),
+  };
 }
 
 /**
@@ -419,7 +455,9 @@ async function acquireLock(file: string, onWait: (holder: number | string) => vo
         fs.rmSync(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`another process (pid ${holder ?? 'unknown'}) holds ${file}`);
+      if (Date.now() > deadline) {
+        throw new Error(`another process (pid ${holder ?? 'unknown'}) holds ${file}`, { cause: err });
+      }
       if (!told) onWait(holder ?? 'unknown');
       told = true;
       await new Promise((r) => setTimeout(r, 200));

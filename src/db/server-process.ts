@@ -59,7 +59,12 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
 }
 
 /** Starts a server with its output appended to logFile; the child does not die with a terminal's SIGINT. */
-export function startServer(bin: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+export function startServer(
+  bin: string,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const out = fs.openSync(logFile, 'a');
   const child = spawn(bin, args, { stdio: ['ignore', out, out], detached: true, env });
   fs.closeSync(out);

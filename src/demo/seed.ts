@@ -94,7 +94,9 @@ const TOPICS: DemoTopic[] = [
                 by: 'carol',
                 at: 3,
                 text: 'Very good, and the box has a proper insert.',
-                replies: [{ by: 'dave', at: 5, text: 'Sleeve them anyway, they see a lot of shuffling.', votes: ['carol'] }],
+                replies: [
+                  { by: 'dave', at: 5, text: 'Sleeve them anyway, they see a lot of shuffling.', votes: ['carol'] },
+                ],
               },
             ],
           },
@@ -107,7 +109,9 @@ const TOPICS: DemoTopic[] = [
         text: 'Monopoly, obviously.',
         votes: ['bob'],
         labels: [{ by: 'alice', label: 'joke' }],
-        replies: [{ by: 'bob', at: 2.5, text: 'Only if you want to stay single.', labels: [{ by: 'alice', label: 'joke' }] }],
+        replies: [
+          { by: 'bob', at: 2.5, text: 'Only if you want to stay single.', labels: [{ by: 'alice', label: 'joke' }] },
+        ],
       },
       { by: 'bob', at: 6, text: '7 Wonders Duel. It is the best two-player game I know.', votes: ['alice', 'carol'] },
     ],
@@ -117,7 +121,8 @@ const TOPICS: DemoTopic[] = [
     group: 'tech',
     ago: 50,
     title: "What's your backup strategy?",
-    markdown: 'I use `restic` to an external drive and a remote server.\n\nWhat do you use, and how often do you **test restores**?',
+    markdown:
+      'I use `restic` to an external drive and a remote server.\n\nWhat do you use, and how often do you **test restores**?',
     tags: ['ask.survey', 'backups'],
     votes: ['alice', 'carol'],
     comments: [
@@ -126,10 +131,27 @@ const TOPICS: DemoTopic[] = [
         at: 1,
         text: 'Borg to a NAS every night, plus an offsite copy once a week.',
         votes: ['bob'],
-        replies: [{ by: 'bob', at: 2, text: 'Do you encrypt the offsite copy?', replies: [{ by: 'alice', at: 3, text: 'Yes, Borg encrypts on the client.' }] }],
+        replies: [
+          {
+            by: 'bob',
+            at: 2,
+            text: 'Do you encrypt the offsite copy?',
+            replies: [{ by: 'alice', at: 3, text: 'Yes, Borg encrypts on the client.' }],
+          },
+        ],
       },
-      { by: 'dave', at: 4, text: 'I just copy everything to a USB stick sometimes.', labels: [{ by: 'carol', label: 'noise' }] },
-      { by: 'carol', at: 5, text: 'Test restores quarterly. An untested backup is a hope, not a backup.', votes: ['alice', 'bob', 'dave'] },
+      {
+        by: 'dave',
+        at: 4,
+        text: 'I just copy everything to a USB stick sometimes.',
+        labels: [{ by: 'carol', label: 'noise' }],
+      },
+      {
+        by: 'carol',
+        at: 5,
+        text: 'Test restores quarterly. An untested backup is a hope, not a backup.',
+        votes: ['alice', 'bob', 'dave'],
+      },
     ],
   },
   {
@@ -141,7 +163,14 @@ const TOPICS: DemoTopic[] = [
     tags: ['classical', 'piano'],
     votes: ['alice'],
     bookmarks: ['alice', 'carol'],
-    comments: [{ by: 'alice', at: 1, text: 'The tone of that piano is lovely.', replies: [{ by: 'dave', at: 2, text: 'It was restored in 2019.' }] }],
+    comments: [
+      {
+        by: 'alice',
+        at: 1,
+        text: 'The tone of that piano is lovely.',
+        replies: [{ by: 'dave', at: 2, text: 'It was restored in 2019.' }],
+      },
+    ],
   },
   {
     by: 'carol',
@@ -174,7 +203,12 @@ const TOPICS: DemoTopic[] = [
     tags: ['weekly'],
     comments: [
       { by: 'bob', at: 0.5, text: 'Outer Wilds, finally. No spoilers please!', votes: ['alice'] },
-      { by: 'carol', at: 1, text: 'Still Stardew Valley. It never ends.', replies: [{ by: 'dave', at: 2, text: 'That is the point of it.' }] },
+      {
+        by: 'carol',
+        at: 1,
+        text: 'Still Stardew Valley. It never ends.',
+        replies: [{ by: 'dave', at: 2, text: 'That is the point of it.' }],
+      },
     ],
   },
 ];
@@ -217,7 +251,8 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
   const asActor = (u: UserView): Actor => ({ kind: 'user', userId: u.id, username: u.username, isAdmin: u.isAdmin });
   at(96);
   actors.set('admin', asActor(await ds.users.create(SYSTEM, { ...DEMO_ADMIN, isAdmin: true })));
-  for (const name of DEMO_USERS) actors.set(name, asActor(await ds.users.create(SYSTEM, { username: name, password: DEMO_PASSWORD })));
+  for (const name of DEMO_USERS)
+    actors.set(name, asActor(await ds.users.create(SYSTEM, { username: name, password: DEMO_PASSWORD })));
   summary.users = actors.size;
   for (const g of GROUPS) {
     await ds.groups.create(SYSTEM, g);
@@ -228,7 +263,13 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
 
   for (const t of TOPICS) {
     at(t.ago);
-    const topic: TopicView = await ds.topics.post(who(t.by), { group: t.group, title: t.title, markdown: t.markdown ?? null, link: t.link ?? null, tags: t.tags });
+    const topic: TopicView = await ds.topics.post(who(t.by), {
+      group: t.group,
+      title: t.title,
+      markdown: t.markdown ?? null,
+      link: t.link ?? null,
+      tags: t.tags,
+    });
     summary.topics++;
     topicIds.push(topic.id);
     if (t.official) await ds.topics.setOfficial(SYSTEM, topic.id, true);
@@ -237,13 +278,18 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
 
     // Comments in posting order across the whole thread, so ids follow time.
     const all: { c: DemoComment; parent: DemoComment | null }[] = [];
-    const walk = (cs: DemoComment[], parent: DemoComment | null) => cs.forEach((c) => (all.push({ c, parent }), walk(c.replies ?? [], c)));
+    const walk = (cs: DemoComment[], parent: DemoComment | null) =>
+      cs.forEach((c) => (all.push({ c, parent }), walk(c.replies ?? [], c)));
     walk(t.comments ?? [], null);
     all.sort((a, b) => a.c.at - b.c.at);
     const posted = new Map<DemoComment, CommentView>();
     for (const { c, parent } of all) {
       at(t.ago - c.at);
-      const view = await ds.comments.post(who(c.by), { topicId: topic.id, parentId: parent ? posted.get(parent)!.id : null, markdown: c.text });
+      const view = await ds.comments.post(who(c.by), {
+        topicId: topic.id,
+        parentId: parent ? posted.get(parent)!.id : null,
+        markdown: c.text,
+      });
       posted.set(c, view);
       summary.comments++;
       for (const v of c.votes ?? []) await ds.votes.vote(who(v), 'comment', view.id);

@@ -52,7 +52,10 @@ export class AuthService implements AuthApi {
   tokenFor(user: UserDoc): TokenResult {
     const iat = this.nowSeconds();
     const exp = iat + this.d.config.jwtLifetimeSeconds;
-    const token = signToken({ sub: String(user._id), username: user.username, iat, exp, tv: user.tokenVersion }, this.d.jwtSecret);
+    const token = signToken(
+      { sub: String(user._id), username: user.username, iat, exp, tv: user.tokenVersion },
+      this.d.jwtSecret,
+    );
     return { token, expiresAt: exp, user: userView(user) };
   }
 
@@ -78,8 +81,14 @@ export class AuthService implements AuthApi {
    */
   private async countAttempt(clientAddress: string, username: string): Promise<void> {
     const rule = { limit: this.d.config.loginRateLimit, windowSeconds: this.d.config.loginRateWindowSeconds };
-    const retryAfter = await this.d.limits.attempt('login', [`addr:${clientAddress}`, usernameKey(username)], rule, this.d.clock.now());
-    if (retryAfter !== null) throw new TooManyRequestsError('Too many login attempts, try again later', retryAfter, 'LOGIN_RATE_LIMITED');
+    const retryAfter = await this.d.limits.attempt(
+      'login',
+      [`addr:${clientAddress}`, usernameKey(username)],
+      rule,
+      this.d.clock.now(),
+    );
+    if (retryAfter !== null)
+      throw new TooManyRequestsError('Too many login attempts, try again later', retryAfter, 'LOGIN_RATE_LIMITED');
   }
 
   async issueToken(actor: Actor): Promise<TokenResult> {
@@ -98,11 +107,16 @@ export class AuthService implements AuthApi {
     const user = await this.loadSelf(actor);
     // A wrong current password is bad input, not a bad token: the caller stays logged in.
     const issues: Issue[] = [];
-    if (typeof input.currentPassword !== 'string' || input.currentPassword.length > MAX_PASSWORD || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    if (
+      typeof input.currentPassword !== 'string' ||
+      input.currentPassword.length > MAX_PASSWORD ||
+      !(await verifyPassword(input.currentPassword, user.passwordHash))
+    ) {
       issues.push({ field: 'currentPassword', message: 'The current password is not correct' });
     }
     issues.push(...issuesOf(toInput(ChangePasswordInput, input)));
-    if (issues.length > 0) throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
+    if (issues.length > 0)
+      throw new ValidationError(issues, issues[0]!.field === 'currentPassword' ? 'WRONG_PASSWORD' : undefined);
     const updated = await this.d.users.setPasswordHash(user._id, await hashPassword(input.newPassword));
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);

@@ -34,7 +34,10 @@ export class TopicCommentCache {
   private readonly entries = new Map<number, Entry>();
   private size = 0;
 
-  constructor(private readonly opts: CommentCacheOptions, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly opts: CommentCacheOptions,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   get enabled(): boolean {
     return this.opts.capacity > 0;

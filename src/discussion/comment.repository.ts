@@ -35,7 +35,8 @@ export class CommentRepository {
    */
   private async changed(topicId: number): Promise<void> {
     this.cache.drop(topicId);
-    const bump = () => this.m.CommentVersion.updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true }).exec();
+    const bump = () =>
+      this.m.CommentVersion.updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true }).exec();
     try {
       await bump();
     } catch (err) {
@@ -56,7 +57,9 @@ export class CommentRepository {
   }
 
   findByIds(ids: readonly number[]): Promise<CommentDoc[]> {
-    return this.m.Comment.find({ _id: { $in: [...ids] } }).lean<CommentDoc[]>().exec();
+    return this.m.Comment.find({ _id: { $in: [...ids] } })
+      .lean<CommentDoc[]>()
+      .exec();
   }
 
   /**
@@ -91,18 +94,27 @@ export class CommentRepository {
 
   /** Listed comments per topic (the source of truth of comment counts; counts:verify). */
   async listedCounts(): Promise<Map<number, number>> {
-    const rows = await this.m.Comment.aggregate<{ _id: number; n: number }>([{ $match: { deleted: false, removed: false } }, { $group: { _id: '$topicId', n: { $sum: 1 } } }]).exec();
+    const rows = await this.m.Comment.aggregate<{ _id: number; n: number }>([
+      { $match: { deleted: false, removed: false } },
+      { $group: { _id: '$topicId', n: { $sum: 1 } } },
+    ]).exec();
     return new Map(rows.map((r) => [r._id, r.n]));
   }
 
   /** Every comment's stored counts (counts:verify). */
   allCounts(): Promise<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]> {
-    return this.m.Comment.find({}, { voteCount: 1, labelWeights: 1 }).batchSize(100_000).lean<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]>().exec();
+    return this.m.Comment.find({}, { voteCount: 1, labelWeights: 1 })
+      .batchSize(100_000)
+      .lean<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]>()
+      .exec();
   }
 
   /** created_at of the topic's latest comment that counts as interesting activity, if any. */
   async latestInterestingAt(topicId: number): Promise<Date | null> {
-    const doc = await this.m.Comment.findOne({ topicId, interesting: true }, { createdAt: 1 }).sort({ createdAt: -1 }).lean<Pick<CommentDoc, 'createdAt'>>().exec();
+    const doc = await this.m.Comment.findOne({ topicId, interesting: true }, { createdAt: 1 })
+      .sort({ createdAt: -1 })
+      .lean<Pick<CommentDoc, 'createdAt'>>()
+      .exec();
     return doc?.createdAt ?? null;
   }
 
@@ -152,7 +164,9 @@ export class CommentRepository {
     where: Partial<Pick<CommentDoc, 'deleted' | 'removed'>>,
     update: Record<string, unknown>,
   ): Promise<CommentDoc | null> {
-    const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' }).lean<CommentDoc>().exec();
+    const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' })
+      .lean<CommentDoc>()
+      .exec();
     if (before) await this.changed(before.topicId);
     return before;
   }
@@ -162,7 +176,9 @@ export class CommentRepository {
     update: Record<string, unknown>,
     where: Partial<Pick<CommentDoc, 'deleted'>> = {},
   ): Promise<CommentDoc | null> {
-    const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' }).lean<CommentDoc>().exec();
+    const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' })
+      .lean<CommentDoc>()
+      .exec();
     if (after) await this.changed(after.topicId);
     return after;
   }

@@ -33,12 +33,21 @@ export class CommentService implements CommentApi {
     if (input.parentId !== undefined && input.parentId !== null) {
       const parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
       if (parent.topicId !== topic._id) throw commentNotFound();
-      if (parent.removed && !viewer.isAdmin) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
+      if (parent.removed && !viewer.isAdmin)
+        throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
       parentId = parent._id;
     }
     const now = this.d.clock.now();
     const doc = await this.d.comments.insertNew(
-      newCommentDocument({ topic: { id: topic._id, authorId: topic.authorId }, parentId, author: { id: viewer.userId, username: viewer.username }, markdown }, now),
+      newCommentDocument(
+        {
+          topic: { id: topic._id, authorId: topic.authorId },
+          parentId,
+          author: { id: viewer.userId, username: viewer.username },
+          markdown,
+        },
+        now,
+      ),
     );
     await this.d.topics.commentPosted(topic._id, now);
     await recordCommentPosted(this.d, doc, topic);
@@ -49,7 +58,8 @@ export class CommentService implements CommentApi {
     const viewer = await this.d.viewers.require(actor);
     const text = validateInput(CommentTextInput, { markdown }).markdown;
     const comment = await loadComment(this.d, viewer, ref);
-    if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can edit this comment', 'NOT_AUTHOR');
+    if (comment.authorId !== viewer.userId)
+      throw new ForbiddenError('Only the author can edit this comment', 'NOT_AUTHOR');
     if (comment.removed) throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
     const topic = await this.d.topics.findById(comment.topicId);
     if (topic?.locked && !viewer.isAdmin) throw topicLocked();
@@ -67,7 +77,8 @@ export class CommentService implements CommentApi {
   async delete(actor: Actor, ref: PostRef): Promise<void> {
     const viewer = await this.d.viewers.require(actor);
     const comment = await loadComment(this.d, viewer, ref);
-    if (comment.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this comment', 'NOT_AUTHOR');
+    if (comment.authorId !== viewer.userId)
+      throw new ForbiddenError('Only the author can delete this comment', 'NOT_AUTHOR');
     const before = await this.d.comments.markDeleted(comment._id);
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
@@ -86,7 +97,12 @@ export class CommentService implements CommentApi {
   async restore(caller: Caller, ref: PostRef): Promise<CommentView> {
     requireAdmin(caller);
     const comment = await loadComment(this.d, caller, ref);
-    const interesting = isInteresting({ deleted: comment.deleted, removed: false, labelWeights: comment.labelWeights, votes: comment.voteCount });
+    const interesting = isInteresting({
+      deleted: comment.deleted,
+      removed: false,
+      labelWeights: comment.labelWeights,
+      votes: comment.voteCount,
+    });
     const before = await this.d.comments.markRestored(comment._id, interesting);
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
     if (before) await recordCommentChange(this.d, 'comment.restored', before);
@@ -116,13 +132,35 @@ export class CommentService implements CommentApi {
   }
 
   /** Feed-shape views; hidden comments are left out, or (placeholders) shown as the tree shows them. */
-  private async viewsByIds(actor: Actor, ids: readonly number[], placeholders: boolean): Promise<(CommentView | null)[]> {
+  private async viewsByIds(
+    actor: Actor,
+    ids: readonly number[],
+    placeholders: boolean,
+  ): Promise<(CommentView | null)[]> {
     const viewer = await this.d.viewers.of(actor);
     const found = await this.d.comments.findByIds(ids);
-    const docs = placeholders ? found : found.filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
-    const marks = viewer && docs.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, docs.map((c) => c.topicId), docs.map((c) => c._id))) : null;
+    const docs = placeholders
+      ? found
+      : found.filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
+    const marks =
+      viewer && docs.length > 0
+        ? indexMarks(
+            await this.d.marks.forPosts(
+              viewer.userId,
+              docs.map((c) => c.topicId),
+              docs.map((c) => c._id),
+            ),
+          )
+        : null;
     const byId = new Map(
-      docs.map((c) => [c._id, commentView(c, { viewer, mark: marks?.comment.get(c._id), previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null })]),
+      docs.map((c) => [
+        c._id,
+        commentView(c, {
+          viewer,
+          mark: marks?.comment.get(c._id),
+          previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null,
+        }),
+      ]),
     );
     return ids.map((id) => byId.get(id) ?? null);
   }
@@ -138,7 +176,10 @@ export class CommentService implements CommentApi {
   async view(comment: CommentDoc, viewer: Viewer | null): Promise<CommentView> {
     if (!viewer) return commentView(comment, { viewer: null, mark: undefined, previousVisit: null });
     const marks = indexMarks(await this.d.marks.forPosts(viewer.userId, [comment.topicId], [comment._id]));
-    return commentView(comment, { viewer, mark: marks.comment.get(comment._id), previousVisit: marks.topic.get(comment.topicId)?.visitAt ?? null });
+    return commentView(comment, {
+      viewer,
+      mark: marks.comment.get(comment._id),
+      previousVisit: marks.topic.get(comment.topicId)?.visitAt ?? null,
+    });
   }
 }
-

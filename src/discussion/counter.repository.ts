@@ -21,7 +21,10 @@ export class CounterRepository {
   private readonly collections: Record<Sequence, Model<{ _id: number }>>;
 
   constructor(private readonly m: DiscussionModels) {
-    this.collections = { user: m.User, topic: m.Topic, comment: m.Comment } as unknown as Record<Sequence, Model<{ _id: number }>>;
+    this.collections = { user: m.User, topic: m.Topic, comment: m.Comment } as unknown as Record<
+      Sequence,
+      Model<{ _id: number }>
+    >;
   }
 
   /**
@@ -49,7 +52,11 @@ export class CounterRepository {
   private async next(name: Sequence): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const doc = await this.m.Counter.findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }).lean();
+        const doc = await this.m.Counter.findOneAndUpdate(
+          { _id: name },
+          { $inc: { seq: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        ).lean();
         return doc!.seq;
       } catch (err) {
         // Two first allocations racing to create the counter: the loser retries.

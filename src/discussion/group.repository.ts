@@ -22,7 +22,10 @@ export class GroupRepository {
 
   /** The paths of a group and of all its subgroups, in path order; [] for an unknown group. */
   async pathsUnder(path: string): Promise<string[]> {
-    const docs = await this.m.Group.find({ _id: subgroupRange(path) }, { _id: 1 }).sort({ _id: 1 }).lean<Pick<GroupDoc, '_id'>[]>().exec();
+    const docs = await this.m.Group.find({ _id: subgroupRange(path) }, { _id: 1 })
+      .sort({ _id: 1 })
+      .lean<Pick<GroupDoc, '_id'>[]>()
+      .exec();
     return docs.map((g) => g._id);
   }
 

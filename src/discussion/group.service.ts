@@ -20,7 +20,8 @@ export class GroupService implements GroupApi {
     const path = normalizeGroupPath(input.path)!;
     const description = (input.description ?? '').trim();
     const doc = { _id: path, description, createdAt: this.d.clock.now() };
-    if (!(await this.d.groups.insert(doc))) throw new ConflictError(`The group ~${path} already exists`, 'GROUP_EXISTS');
+    if (!(await this.d.groups.insert(doc)))
+      throw new ConflictError(`The group ~${path} already exists`, 'GROUP_EXISTS');
     return groupView(doc);
   }
 

@@ -30,7 +30,10 @@ function compareRows(a: Row, b: Row): number {
 }
 
 export class HistoryService implements HistoryApi {
-  constructor(private readonly d: DiscussionDeps, private readonly users: UserService) {}
+  constructor(
+    private readonly d: DiscussionDeps,
+    private readonly users: UserService,
+  ) {}
 
   async history(actor: Actor, username: string, args: HistoryPageInput): Promise<UserHistory> {
     const input = validateInput(HistoryPageInput, args);
@@ -43,7 +46,12 @@ export class HistoryService implements HistoryApi {
     const direction: Direction = after ? 'after' : before ? 'before' : 'first';
     let pos: FeedAnchor | undefined;
     if (cursor) {
-      const anchor = cursor.id === null ? null : cursor.kind === 'topic' ? await this.d.topics.findById(cursor.id) : await this.d.comments.findById(cursor.id);
+      const anchor =
+        cursor.id === null
+          ? null
+          : cursor.kind === 'topic'
+            ? await this.d.topics.findById(cursor.id)
+            : await this.d.comments.findById(cursor.id);
       if (!anchor) return { user: userView(target), page: { items: [], pageInfo: EMPTY_PAGE_INFO } };
       pos = { kind: cursor.kind, at: anchor.createdAt, id: anchor._id };
     }
@@ -57,7 +65,10 @@ export class HistoryService implements HistoryApi {
       withMarkdown: includeRemoved,
     };
     const [topics, comments] = await Promise.all([this.d.topics.byAuthor(query), this.d.comments.byAuthor(query)]);
-    const rows: Row[] = [...topics.map((doc) => ({ kind: 'topic' as const, doc })), ...comments.map((doc) => ({ kind: 'comment' as const, doc }))];
+    const rows: Row[] = [
+      ...topics.map((doc) => ({ kind: 'topic' as const, doc })),
+      ...comments.map((doc) => ({ kind: 'comment' as const, doc })),
+    ];
     rows.sort(direction === 'before' ? (a, b) => compareRows(b, a) : compareRows);
     const page = pageFromRows(rows.slice(0, limit + 1), limit, direction, (r) => formatMixedCursor(r.kind, r.doc._id));
 
@@ -65,7 +76,9 @@ export class HistoryService implements HistoryApi {
     const pageComments = page.items.flatMap((r) => (r.kind === 'comment' ? [r.doc] : []));
     const marks = await this.marksFor(viewer, pageTopics, pageComments);
     const items: HistoryItem[] = page.items.map((r) =>
-      r.kind === 'topic' ? { kind: 'topic', topic: this.topicItem(r.doc, viewer, marks) } : { kind: 'comment', comment: this.commentItem(r.doc, viewer, marks) },
+      r.kind === 'topic'
+        ? { kind: 'topic', topic: this.topicItem(r.doc, viewer, marks) }
+        : { kind: 'comment', comment: this.commentItem(r.doc, viewer, marks) },
     );
     return { user: userView(target), page: { items, pageInfo: page.pageInfo } };
   }
@@ -83,7 +96,10 @@ export class HistoryService implements HistoryApi {
     const rows = await this.d.topics.byAuthor({ authorId: target._id, includeRemoved, direction, anchor, take });
     const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
     const marks = await this.marksFor(viewer, page.items, []);
-    return { user: userView(target), page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo } };
+    return {
+      user: userView(target),
+      page: { items: page.items.map((t) => this.topicItem(t, viewer, marks)), pageInfo: page.pageInfo },
+    };
   }
 
   async comments(
@@ -110,7 +126,10 @@ export class HistoryService implements HistoryApi {
     });
     const page = pageFromRows(rows, limit, direction, (c) => toId36(c._id));
     const marks = await this.marksFor(viewer, [], page.items);
-    return { user: userView(target), page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo } };
+    return {
+      user: userView(target),
+      page: { items: page.items.map((c) => this.commentItem(c, viewer, marks)), pageInfo: page.pageInfo },
+    };
   }
 
   private singleArgs(args: PageInput) {
@@ -123,7 +142,10 @@ export class HistoryService implements HistoryApi {
   }
 
   /** 7.1: the target exists, is neither banned nor deleted, and lets this viewer read its history. */
-  private async access(actor: Actor, username: string): Promise<{ viewer: Viewer | null; target: UserDoc; includeRemoved: boolean }> {
+  private async access(
+    actor: Actor,
+    username: string,
+  ): Promise<{ viewer: Viewer | null; target: UserDoc; includeRemoved: boolean }> {
     // Both lookups at once; a token error still comes before an unknown user, as if in sequence.
     const [viewerRead, targetRead] = await Promise.allSettled([this.d.viewers.of(actor), this.users.find(username)]);
     if (viewerRead.status === 'rejected') throw viewerRead.reason;
@@ -142,14 +164,28 @@ export class HistoryService implements HistoryApi {
   private async marksFor(viewer: Viewer | null, topics: readonly TopicDoc[], comments: readonly CommentDoc[]) {
     if (!viewer || (topics.length === 0 && comments.length === 0)) return null;
     const topicIds = [...topics.map((t) => t._id), ...comments.map((c) => c.topicId)];
-    return indexMarks(await this.d.marks.forPosts(viewer.userId, topicIds, comments.map((c) => c._id)));
+    return indexMarks(
+      await this.d.marks.forPosts(
+        viewer.userId,
+        topicIds,
+        comments.map((c) => c._id),
+      ),
+    );
   }
 
   private topicItem(t: TopicDoc, viewer: Viewer | null, marks: { topic: Map<number, MarkDoc> } | null): TopicView {
     return topicView(t, viewer, marks?.topic.get(t._id));
   }
 
-  private commentItem(c: CommentDoc, viewer: Viewer | null, marks: { topic: Map<number, MarkDoc>; comment: Map<number, MarkDoc> } | null): CommentView {
-    return commentView(c, { viewer, mark: marks?.comment.get(c._id), previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null });
+  private commentItem(
+    c: CommentDoc,
+    viewer: Viewer | null,
+    marks: { topic: Map<number, MarkDoc>; comment: Map<number, MarkDoc> } | null,
+  ): CommentView {
+    return commentView(c, {
+      viewer,
+      mark: marks?.comment.get(c._id),
+      previousVisit: marks?.topic.get(c.topicId)?.visitAt ?? null,
+    });
   }
 }

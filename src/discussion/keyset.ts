@@ -55,7 +55,12 @@ export function keysetSort(field: string, direction: Direction): Record<string, 
  * next exists (first/after: a further row; before: whenever non-empty), previous exists
  * (after: whenever non-empty; before: a further row; first: never).
  */
-export function pageFromRows<T>(rows: T[], limit: number, direction: Direction, cursorOf: (item: T) => string): { items: T[]; pageInfo: PageInfo } {
+export function pageFromRows<T>(
+  rows: T[],
+  limit: number,
+  direction: Direction,
+  cursorOf: (item: T) => string,
+): { items: T[]; pageInfo: PageInfo } {
   const more = rows.length > limit;
   const items = rows.slice(0, limit);
   if (direction === 'before') items.reverse();
@@ -73,4 +78,9 @@ export function pageFromRows<T>(rows: T[], limit: number, direction: Direction, 
   };
 }
 
-export const EMPTY_PAGE_INFO: PageInfo = Object.freeze({ hasNext: false, hasPrev: false, firstCursor: null, lastCursor: null });
+export const EMPTY_PAGE_INFO: PageInfo = Object.freeze({
+  hasNext: false,
+  hasPrev: false,
+  firstCursor: null,
+  lastCursor: null,
+});

@@ -19,7 +19,10 @@ export class LabelRepository {
 
   /** Every labelled comment's weight sums (counts:verify). */
   async allWeightSums(): Promise<Map<number, LabelWeights>> {
-    const docs = await this.m.Label.find({}, { commentId: 1, label: 1, weight: 1, _id: 0 }).batchSize(100_000).lean<Pick<LabelDoc, 'commentId' | 'label' | 'weight'>[]>().exec();
+    const docs = await this.m.Label.find({}, { commentId: 1, label: 1, weight: 1, _id: 0 })
+      .batchSize(100_000)
+      .lean<Pick<LabelDoc, 'commentId' | 'label' | 'weight'>[]>()
+      .exec();
     const sums = new Map<number, LabelWeights>();
     for (const l of docs) {
       let s = sums.get(l.commentId);

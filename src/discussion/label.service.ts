@@ -15,7 +15,10 @@ import { validateInput } from './inputs/validate';
 const WEIGHT = 1.0;
 
 export class LabelService implements LabelApi {
-  constructor(private readonly d: DiscussionDeps, private readonly comments: CommentService) {}
+  constructor(
+    private readonly d: DiscussionDeps,
+    private readonly comments: CommentService,
+  ) {}
 
   async label(actor: Actor, ref: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);

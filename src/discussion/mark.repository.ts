@@ -28,7 +28,10 @@ export class MarkRepository {
 
   /** Votes per post of a kind, from the marks (the source of truth of vote counts; counts:verify). */
   async voteCounts(kind: MarkKind): Promise<Map<number, number>> {
-    const rows = await this.m.Mark.aggregate<{ _id: number; n: number }>([{ $match: { kind, voted: true } }, { $group: { _id: '$postId', n: { $sum: 1 } } }]).exec();
+    const rows = await this.m.Mark.aggregate<{ _id: number; n: number }>([
+      { $match: { kind, voted: true } },
+      { $group: { _id: '$postId', n: { $sum: 1 } } },
+    ]).exec();
     return new Map(rows.map((r) => [r._id, r.n]));
   }
 
@@ -40,11 +43,22 @@ export class MarkRepository {
    * Sets a boolean flag (voted / bookmarked) with its timestamp; true when it changed. The
    * unique index makes concurrent first marks collide instead of duplicating.
    */
-  async setFlag(userId: number, kind: MarkKind, postId: number, topicId: number, flag: 'voted' | 'bookmarked', on: boolean, at: Date): Promise<boolean> {
+  async setFlag(
+    userId: number,
+    kind: MarkKind,
+    postId: number,
+    topicId: number,
+    flag: 'voted' | 'bookmarked',
+    on: boolean,
+    at: Date,
+  ): Promise<boolean> {
     const stamp = flag === 'voted' ? 'votedAt' : 'bookmarkedAt';
     const key = { userId, kind, postId };
     if (!on) {
-      const r = await this.m.Mark.updateOne({ ...key, [flag]: true }, { $set: { [flag]: false, [stamp]: null } }).exec();
+      const r = await this.m.Mark.updateOne(
+        { ...key, [flag]: true },
+        { $set: { [flag]: false, [stamp]: null } },
+      ).exec();
       return r.modifiedCount > 0;
     }
     try {

@@ -147,7 +147,10 @@ const userSchema = new Schema<UserDoc>(
 );
 userSchema.index({ usernameLower: 1 }, { unique: true });
 
-const groupSchema = new Schema<GroupDoc>({ _id: String, description: { type: String, default: '' }, createdAt: Date }, opts);
+const groupSchema = new Schema<GroupDoc>(
+  { _id: String, description: { type: String, default: '' }, createdAt: Date },
+  opts,
+);
 
 const topicSchema = new Schema<TopicDoc>(
   {

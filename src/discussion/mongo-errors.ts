@@ -23,7 +23,14 @@ export function isDuplicateKey(err: unknown): boolean {
 export function duplicateKeyFields(err: unknown): string[] | null {
   if (!isDuplicateKey(err)) return null;
   const e = err as ErrorShape;
-  const candidates = [e.keyPattern, e.errorResponse?.keyPattern, e.writeErrors?.[0]?.err?.keyPattern, e.keyValue, e.errorResponse?.keyValue, e.writeErrors?.[0]?.err?.keyValue];
+  const candidates = [
+    e.keyPattern,
+    e.errorResponse?.keyPattern,
+    e.writeErrors?.[0]?.err?.keyPattern,
+    e.keyValue,
+    e.errorResponse?.keyValue,
+    e.writeErrors?.[0]?.err?.keyValue,
+  ];
   for (const c of candidates) {
     if (c && typeof c === 'object' && Object.keys(c).length > 0) return Object.keys(c);
   }

@@ -67,7 +67,12 @@ export async function recomputeInterestingActivity(d: DiscussionDeps, topicId: n
  * when that changed, recomputes its topic's last interesting activity.
  */
 export async function refreshInteresting(d: DiscussionDeps, comment: CommentDoc): Promise<CommentDoc> {
-  const now = isInteresting({ deleted: comment.deleted, removed: comment.removed, labelWeights: comment.labelWeights, votes: comment.voteCount });
+  const now = isInteresting({
+    deleted: comment.deleted,
+    removed: comment.removed,
+    labelWeights: comment.labelWeights,
+    votes: comment.voteCount,
+  });
   if (now === comment.interesting) return comment;
   const updated = (await d.comments.setInteresting(comment._id, now)) ?? comment;
   await recomputeInterestingActivity(d, comment.topicId);

@@ -39,7 +39,10 @@ export type PostKind = 'topic' | 'comment';
 export type PostRef = string | number;
 
 export interface AuthApi {
-  /** The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError (reason INVALID_TOKEN) when present but invalid. */
+  /**
+   * The caller named by an Authorization header: anonymous when absent; throws UnauthenticatedError (reason
+   * INVALID_TOKEN) when present but invalid.
+   */
   actorFor(authorization: string | undefined): Promise<Actor>;
   /** Verifies a bare JWT; the actor it names or UnauthenticatedError (INVALID_TOKEN). */
   actorForToken(token: string): Promise<Actor>;
@@ -65,7 +68,10 @@ export interface UserApi {
   /** The logged-in caller's account and settings. */
   me(actor: Actor): Promise<AccountView>;
   updateSettings(actor: Actor, patch: SettingsInput): Promise<AccountView>;
-  /** Marks the caller's account deleted after checking the password (wrong: ValidationError on `password`); its tokens stop working. */
+  /**
+   * Marks the caller's account deleted after checking the password (wrong: ValidationError on `password`); its tokens
+   * stop working.
+   */
   deleteAccount(actor: Actor, password: string): Promise<void>;
   /** A user by username (case-insensitive); NotFoundError 'User not found'. */
   getByUsername(actor: Actor, username: string): Promise<UserView>;

@@ -56,7 +56,8 @@ export class TopicCommandService {
     const topic = await loadTopic(this.d, viewer, ref);
     const isAuthor = topic.authorId === viewer.userId;
     if (!isAuthor && !viewer.isAdmin) throw new ForbiddenError('Only the author can edit this topic', 'NOT_AUTHOR');
-    if (!isAuthor && input.markdown !== undefined) throw new ForbiddenError("Only the author can edit a topic's text", 'NOT_AUTHOR');
+    if (!isAuthor && input.markdown !== undefined)
+      throw new ForbiddenError("Only the author can edit a topic's text", 'NOT_AUTHOR');
     validateInput(EditTopicInput, input);
     const set: TopicEdit = {};
     if (input.title !== undefined) set.title = input.title.trim();
@@ -81,7 +82,8 @@ export class TopicCommandService {
   async delete(actor: Actor, ref: PostRef): Promise<void> {
     const viewer = await this.d.viewers.require(actor);
     const topic = await loadTopic(this.d, viewer, ref);
-    if (topic.authorId !== viewer.userId) throw new ForbiddenError('Only the author can delete this topic', 'NOT_AUTHOR');
+    if (topic.authorId !== viewer.userId)
+      throw new ForbiddenError('Only the author can delete this topic', 'NOT_AUTHOR');
     await this.d.topics.markDeleted(topic._id);
   }
 
@@ -113,7 +115,8 @@ export class TopicCommandService {
   async setTags(caller: Caller, ref: PostRef, tags: string[]): Promise<TopicView> {
     if (caller.kind === 'anonymous') await this.d.viewers.require(caller);
     const topic = await loadTopic(this.d, caller, ref);
-    if (caller.kind === 'user' && !mayModerate(caller, topic.authorId)) throw new ForbiddenError('Only the author or an admin can change tags', 'NOT_AUTHOR');
+    if (caller.kind === 'user' && !mayModerate(caller, topic.authorId))
+      throw new ForbiddenError('Only the author or an admin can change tags', 'NOT_AUTHOR');
     validateInput(TopicTagsInput, { tags });
     const normalized = storedTags(tags);
     return this.viewAfter(caller, this.d.topics.setTags(topic._id, normalized, tagMatchKeys(normalized)));

@@ -54,7 +54,9 @@ export class TopicQueryService {
     ]);
     if (cursor && !anchorTopic) return { items: [], pageInfo: EMPTY_PAGE_INFO };
     if (groupPaths !== undefined && groupPaths.length === 0) return { items: [], pageInfo: EMPTY_PAGE_INFO };
-    const anchor = anchorTopic ? { value: anchorTopic[sortField as keyof TopicDoc] as number | Date, id: anchorTopic._id } : undefined;
+    const anchor = anchorTopic
+      ? { value: anchorTopic[sortField as keyof TopicDoc] as number | Date, id: anchorTopic._id }
+      : undefined;
     const rows = await this.d.topics.list({
       sortField,
       direction,
@@ -66,7 +68,16 @@ export class TopicQueryService {
       take: limit + 1,
     });
     const page = pageFromRows(rows, limit, direction, (t) => toId36(t._id));
-    const marks = viewer && page.items.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, page.items.map((t) => t._id), [])) : null;
+    const marks =
+      viewer && page.items.length > 0
+        ? indexMarks(
+            await this.d.marks.forPosts(
+              viewer.userId,
+              page.items.map((t) => t._id),
+              [],
+            ),
+          )
+        : null;
     return { items: page.items.map((t) => topicView(t, viewer, marks?.topic.get(t._id))), pageInfo: page.pageInfo };
   }
 
@@ -123,7 +134,7 @@ export class TopicQueryService {
     const comments = await this.d.comments.forTopic(topic._id, version, withMarkdown);
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
-    const previousVisit = viewer ? topicMark?.visitAt ?? null : null;
+    const previousVisit = viewer ? (topicMark?.visitAt ?? null) : null;
     const toView = (node: TreeNode<TreeComment>, children: CommentView[]): CommentView =>
       commentView(node.comment.doc, {
         viewer,
@@ -154,7 +165,16 @@ export class TopicQueryService {
     const viewer = await this.d.viewers.of(actor);
     const docs = await this.d.topics.findByIds(ids);
     const visible = docs.filter((t) => !t.deleted && (!t.removed || mayModerate(viewer, t.authorId)));
-    const marks = viewer && visible.length > 0 ? indexMarks(await this.d.marks.forPosts(viewer.userId, visible.map((t) => t._id), [])) : null;
+    const marks =
+      viewer && visible.length > 0
+        ? indexMarks(
+            await this.d.marks.forPosts(
+              viewer.userId,
+              visible.map((t) => t._id),
+              [],
+            ),
+          )
+        : null;
     const byId = new Map(visible.map((t) => [t._id, topicView(t, viewer, marks?.topic.get(t._id))]));
     return ids.map((id) => byId.get(id) ?? null);
   }
@@ -194,10 +214,17 @@ function viewTree<T extends { children: T[] }, V>(roots: readonly T[], map: (nod
     const top = stack[stack.length - 1]!;
     if (!top.expanded) {
       top.expanded = true;
-      for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, expanded: false });
+      for (let i = top.node.children.length - 1; i >= 0; i--)
+        stack.push({ node: top.node.children[i]!, expanded: false });
     } else {
       stack.pop();
-      done.set(top.node, map(top.node, top.node.children.map((c) => done.get(c)!)));
+      done.set(
+        top.node,
+        map(
+          top.node,
+          top.node.children.map((c) => done.get(c)!),
+        ),
+      );
     }
   }
   return roots.map((r) => done.get(r)!);

@@ -42,7 +42,10 @@ type TopicUpdate = {
 };
 
 export class TopicRepository {
-  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
+  constructor(
+    private readonly m: DiscussionModels,
+    private readonly counters: CounterRepository,
+  ) {}
 
   /** Inserts a new topic under a fresh id (CounterRepository.insertWithNewId). */
   insertNew(doc: Omit<TopicDoc, '_id'>): Promise<TopicDoc> {
@@ -58,14 +61,17 @@ export class TopicRepository {
   }
 
   findByIds(ids: readonly number[]): Promise<TopicDoc[]> {
-    return this.m.Topic.find({ _id: { $in: [...ids] } }).lean<TopicDoc[]>().exec();
+    return this.m.Topic.find({ _id: { $in: [...ids] } })
+      .lean<TopicDoc[]>()
+      .exec();
   }
 
   /** One page of the listing (deleted and removed never included). */
   list(q: TopicListQuery): Promise<TopicDoc[]> {
     const and: Record<string, unknown>[] = [];
     if (q.tagKey !== undefined) and.push({ tagKeys: q.tagKey });
-    if (q.groupPaths !== undefined) and.push({ groupPath: q.groupPaths.length === 1 ? q.groupPaths[0] : { $in: [...q.groupPaths] } });
+    if (q.groupPaths !== undefined)
+      and.push({ groupPath: q.groupPaths.length === 1 ? q.groupPaths[0] : { $in: [...q.groupPaths] } });
     and.push({ listed: true });
     if (q.createdAfter) and.push({ createdAt: { $gt: q.createdAfter } });
     if (q.excludeIds && q.excludeIds.length > 0) and.push({ _id: { $nin: [...q.excludeIds] } });
@@ -93,7 +99,10 @@ export class TopicRepository {
 
   /** Every topic's stored counts (counts:verify). */
   allCounts(): Promise<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]> {
-    return this.m.Topic.find({}, { voteCount: 1, commentCount: 1 }).batchSize(100_000).lean<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]>().exec();
+    return this.m.Topic.find({}, { voteCount: 1, commentCount: 1 })
+      .batchSize(100_000)
+      .lean<Pick<TopicDoc, '_id' | 'voteCount' | 'commentCount'>[]>()
+      .exec();
   }
 
   /** The author's or an admin's changes (text, title, link, tags, edit time) to a topic not deleted meanwhile. */
@@ -159,6 +168,8 @@ export class TopicRepository {
     if (update.set && Object.keys(update.set).length > 0) u.$set = update.set;
     if (update.inc) u.$inc = update.inc;
     if (update.max) u.$max = update.max;
-    return this.m.Topic.findOneAndUpdate({ _id: id, ...where }, u, { returnDocument: 'after' }).lean<TopicDoc>().exec();
+    return this.m.Topic.findOneAndUpdate({ _id: id, ...where }, u, { returnDocument: 'after' })
+      .lean<TopicDoc>()
+      .exec();
   }
 }

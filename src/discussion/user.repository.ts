@@ -5,7 +5,10 @@ import type { UserSettings } from './views';
 import { isDuplicateKey } from './mongo-errors';
 
 export class UserRepository {
-  constructor(private readonly m: DiscussionModels, private readonly counters: CounterRepository) {}
+  constructor(
+    private readonly m: DiscussionModels,
+    private readonly counters: CounterRepository,
+  ) {}
 
   /** Inserts a new user under a fresh id; null when the username is taken (unique index on usernameLower). */
   async insertNew(doc: Omit<UserDoc, '_id'>): Promise<UserDoc | null> {
@@ -27,7 +30,9 @@ export class UserRepository {
   }
 
   findByIds(ids: readonly number[]): Promise<UserDoc[]> {
-    return this.m.User.find({ _id: { $in: [...ids] } }).lean<UserDoc[]>().exec();
+    return this.m.User.find({ _id: { $in: [...ids] } })
+      .lean<UserDoc[]>()
+      .exec();
   }
 
   findByUsername(username: string): Promise<UserDoc | null> {
@@ -64,7 +69,9 @@ export class UserRepository {
   }
 
   bumpTokenVersion(id: number): Promise<UserDoc | null> {
-    return this.m.User.findOneAndUpdate({ _id: id }, { $inc: { tokenVersion: 1 } }, { returnDocument: 'after' }).lean<UserDoc>().exec();
+    return this.m.User.findOneAndUpdate({ _id: id }, { $inc: { tokenVersion: 1 } }, { returnDocument: 'after' })
+      .lean<UserDoc>()
+      .exec();
   }
 
   async setIgnored(id: number, topicId: number, ignored: boolean): Promise<void> {

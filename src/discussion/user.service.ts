@@ -1,6 +1,13 @@
 /** Accounts: registration, creation by admins and the command line, settings, bans, deletion. */
 import type { Actor } from '../core/actor';
-import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../core/errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TooManyRequestsError,
+  UnauthenticatedError,
+  ValidationError,
+} from '../core/errors';
 import { hashPassword, verifyPassword } from './auth/password';
 import type { AuthService } from './auth.service';
 import type { DiscussionDeps } from './deps';
@@ -16,11 +23,15 @@ import { requireAdmin } from './viewer';
 import type { AccountView, TokenResult, UserSettings, UserView } from './views';
 
 export class UserService implements UserApi {
-  constructor(private readonly d: DiscussionDeps, private readonly auth: AuthService) {}
+  constructor(
+    private readonly d: DiscussionDeps,
+    private readonly auth: AuthService,
+  ) {}
 
   async register(actor: Actor, input: RegisterInput): Promise<TokenResult> {
     if (!this.d.config.registrationOpen) throw new ForbiddenError('Registration is closed', 'REGISTRATION_CLOSED');
-    if (actor.kind === 'user') throw new ForbiddenError('Log out before registering a new account', 'ALREADY_LOGGED_IN');
+    if (actor.kind === 'user')
+      throw new ForbiddenError('Log out before registering a new account', 'ALREADY_LOGGED_IN');
     validateInput(RegisterInput, input);
     if (input.clientAddress !== undefined) await this.countRegistration(input.clientAddress);
     const user = await this.insert(input, false);
@@ -33,9 +44,17 @@ export class UserService implements UserApi {
    * holds the limit within the window the request is refused without being counted.
    */
   private async countRegistration(clientAddress: string): Promise<void> {
-    const rule = { limit: this.d.config.registrationRateLimit, windowSeconds: this.d.config.registrationRateWindowSeconds };
+    const rule = {
+      limit: this.d.config.registrationRateLimit,
+      windowSeconds: this.d.config.registrationRateWindowSeconds,
+    };
     const retryAfter = await this.d.limits.attempt('register', [`addr:${clientAddress}`], rule, this.d.clock.now());
-    if (retryAfter !== null) throw new TooManyRequestsError('Too many registrations, try again later', retryAfter, 'REGISTRATION_RATE_LIMITED');
+    if (retryAfter !== null)
+      throw new TooManyRequestsError(
+        'Too many registrations, try again later',
+        retryAfter,
+        'REGISTRATION_RATE_LIMITED',
+      );
   }
 
   async create(caller: Caller, input: CreateUserInput): Promise<UserView> {
@@ -46,7 +65,8 @@ export class UserService implements UserApi {
 
   /** Inserts an account whose username and password passed their rules. */
   private async insert(input: CreateUserInput, isAdmin: boolean): Promise<UserDoc> {
-    if (await this.d.users.findByUsername(input.username)) throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
+    if (await this.d.users.findByUsername(input.username))
+      throw new ConflictError('That username is already taken', 'USERNAME_TAKEN');
     const user = await this.d.users.insertNew({
       username: input.username,
       usernameLower: input.username.toLowerCase(),
@@ -122,7 +142,8 @@ export class UserService implements UserApi {
 
   /** A user by username (case-insensitive), deleted ones included. */
   async find(username: string): Promise<UserDoc> {
-    const user = typeof username === 'string' && isPossibleUsername(username) ? await this.d.users.findByUsername(username) : null;
+    const user =
+      typeof username === 'string' && isPossibleUsername(username) ? await this.d.users.findByUsername(username) : null;
     if (!user) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
     return user;
   }
@@ -130,7 +151,8 @@ export class UserService implements UserApi {
   private async self(actor: Actor): Promise<UserDoc> {
     if (actor.kind !== 'user') throw new UnauthenticatedError('Authentication required', 'AUTHENTICATION_REQUIRED');
     const user = await this.d.users.findById(actor.userId);
-    if (!user || user.deleted || user.banned) throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
+    if (!user || user.deleted || user.banned)
+      throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
     return user;
   }
 }

@@ -21,7 +21,7 @@ export function topicView(t: TopicDoc, viewer: Viewer | null, mark: MarkDoc | un
     id: t._id,
     id36: toId36(t._id),
     title: t.title,
-    markdown: !isLink && mayModerate(viewer, t.authorId) ? t.markdown ?? '' : null,
+    markdown: !isLink && mayModerate(viewer, t.authorId) ? (t.markdown ?? '') : null,
     slug: slugify(t.title),
     textHtml: isLink || !t.html ? null : t.html,
     url: isLink ? t.link : null,
@@ -72,7 +72,7 @@ export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
     authorUsername: hidden ? null : c.authorUsername,
     renderedHtml: hidden ? null : c.html,
     // Absent when the read left the text out (trees read for REST).
-    markdown: !c.deleted && mayModerate(viewer, c.authorId) ? c.markdown ?? null : null,
+    markdown: !c.deleted && mayModerate(viewer, c.authorId) ? (c.markdown ?? null) : null,
     createdAt: c.createdAt,
     editedAt: c.editedAt ?? null,
     votes: c.voteCount,
@@ -84,7 +84,10 @@ export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
     isOp: hidden ? null : c.authorId === c.topicAuthorId,
     isMe: viewer ? c.authorId === viewer.userId : null,
     isNew: viewer
-      ? ctx.previousVisit !== null && c.createdAt.getTime() > ctx.previousVisit.getTime() && !c.deleted && c.authorId !== viewer.userId
+      ? ctx.previousVisit !== null &&
+        c.createdAt.getTime() > ctx.previousVisit.getTime() &&
+        !c.deleted &&
+        c.authorId !== viewer.userId
       : null,
     voted: viewer ? ctx.mark?.voted === true : null,
     bookmarked: viewer ? ctx.mark?.bookmarked === true : null,
@@ -94,7 +97,14 @@ export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
 }
 
 export function userView(u: UserDoc): UserView {
-  return { id: u._id, username: u.username, createdAt: u.createdAt, isAdmin: u.isAdmin, isBanned: u.banned, isDeleted: u.deleted };
+  return {
+    id: u._id,
+    username: u.username,
+    createdAt: u.createdAt,
+    isAdmin: u.isAdmin,
+    isBanned: u.banned,
+    isDeleted: u.deleted,
+  };
 }
 
 export function accountView(u: UserDoc): AccountView {

@@ -53,7 +53,8 @@ export class ViewerDirectory {
     const cached = this.cache.get(actor);
     if (cached) return cached;
     const user = await this.users.findById(actor.userId);
-    if (!user || user.deleted || user.banned) throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
+    if (!user || user.deleted || user.banned)
+      throw new UnauthenticatedError('Invalid or expired token', 'INVALID_TOKEN');
     const viewer = viewerFromDoc(user);
     this.cache.set(actor, viewer);
     return viewer;

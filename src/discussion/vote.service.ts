@@ -8,7 +8,6 @@ import { recordCommentChange, recordTopicVoted } from './live-events';
 import { loadComment, loadTopic, refreshInteresting } from './post-access';
 import type { PostKind, PostRef, VoteApi } from './services';
 
-
 export class VoteService implements VoteApi {
   constructor(private readonly d: DiscussionDeps) {}
 
@@ -20,7 +19,12 @@ export class VoteService implements VoteApi {
     return this.set(actor, kind, ref, false);
   }
 
-  private async set(actor: Actor, kind: PostKind, ref: PostRef, on: boolean): Promise<{ voted: boolean; voteCount: number }> {
+  private async set(
+    actor: Actor,
+    kind: PostKind,
+    ref: PostRef,
+    on: boolean,
+  ): Promise<{ voted: boolean; voteCount: number }> {
     const viewer = await this.d.viewers.require(actor);
     validateInput(PostKindInput, { kind });
     const now = this.d.clock.now();
@@ -36,7 +40,15 @@ export class VoteService implements VoteApi {
     }
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own comment", 'OWN_POST');
-    const changed = await this.d.marks.setFlag(viewer.userId, 'comment', comment._id, comment.topicId, 'voted', on, now);
+    const changed = await this.d.marks.setFlag(
+      viewer.userId,
+      'comment',
+      comment._id,
+      comment.topicId,
+      'voted',
+      on,
+      now,
+    );
     if (!changed) return { voted: on, voteCount: comment.voteCount };
     const updated = (await this.d.comments.adjustVotes(comment._id, on ? 1 : -1)) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.

@@ -121,7 +121,9 @@ export class FileService {
       }
       if (await this.repo.deleteIfUnchanged(file._id, file.objectId)) {
         this.cache?.delete(filename);
-        await this.store.release(file.objectId).catch((err) => this.log.warn({ err }, 'could not release deleted bytes'));
+        await this.store
+          .release(file.objectId)
+          .catch((err) => this.log.warn({ err }, 'could not release deleted bytes'));
         return;
       }
       // Overwritten meanwhile: judge the key against the new version.

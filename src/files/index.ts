@@ -40,7 +40,7 @@ function readAuthFile(file: string): Buffer[] {
   try {
     return parseAuthFile(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`FILES_AUTH_FILE: cannot read ${file}: ${(err as Error).message}`);
+    throw new Error(`FILES_AUTH_FILE: cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 

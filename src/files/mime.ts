@@ -17,7 +17,10 @@ type Matcher = (window: Buffer) => Detected | null;
 const bytesOf = (b: number[] | string): Buffer => (typeof b === 'string' ? Buffer.from(b, 'latin1') : Buffer.from(b));
 
 function at(window: Buffer, offset: number, bytes: Buffer): boolean {
-  return window.length >= offset + bytes.length && window.compare(bytes, 0, bytes.length, offset, offset + bytes.length) === 0;
+  return (
+    window.length >= offset + bytes.length &&
+    window.compare(bytes, 0, bytes.length, offset, offset + bytes.length) === 0
+  );
 }
 
 /** Matches `bytes` at `offset`. */
@@ -102,8 +105,10 @@ export function detectMime(input: Buffer): Detected {
   let start = 0;
   while (start < window.length && isWhite(window[start]!)) start++;
   const head = window.subarray(start).toString('latin1').toLowerCase();
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'))) return { mimetype: 'image/svg+xml', ext: 'svg' };
-  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return { mimetype: 'text/html; charset=utf-8', ext: 'html' };
+  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')))
+    return { mimetype: 'image/svg+xml', ext: 'svg' };
+  if (head.startsWith('<!doctype html') || head.startsWith('<html'))
+    return { mimetype: 'text/html; charset=utf-8', ext: 'html' };
   if (head.startsWith('<?xml')) return { mimetype: 'text/xml; charset=utf-8', ext: 'xml' };
   return TEXT_PLAIN;
 }

@@ -115,5 +115,11 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
 function isClientGone(err: unknown): boolean {
   const e = err as NodeJS.ErrnoException | undefined;
   const code = e?.code;
-  return code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'EPIPE' || e?.message === 'aborted';
+  return (
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    code === 'ECONNRESET' ||
+    code === 'ECONNABORTED' ||
+    code === 'EPIPE' ||
+    e?.message === 'aborted'
+  );
 }

@@ -37,7 +37,8 @@ export class UploadGate {
    */
   async admit(clientAddress: string): Promise<UploadSlot> {
     const cap = this.config.maxConcurrentUploads;
-    if (cap > 0 && this.active >= cap) throw new TooManyRequestsError('Too many uploads in progress, try again shortly', 1, 'UPLOADS_BUSY');
+    if (cap > 0 && this.active >= cap)
+      throw new TooManyRequestsError('Too many uploads in progress, try again shortly', 1, 'UPLOADS_BUSY');
     // Taken before the database is asked, so concurrent admissions cannot overshoot the cap.
     this.active++;
     let released = false;
@@ -51,7 +52,8 @@ export class UploadGate {
     try {
       const rule = { limit: this.config.uploadRateLimit, windowSeconds: this.config.uploadRateWindowSeconds };
       const retryAfter = await this.limiter.attempt('upload', [`addr:${clientAddress}`], rule, this.now());
-      if (retryAfter !== null) throw new TooManyRequestsError('Too many uploads, try again later', retryAfter, 'UPLOAD_RATE_LIMITED');
+      if (retryAfter !== null)
+        throw new TooManyRequestsError('Too many uploads, try again later', retryAfter, 'UPLOAD_RATE_LIMITED');
     } catch (err) {
       slot.release();
       throw err;

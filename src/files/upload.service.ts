@@ -130,7 +130,12 @@ export class UploadService {
     let claimed: { filename: string; overwritten: boolean } | undefined;
     try {
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
-      const { name, bare, ext, random } = computeName(options.requestedName, options.randomize, received.detected.ext, reserved);
+      const { name, bare, ext, random } = computeName(
+        options.requestedName,
+        options.randomize,
+        received.detected.ext,
+        reserved,
+      );
       const drawRandom = () => computeName('', true, ext, reserved).name;
       // With forced random names the requested one is never stored (only an overwrite may use it,
       // and a name that long cannot exist): the reserved and length rules apply to the drawn name.
@@ -160,7 +165,9 @@ export class UploadService {
       // The record just written, as the database holds it: the first download of a new file (the
       // common case) then needs no database round trip. Valid while its object exists (see cache).
       this.cache?.set(claimed.filename, { _id: claimed.filename, filename: claimed.filename, ...content });
-      await received.temp.settle().catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
+      await received.temp
+        .settle()
+        .catch((err) => this.log.warn({ err }, 'could not clear the recovery marker of an upload'));
       return {
         filename: claimed.filename,
         deleteKey,
@@ -193,7 +200,8 @@ export class UploadService {
     content: FileContent,
   ): Promise<{ filename: string; overwritten: boolean }> {
     if (this.config.forceRandomFilename) {
-      if (deleteKey && (await this.tryOverwrite(name, deleteKey, content)) === 'done') return { filename: name, overwritten: true };
+      if (deleteKey && (await this.tryOverwrite(name, deleteKey, content)) === 'done')
+        return { filename: name, overwritten: true };
       for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
         const candidate = drawRandom();
         checkLength(candidate);
@@ -222,13 +230,19 @@ export class UploadService {
   }
 
   /** Switches `name` to `content` if `deleteKey` matches its key; retries when it changed meanwhile. */
-  private async tryOverwrite(name: string, deleteKey: string, content: FileContent): Promise<'done' | 'mismatch' | 'vanished'> {
+  private async tryOverwrite(
+    name: string,
+    deleteKey: string,
+    content: FileContent,
+  ): Promise<'done' | 'mismatch' | 'vanished'> {
     for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
       const existing = await this.repo.findByName(name);
       if (!existing) return 'vanished';
       if (!(await verifySecret(deleteKey, existing.deleteKeyHash))) return 'mismatch';
       if (await this.repo.replaceContent(existing._id, existing.objectId, content)) {
-        await this.store.release(existing.objectId).catch((err) => this.log.warn({ err }, 'could not release overwritten bytes'));
+        await this.store
+          .release(existing.objectId)
+          .catch((err) => this.log.warn({ err }, 'could not release overwritten bytes'));
         return 'done';
       }
     }

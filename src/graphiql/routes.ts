@@ -10,7 +10,10 @@ import { liveExampleTabs } from './live-examples';
 
 const ASSETS: Record<string, { module: string; type: string }> = {
   'react.production.min.js': { module: 'react:umd/react.production.min.js', type: 'text/javascript; charset=utf-8' },
-  'react-dom.production.min.js': { module: 'react-dom:umd/react-dom.production.min.js', type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': {
+    module: 'react-dom:umd/react-dom.production.min.js',
+    type: 'text/javascript; charset=utf-8',
+  },
   'graphiql.min.js': { module: 'graphiql:graphiql.min.js', type: 'text/javascript; charset=utf-8' },
   'graphiql.min.css': { module: 'graphiql:graphiql.min.css', type: 'text/css; charset=utf-8' },
 };
@@ -69,15 +72,20 @@ function appScript(): string {
 `;
 }
 
-const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'";
+const PAGE_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'";
 
 export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
   const script = appScript();
   const files = new Map<string, { body: Buffer; type: string }>();
-  for (const [name, a] of Object.entries(ASSETS)) files.set(name, { body: fs.readFileSync(assetPath(a.module)), type: a.type });
+  for (const [name, a] of Object.entries(ASSETS))
+    files.set(name, { body: fs.readFileSync(assetPath(a.module)), type: a.type });
 
   app.get('/graphiql', async (_req, reply) => {
-    reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('cache-control', 'no-cache');
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('cache-control', 'no-cache');
     return PAGE;
   });
   app.get('/graphiql/app.js', async (_req, reply) => {

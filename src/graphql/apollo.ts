@@ -1,6 +1,9 @@
 /** The Apollo Server of one app: schema, limits, error masking, CSRF prevention, APQ. */
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { FastifyInstance } from 'fastify';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
@@ -12,7 +15,9 @@ import { jitGateway } from './jit-executor';
 
 function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPlugin<GraphQLContext> {
   const tooExpensive = (message: string, extra: Record<string, unknown> = {}) =>
-    new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra } });
+    new GraphQLError(message, {
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra },
+    });
   return {
     async requestDidStart() {
       return {
@@ -32,9 +37,14 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
             // BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator
             // (its node limit) refuses the operation: it must never skip the cost limit.
             if (!variablesCoerce(schema, document, operationName, request.variables)) return;
-            throw tooExpensive(`Query is too expensive: it has too many nodes to estimate within the limit of ${maxCost}`);
+            throw tooExpensive(
+              `Query is too expensive: it has too many nodes to estimate within the limit of ${maxCost}`,
+            );
           }
-          if (cost > maxCost) throw tooExpensive(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, { cost });
+          if (cost > maxCost)
+            throw tooExpensive(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, {
+              cost,
+            });
         },
       };
     },
@@ -89,15 +99,30 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
     includeStacktraceInErrorResponses: false,
     // The process entry owns signal handling; Apollo would otherwise re-raise SIGINT/SIGTERM itself.
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStorePlugin(), batchLimitPlugin(config.maxBatch), costLimitPlugin(config.maxCost, config.maxSelections), httpStatusPlugin<GraphQLContext>()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
+      batchLimitPlugin(config.maxBatch),
+      costLimitPlugin(config.maxCost, config.maxSelections),
+      httpStatusPlugin<GraphQLContext>(),
+    ],
   });
   await apollo.start();
   // A batch over the limit is refused before any of its operations is parsed (JSON bodies; the
   // plugin above covers multipart batches, whose operations are read later by the route).
   app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.url !== '/graphql' || !Array.isArray(request.body) || request.body.length <= config.maxBatch) return;
+    if (
+      request.routeOptions.url !== '/graphql' ||
+      !Array.isArray(request.body) ||
+      request.body.length <= config.maxBatch
+    )
+      return;
     const message = `Too many operations in one batch: ${request.body.length} exceeds the limit of ${config.maxBatch}`;
-    return reply.code(400).type('application/json; charset=utf-8').send({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+    return reply
+      .code(400)
+      .type('application/json; charset=utf-8')
+      .send({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
   });
   // Fastify's close drains HTTP connections itself (Apollo's drain plugin would call close() from
   // inside close and deadlock); Apollo only needs stopping afterwards.

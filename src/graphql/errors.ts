@@ -75,14 +75,29 @@ export function makeFormatError(log: Logger) {
     const original = unwrapResolverError(error);
     const known = classifyError(original);
     if (known) {
-      return { message: known.message, locations: formatted.locations, path: formatted.path, extensions: errorExtensions(known) };
+      return {
+        message: known.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: errorExtensions(known),
+      };
     }
     const code = formatted.extensions?.code;
-    if ((typeof code === 'string' && PASS_THROUGH.has(code)) || (original instanceof GraphQLError && original.extensions?.code && original.extensions.code !== 'INTERNAL_SERVER_ERROR')) {
+    if (
+      (typeof code === 'string' && PASS_THROUGH.has(code)) ||
+      (original instanceof GraphQLError &&
+        original.extensions?.code &&
+        original.extensions.code !== 'INTERNAL_SERVER_ERROR')
+    ) {
       return withoutHttp(formatted);
     }
     log.error({ err: original }, 'unexpected error in a GraphQL operation');
-    return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
   };
 }
 
@@ -99,7 +114,8 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * the one `uploadFile` of an operation refused) changed nothing and is answered as refused: `data`
  * null. When the operation produced no data, an error that concerns the whole request sets the
  * status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
- * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`);
+ * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS →
+ * 429 (with `Retry-After`);
  * other errors leave Apollo's status. Requests refused before execution (parse, validation,
  * variables, a bad token) keep Apollo's 4xx.
  */

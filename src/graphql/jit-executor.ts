@@ -16,7 +16,18 @@
  * Apollo keeps that document (a WeakMap: nothing here grows on its own).
  */
 import type { GatewayExecutionResult, GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { BREAK, DocumentNode, execute, getVariableValues, GraphQLError, GraphQLSchema, isInterfaceType, isUnionType, printSchema, visit } from 'graphql';
+import {
+  BREAK,
+  DocumentNode,
+  execute,
+  getVariableValues,
+  GraphQLError,
+  GraphQLSchema,
+  isInterfaceType,
+  isUnionType,
+  printSchema,
+  visit,
+} from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 /**
@@ -25,7 +36,11 @@ import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
  * graphql-js would have made, with the cause kept for formatError (errors.ts).
  */
 function asGraphQLError(e: GraphQLError): GraphQLError {
-  const error = new GraphQLError(e.message, { path: e.path, originalError: e.originalError ?? undefined, extensions: e.extensions });
+  const error = new GraphQLError(e.message, {
+    path: e.path,
+    originalError: e.originalError ?? undefined,
+    extensions: e.extensions,
+  });
   if (e.locations) (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
   return error;
 }
@@ -72,19 +87,28 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     // words the error, which Apollo answers as 400 OPERATION_RESOLUTION_FAILURE. Nothing runs.
     // A document with string literals runs on graphql-js too (see hasStringLiteral).
     if (!rc.operation || plan === 'graphql-js') {
-      return (await execute({ schema, document: rc.document, operationName: rc.request.operationName, variableValues: rc.request.variables, contextValue: rc.context })) as GatewayExecutionResult;
+      return (await execute({
+        schema,
+        document: rc.document,
+        operationName: rc.request.operationName,
+        variableValues: rc.request.variables,
+        contextValue: rc.context,
+      })) as GatewayExecutionResult;
     }
     const name = rc.operationName ?? '';
     let query = plan.get(name);
     if (!query) {
-      query = compileQuery(schema, rc.document, rc.operationName ?? undefined) as CompiledQuery | GatewayExecutionResult;
+      query = compileQuery(schema, rc.document, rc.operationName ?? undefined) as
+        CompiledQuery | GatewayExecutionResult;
       plan.set(name, query);
     }
     // A document that cannot be compiled answers its errors, as graphql-js's execute would.
     if (!isCompiledQuery(query)) return { ...query, errors: query.errors?.map(asGraphQLError) };
     // Variables are checked by graphql-js first: its errors point at the variable's definition,
     // which is how Apollo tells a client's bad input (400 BAD_USER_INPUT) from a server fault.
-    const coerced = getVariableValues(schema, rc.operation.variableDefinitions ?? [], rc.request.variables ?? {}, { maxErrors: 50 });
+    const coerced = getVariableValues(schema, rc.operation.variableDefinitions ?? [], rc.request.variables ?? {}, {
+      maxErrors: 50,
+    });
     if (coerced.errors) return { errors: coerced.errors };
     const result = (await query.query(undefined, rc.context, rc.request.variables ?? {})) as GatewayExecutionResult;
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;

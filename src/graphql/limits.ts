@@ -38,7 +38,16 @@ export interface DocumentLimits {
  * answer by the size of the schema.
  */
 export const MAX_INTROSPECTION_LISTS = 3;
-const INTROSPECTION_LISTS = new Set(['types', 'fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues', 'args', 'directives']);
+const INTROSPECTION_LISTS = new Set([
+  'types',
+  'fields',
+  'inputFields',
+  'interfaces',
+  'possibleTypes',
+  'enumValues',
+  'args',
+  'directives',
+]);
 
 function refusal(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } });
@@ -46,7 +55,8 @@ function refusal(message: string): GraphQLError {
 
 function fragmentsOf(doc: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of doc.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(def.name.value)) fragments.set(def.name.value, def);
+  for (const def of doc.definitions)
+    if (def.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(def.name.value)) fragments.set(def.name.value, def);
   return fragments;
 }
 
@@ -60,7 +70,8 @@ function countWritten(doc: DocumentNode): { selections: number; aliases: number;
   for (const def of defs) {
     if (def.kind !== Kind.OPERATION_DEFINITION && def.kind !== Kind.FRAGMENT_DEFINITION) continue;
     directives += def.directives?.length ?? 0;
-    if (def.kind === Kind.OPERATION_DEFINITION) for (const v of def.variableDefinitions ?? []) directives += v.directives?.length ?? 0;
+    if (def.kind === Kind.OPERATION_DEFINITION)
+      for (const v of def.variableDefinitions ?? []) directives += v.directives?.length ?? 0;
     sets.push(def.selectionSet);
   }
   // An explicit stack: documents may nest thousands of levels.
@@ -84,7 +95,10 @@ function measureOperations(doc: DocumentNode, stopAbove: number): { selections: 
   const fragments = fragmentsOf(doc);
   const memo = new Map<string, { selections: number; lists: number } | null>();
 
-  const measureSet = (set: SelectionSetNode | undefined, inIntrospection: boolean): { selections: number; lists: number } => {
+  const measureSet = (
+    set: SelectionSetNode | undefined,
+    inIntrospection: boolean,
+  ): { selections: number; lists: number } => {
     let selections = 0;
     let lists = 0;
     if (!set) return { selections, lists };
@@ -95,7 +109,10 @@ function measureOperations(doc: DocumentNode, stopAbove: number): { selections: 
         selections += f.selections;
         lists = Math.max(lists, f.lists);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        const inner = measureSet(sel.selectionSet, inIntrospection || (sel.typeCondition?.name.value.startsWith('__') ?? false));
+        const inner = measureSet(
+          sel.selectionSet,
+          inIntrospection || (sel.typeCondition?.name.value.startsWith('__') ?? false),
+        );
         selections += inner.selections;
         lists = Math.max(lists, inner.lists);
       } else {
@@ -147,12 +164,20 @@ export function documentLimitsRule(limits: DocumentLimits) {
       const expanded = measureOperations(node, limits.maxSelections);
       const selections = Math.max(written.selections, expanded.selections);
       if (selections > limits.maxSelections) {
-        problems.push(`Query has too many selections: ${selections > limits.maxSelections * 2 ? `more than ${limits.maxSelections * 2}` : selections} (fragments expanded) exceeds the limit of ${limits.maxSelections}`);
+        problems.push(
+          `Query has too many selections: ${selections > limits.maxSelections * 2 ? `more than ${limits.maxSelections * 2}` : selections} (fragments expanded) exceeds the limit of ${limits.maxSelections}`,
+        );
       }
-      if (written.aliases > limits.maxAliases) problems.push(`Query has too many aliases: ${written.aliases} exceeds the limit of ${limits.maxAliases}`);
-      if (written.directives > limits.maxDirectives) problems.push(`Query has too many directives: ${written.directives} exceeds the limit of ${limits.maxDirectives}`);
+      if (written.aliases > limits.maxAliases)
+        problems.push(`Query has too many aliases: ${written.aliases} exceeds the limit of ${limits.maxAliases}`);
+      if (written.directives > limits.maxDirectives)
+        problems.push(
+          `Query has too many directives: ${written.directives} exceeds the limit of ${limits.maxDirectives}`,
+        );
       if (expanded.introspectionLists > MAX_INTROSPECTION_LISTS) {
-        problems.push(`Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the limit of ${MAX_INTROSPECTION_LISTS}`);
+        problems.push(
+          `Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the limit of ${MAX_INTROSPECTION_LISTS}`,
+        );
       }
       if (problems.length === 0) return undefined;
       for (const p of problems) context.reportError(refusal(p));
@@ -215,7 +240,13 @@ export function depthLimitRule(maxDepth: number) {
  * `maxNodes` bounds the selections the estimator walks (it expands fragments without memo); over it,
  * getComplexity throws.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined, maxNodes?: number): number {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  maxNodes?: number,
+): number {
   return getComplexity({
     schema,
     query: document,
@@ -227,7 +258,12 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
 }
 
 /** Whether the operation's variables coerce (when they do not, graphql-js refuses the request itself). */
-export function variablesCoerce(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined): boolean {
+export function variablesCoerce(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+): boolean {
   const operation = getOperationAST(document, operationName);
   if (!operation) return false;
   const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });

@@ -8,6 +8,12 @@ import { NodeResolver } from './node/node.resolver';
 import { LiveResolver } from './subscriptions/resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [NodeResolver, ServerInfoResolver, ...discussionResolvers, FileResolver, LiveResolver];
+export const resolvers: NonEmptyArray<Function> = [
+  NodeResolver,
+  ServerInfoResolver,
+  ...discussionResolvers,
+  FileResolver,
+  LiveResolver,
+];
 
 orderArgumentsAsDeclared([NodeResolver, FileResolver]);

@@ -7,7 +7,9 @@ export class ServerInfo {
   @Field(() => String, { description: 'The Agora version.' })
   version!: string;
 
-  @Field(() => String, { description: 'Which database the server uses: external MongoDB, mongod, FerretDB or mongodb-memory-server.' })
+  @Field(() => String, {
+    description: 'Which database the server uses: external MongoDB, mongod, FerretDB or mongodb-memory-server.',
+  })
   database!: string;
 }
 

@@ -13,7 +13,10 @@ export interface RateLimitAttemptDoc {
   expiresAt: Date;
 }
 
-const schema = new Schema<RateLimitAttemptDoc>({ key: String, at: Date, expiresAt: Date }, { versionKey: false, id: false });
+const schema = new Schema<RateLimitAttemptDoc>(
+  { key: String, at: Date, expiresAt: Date },
+  { versionKey: false, id: false },
+);
 schema.index({ key: 1, at: 1 });
 schema.index({ expiresAt: 1 });
 

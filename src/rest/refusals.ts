@@ -14,7 +14,8 @@ export type FrontDoor = 'beta' | 'graphql' | 'files' | 'other';
 export const FILES_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'referrer-policy': 'same-origin',
   'x-frame-options': 'SAMEORIGIN',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';",
 });
 
 /** Whether a path is one of the server's own routes (`/healthz`, …), matched before `/{filename}`. */
@@ -62,16 +63,25 @@ export interface Refusal {
 }
 
 /** Body and headers of a refusal with `status` on `path`; `accept` chooses the files format. */
-export function refusalFor(path: string, status: number, accept: string | undefined, isServerPath?: ServerPathCheck): Refusal {
+export function refusalFor(
+  path: string,
+  status: number,
+  accept: string | undefined,
+  isServerPath?: ServerPathCheck,
+): Refusal {
   const message = MESSAGES[status] ?? 'Bad request';
   const json = 'application/json; charset=utf-8';
   switch (frontDoorOf(path, isServerPath)) {
     case 'beta':
       return { headers: { 'content-type': json }, body: JSON.stringify([{ message }]) };
     case 'graphql':
-      return { headers: { 'content-type': json }, body: JSON.stringify({ errors: [{ message, extensions: { code: GRAPHQL_CODES[status] ?? 'BAD_REQUEST' } }] }) };
+      return {
+        headers: { 'content-type': json },
+        body: JSON.stringify({ errors: [{ message, extensions: { code: GRAPHQL_CODES[status] ?? 'BAD_REQUEST' } }] }),
+      };
     case 'files':
-      if (prefersJson(accept)) return { headers: { ...FILES_PAGE_HEADERS, 'content-type': json }, body: JSON.stringify({ error: message }) };
+      if (prefersJson(accept))
+        return { headers: { ...FILES_PAGE_HEADERS, 'content-type': json }, body: JSON.stringify({ error: message }) };
       return { headers: { ...FILES_PAGE_HEADERS, 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n` };
     default:
       return { headers: { 'content-type': json }, body: JSON.stringify({ error: message }) };
@@ -82,7 +92,12 @@ export function refusalFor(path: string, status: number, accept: string | undefi
  * The bytes of a refusal written straight to a socket (Node's clientError: no request object),
  * read from what Node had received of the request: its target and, if it got that far, Accept.
  */
-export function rawRefusal(status: number, reason: string, received: Buffer | undefined, isServerPath?: ServerPathCheck): string {
+export function rawRefusal(
+  status: number,
+  reason: string,
+  received: Buffer | undefined,
+  isServerPath?: ServerPathCheck,
+): string {
   const head = Buffer.isBuffer(received) ? received.subarray(0, 64 * 1024).toString('latin1') : '';
   const target = /^\S*[ \t]+(\S+)/.exec(head)?.[1] ?? '/';
   const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];

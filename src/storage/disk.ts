@@ -80,7 +80,9 @@ function closeNow(fd: number): void {
 
 /** One positional write (callback API: no FileHandle promise machinery per chunk). */
 function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+  );
 }
 
 /** One positional vectored write: the chunks of a batch go to the kernel without being joined first. */
@@ -102,11 +104,15 @@ const spareBuffers: Buffer[] = [];
 const SPARE_BUFFERS_MAX = 16;
 
 function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) =>
+    fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+  );
 }
 
 function prematureClose(): Error {
-  return Object.assign(new Error('the response closed before the object was sent'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  return Object.assign(new Error('the response closed before the object was sent'), {
+    code: 'ERR_STREAM_PREMATURE_CLOSE',
+  });
 }
 
 /**

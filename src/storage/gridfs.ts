@@ -216,7 +216,9 @@ export class GridFsStore implements ByteStore {
       }
     }
     if (options.full) {
-      const inFlight = new Set((await this.pending.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString()));
+      const inFlight = new Set(
+        (await this.pending.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString()),
+      );
       const cursor = this.files.find({ uploadDate: { $lt: cutoff } }, { projection: { _id: 1 } });
       let batch: ObjectId[] = [];
       const flush = async () => {

@@ -20,7 +20,8 @@ export interface RequestOptions {
 }
 
 const COMPONENTS = '#/components/schemas/';
-const rewrite = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema).split(`"${COMPONENTS}`).join('"beta-components#/definitions/'));
+const rewrite = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).split(`"${COMPONENTS}`).join('"beta-components#/definitions/'));
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -28,7 +29,10 @@ ajv.addSchema({ $id: 'beta-components', definitions: rewrite(openApiDocument.com
 
 type Operation = { responses: Record<string, { content?: { 'application/json': { schema: unknown } } }> };
 const paths = openApiDocument.paths as unknown as Record<string, Record<string, Operation>>;
-const templates = Object.keys(paths).map((p) => ({ template: p, regex: new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+const templates = Object.keys(paths).map((p) => ({
+  template: p,
+  regex: new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(key: string, schema: unknown): ValidateFunction {
@@ -48,7 +52,8 @@ export function validateAgainstOpenApi(method: string, path: string, status: num
   let key: string;
   let schema: unknown;
   if (!op) {
-    if (status !== 404 && status !== 405) throw new Error(`${method} ${path}: undocumented operation answered ${status}`);
+    if (status !== 404 && status !== 405)
+      throw new Error(`${method} ${path}: undocumented operation answered ${status}`);
     key = 'ErrorList';
     schema = { $ref: `${COMPONENTS}ErrorList` };
   } else {
@@ -60,10 +65,18 @@ export function validateAgainstOpenApi(method: string, path: string, status: num
   const validate = validatorFor(key, schema);
   const check = (v: ValidateFunction, value: unknown) => {
     if (!v(value)) {
-      throw new Error(`${method} ${path} → ${status}: response does not match the OpenAPI document:\n${ajv.errorsText(v.errors, { separator: '\n' })}\n${JSON.stringify(value).slice(0, 2000)}`);
+      throw new Error(
+        `${method} ${path} → ${status}: response does not match the OpenAPI document:\n${ajv.errorsText(v.errors, { separator: '\n' })}\n${JSON.stringify(value).slice(0, 2000)}`,
+      );
     }
   };
-  if (t?.template === '/topic/{topic_id36}' && status === 200 && body && typeof body === 'object' && Array.isArray((body as { comments?: unknown }).comments)) {
+  if (
+    t?.template === '/topic/{topic_id36}' &&
+    status === 200 &&
+    body &&
+    typeof body === 'object' &&
+    Array.isArray((body as { comments?: unknown }).comments)
+  ) {
     // Ajv validates recursively and would overflow on very deep reply chains: check the envelope,
     // then every comment node on its own (children emptied), walking the tree without recursion.
     const { comments } = body as { comments: { children?: unknown[] }[] };
@@ -90,7 +103,8 @@ export class BetaClient {
     const res = await fetch(`${this.baseUrl}/api/beta${path}`, { method, headers, body: opts.body });
     const text = await res.text();
     const contentType = res.headers.get('content-type');
-    if (contentType !== 'application/json; charset=utf-8') throw new Error(`${method} ${path}: content-type ${contentType}`);
+    if (contentType !== 'application/json; charset=utf-8')
+      throw new Error(`${method} ${path}: content-type ${contentType}`);
     if (method === 'HEAD') {
       if (text !== '') throw new Error(`HEAD ${path} returned a body`);
       return { status: res.status, headers: res.headers, body: undefined as T, text };

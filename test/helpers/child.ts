@@ -12,7 +12,15 @@ export interface ServerProcess {
 
 export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   // No per-address upload/registration limits (tests send many from 127.0.0.1) unless `extra` sets them.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', PORT: '0', FILES_UPLOAD_RATE_LIMIT: '0', REGISTRATION_RATE_LIMIT: '0', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    FILES_UPLOAD_RATE_LIMIT: '0',
+    REGISTRATION_RATE_LIMIT: '0',
+    ...extra,
+  };
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
   return env;
 }
@@ -21,7 +29,9 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export function startServerProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -37,7 +37,13 @@ export class DiscussionFactory {
     const password = opts.password ?? DEFAULT_PASSWORD;
     const view = await this.d.users.create(SYSTEM, { username: name, password, isAdmin: opts.admin });
     const actor: Actor = { kind: 'user', userId: view.id, username: view.username, isAdmin: view.isAdmin };
-    return { id: view.id, username: view.username, password, actor, token: async () => (await this.d.auth.issueToken(actor)).token };
+    return {
+      id: view.id,
+      username: view.username,
+      password,
+      actor,
+      token: async () => (await this.d.auth.issueToken(actor)).token,
+    };
   }
 
   async group(path: string, description = ''): Promise<string> {
@@ -57,13 +63,17 @@ export class DiscussionFactory {
     return this.d.topics.post(author.actor, {
       group,
       title: opts.title ?? `Topic ${++this.seq}`,
-      markdown: opts.link ? undefined : opts.markdown ?? 'Some text.',
+      markdown: opts.link ? undefined : (opts.markdown ?? 'Some text.'),
       link: opts.link,
       tags: opts.tags,
     });
   }
 
-  async comment(author: TestUser, topic: TopicView | string, opts: { parent?: CommentView; markdown?: string; at?: string } = {}): Promise<CommentView> {
+  async comment(
+    author: TestUser,
+    topic: TopicView | string,
+    opts: { parent?: CommentView; markdown?: string; at?: string } = {},
+  ): Promise<CommentView> {
     if (opts.at) this.at(opts.at);
     return this.d.comments.post(author.actor, {
       topicId: typeof topic === 'string' ? topic : topic.id36,

@@ -23,6 +23,10 @@ function newestMtime(dir: string): number {
 export function ensureBuilt(): void {
   const built = fs.existsSync(DIST_MAIN) ? fs.statSync(DIST_MAIN).mtimeMs : 0;
   if (built >= newestMtime(path.join(ROOT, 'src'))) return;
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   fs.utimesSync(DIST_MAIN, new Date(), new Date());
 }

@@ -50,7 +50,6 @@ function configEnv(s: TestServer): Record<string, string> {
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
 /** What one subscription received. */

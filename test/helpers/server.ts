@@ -25,9 +25,13 @@ export interface TestServer {
 export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-abcdef';
 
 /** `start: false` leaves the start-up work (demo seed, sweepers) to the test: `server.agora.start()`. */
-export async function startTestServer(env: Record<string, string> = {}, opts: { start?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: { start?: boolean } = {},
+): Promise<TestServer> {
   const baseUri = process.env.MONGODB_URI;
-  if (!baseUri) throw new Error('MONGODB_URI is not set: run the tests through jest (globalSetup launches the database)');
+  if (!baseUri)
+    throw new Error('MONGODB_URI is not set: run the tests through jest (globalSetup launches the database)');
   const dbName = `agora_test_${crypto.randomBytes(6).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
   const config = loadConfig({

@@ -25,7 +25,9 @@ async function collection(docs: Record<string, unknown>[]) {
 const parallel = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 
 beforeAll(async () => {
-  conn = await mongoose.createConnection(withDatabaseName(process.env.MONGODB_URI!, dbName), { maxPoolSize: 60 }).asPromise();
+  conn = await mongoose
+    .createConnection(withDatabaseName(process.env.MONGODB_URI!, dbName), { maxPoolSize: 60 })
+    .asPromise();
 });
 afterAll(async () => {
   await conn.dropDatabase();
@@ -40,9 +42,19 @@ describe(`on ${testDatabase().name}`, () => {
   });
 
   it('20 parallel updateMany $inc reach every document 20 times, beside 20 updateOne $inc of one of them', async () => {
-    const c = await collection([{ _id: 1, n: 0 }, { _id: 2, n: 0 }, { _id: 3, n: 0 }]);
-    await parallel<unknown>(40, (i) => (i % 2 ? c.updateMany({}, { $inc: { n: 1 } }) : c.updateOne({ _id: 2 } as never, { $inc: { n: 1 } })));
-    expect(await c.find().sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, n: 20 }, { _id: 2, n: 40 }, { _id: 3, n: 20 }]);
+    const c = await collection([
+      { _id: 1, n: 0 },
+      { _id: 2, n: 0 },
+      { _id: 3, n: 0 },
+    ]);
+    await parallel<unknown>(40, (i) =>
+      i % 2 ? c.updateMany({}, { $inc: { n: 1 } }) : c.updateOne({ _id: 2 } as never, { $inc: { n: 1 } }),
+    );
+    expect(await c.find().sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, n: 20 },
+      { _id: 2, n: 40 },
+      { _id: 3, n: 20 },
+    ]);
   });
 
   it('20 parallel $sets of different fields of one document all stay', async () => {
@@ -54,7 +66,9 @@ describe(`on ${testDatabase().name}`, () => {
 
   it('of 30 parallel conditional updates ({_id, version: 0} -> version 1) exactly one wins', async () => {
     const c = await collection([{ _id: 1, version: 0, winners: 0 }]);
-    const results = await parallel(30, () => c.updateOne({ _id: 1, version: 0 } as never, { $set: { version: 1 }, $inc: { winners: 1 } }));
+    const results = await parallel(30, () =>
+      c.updateOne({ _id: 1, version: 0 } as never, { $set: { version: 1 }, $inc: { winners: 1 } }),
+    );
     expect(results.reduce((sum, r) => sum + r.modifiedCount, 0)).toBe(1);
     expect(await c.findOne({ _id: 1 } as never)).toEqual({ _id: 1, version: 1, winners: 1 });
   });
@@ -63,7 +77,11 @@ describe(`on ${testDatabase().name}`, () => {
     const c = await collection([{ _id: 1, n: 0 }]);
     const seen = await parallel(40, async (i) => {
       const after = i % 2 === 0;
-      const doc = await c.findOneAndUpdate({ _id: 1 } as never, { $inc: { n: 1 } }, { returnDocument: after ? 'after' : 'before' });
+      const doc = await c.findOneAndUpdate(
+        { _id: 1 } as never,
+        { $inc: { n: 1 } },
+        { returnDocument: after ? 'after' : 'before' },
+      );
       return (doc!.n as number) - (after ? 1 : 0); // the value this write started from
     });
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
@@ -72,7 +90,9 @@ describe(`on ${testDatabase().name}`, () => {
 
   it('a delete run while documents change deletes only what matches when it deletes', async () => {
     const c = await collection(Array.from({ length: 40 }, (_, i) => ({ _id: i, n: 0 })));
-    await parallel<unknown>(41, (i) => (i === 40 ? c.deleteMany({ n: 0 }) : c.updateOne({ _id: i } as never, { $set: { n: 1 } })));
+    await parallel<unknown>(41, (i) =>
+      i === 40 ? c.deleteMany({ n: 0 }) : c.updateOne({ _id: i } as never, { $set: { n: 1 } }),
+    );
     for (const doc of await c.find().toArray()) expect(doc.n).toBe(1);
   });
 
@@ -86,7 +106,11 @@ describe(`on ${testDatabase().name}`, () => {
 
   it('a bulkWrite of 1,000 updateOne completes, and the server answers afterwards', async () => {
     const c = await collection(Array.from({ length: 1000 }, (_, i) => ({ _id: i, n: 0 })));
-    const res = await c.bulkWrite(Array.from({ length: 1000 }, (_, i) => ({ updateOne: { filter: { _id: i } as never, update: { $set: { n: i } } } })));
+    const res = await c.bulkWrite(
+      Array.from({ length: 1000 }, (_, i) => ({
+        updateOne: { filter: { _id: i } as never, update: { $set: { n: i } } },
+      })),
+    );
     expect(res.modifiedCount).toBe(999); // _id 0 already had n: 0
     expect((await c.find().toArray()).every((d) => d.n === d._id)).toBe(true);
     expect(await c.countDocuments()).toBe(1000);

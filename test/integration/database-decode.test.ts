@@ -70,7 +70,15 @@ const others: Record<string, unknown> = {
   emptyDoc: {},
   emptyArray: [],
   nested: { a: { b: { c: { d: { e: 'deep', n: new Int32(1) } } } }, z: [] },
-  mixedArray: [new Int32(1), 'two', new Double(3.5), null, true, { four: new Int32(4), inner: [new Int32(5)] }, new Date(1)], // FerretDB 1.24 refuses arrays in arrays
+  mixedArray: [
+    new Int32(1),
+    'two',
+    new Double(3.5),
+    null,
+    true,
+    { four: new Int32(4), inner: [new Int32(5)] },
+    new Date(1),
+  ], // FerretDB 1.24 refuses arrays in arrays
   arrayOfDocs: [{ a: new Int32(1) }, { a: 'x', b: { c: null } }, {}],
   'key with space': 'v',
   'ключ <&>': 'odd key', // top-level keys with " or \ are refused by FerretDB 1.24's SQLite backend itself
@@ -83,7 +91,13 @@ const docs: Record<string, unknown>[] = [
   { _id: 3, ...others },
   { _id: 'string id <&>', only: 'one field' },
   { _id: new ObjectId('0123456789abcdef01234567'), html: strings.html, n: new Int32(3) },
-  { _id: 4, parentId: null, editedAt: new Date(1_783_000_000_000), tags: ['a', 'b'], labelWeights: { noise: new Int32(0) } },
+  {
+    _id: 4,
+    parentId: null,
+    editedAt: new Date(1_783_000_000_000),
+    tags: ['a', 'b'],
+    labelWeights: { noise: new Int32(0) },
+  },
   { _id: 6, negativeZero: new Double(-0) },
   { _id: 5, parentId: new Int32(4), editedAt: null, tags: [], labelWeights: { noise: new Int32(2) } },
 ];
@@ -108,10 +122,13 @@ const database = testDatabase();
 describe(`on ${database.name}`, () => {
   const exact = docs.filter((d) => d._id !== 6);
 
-  it.each(exact.map((d) => [canonical(d._id), d]))('document %s reads back with the same types, values and field order', async (_name, doc) => {
-    const read = await conn.collection('decode').findOne({ _id: (doc as { _id: never })._id }, raw);
-    expect(fields(read)).toEqual(fields(doc));
-  });
+  it.each(exact.map((d) => [canonical(d._id), d]))(
+    'document %s reads back with the same types, values and field order',
+    async (_name, doc) => {
+      const read = await conn.collection('decode').findOne({ _id: (doc as { _id: never })._id }, raw);
+      expect(fields(read)).toEqual(fields(doc));
+    },
+  );
 
   it('all documents read back together, in one batch, the same', async () => {
     const read = await conn.collection('decode').find({}, raw).sort({ _id: 1 }).toArray();
@@ -130,7 +147,10 @@ describe(`on ${database.name}`, () => {
 
   it('values changed by an update decode as written', async () => {
     const c = conn.collection('decode');
-    await c.updateOne({ _id: 1 } as never, { $set: { html: '<b>&amp;</b> "x"', added: new Long(7) }, $unset: { nul: '' } });
+    await c.updateOne({ _id: 1 } as never, {
+      $set: { html: '<b>&amp;</b> "x"', added: new Long(7) },
+      $unset: { nul: '' },
+    });
     const read = await c.findOne({ _id: 1 } as never, raw);
     const { nul: _removed, ...rest } = strings;
     expect(fields(read)).toEqual(fields({ _id: 1, ...rest, html: '<b>&amp;</b> "x"', added: new Long(7) }));
@@ -149,10 +169,18 @@ describe(`on ${database.name}`, () => {
     const doc = docs.find((d) => d._id === 3)!;
     const without = (...keys: string[]) => Object.fromEntries(Object.entries(doc).filter(([k]) => !keys.includes(k)));
     expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: {} }))).toEqual(fields(doc));
-    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { nested: 0, binary: 0 } }))).toEqual(fields(without('nested', 'binary')));
-    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { _id: 0, yes: 0 } }))).toEqual(fields(without('_id', 'yes')));
-    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { 'nested.a.b': 0 } }))).toEqual(fields({ ...doc, nested: { a: {}, z: [] } }));
-    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { yes: 1, oid: 1 } }))).toEqual(fields({ _id: 3, yes: true, oid: doc.oid }));
+    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { nested: 0, binary: 0 } }))).toEqual(
+      fields(without('nested', 'binary')),
+    );
+    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { _id: 0, yes: 0 } }))).toEqual(
+      fields(without('_id', 'yes')),
+    );
+    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { 'nested.a.b': 0 } }))).toEqual(
+      fields({ ...doc, nested: { a: {}, z: [] } }),
+    );
+    expect(fields(await c.findOne({ _id: 3 } as never, { ...raw, projection: { yes: 1, oid: 1 } }))).toEqual(
+      fields({ _id: 3, yes: true, oid: doc.oid }),
+    );
     // The projected copy is private: the stored document is unchanged.
     expect(fields(await c.findOne({ _id: 3 } as never, raw))).toEqual(fields(doc));
   });

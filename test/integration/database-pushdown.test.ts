@@ -1,6 +1,7 @@
 /**
  * The embedded FerretDB is built with Agora's filter pushdown (third_party/ferretdb/, patch 0001 and
- * agora_pushdown.go), which narrows in SQLite what FerretDB then filters exactly. It may never drop a match. Each filter here is
+ * agora_pushdown.go), which narrows in SQLite what FerretDB then filters exactly. It may never drop a match. Each
+ * filter here is
  * run twice: as is (pushed down), and wrapped so that nothing is pushed down (`unpushed`: every
  * document is read and filtered by FerretDB's own matcher). Both must return the same documents.
  * On MongoDB the comparison still runs (it shows the filters mean what the test says), but the
@@ -104,7 +105,7 @@ afterAll(async () => {
 });
 
 const database = testDatabase();
-const itOnFerretdb = itOn('ferretdb', 'checks how Agora\'s FerretDB build answers');
+const itOnFerretdb = itOn('ferretdb', "checks how Agora's FerretDB build answers");
 // AGORA_FERRETDB_PUSHDOWN=off (passed on to FerretDB by the launcher) turns the pushdown off, to show
 // that no answer depends on it; then only the check that it is used is skipped.
 const pushdownOff = process.env.AGORA_FERRETDB_PUSHDOWN === 'off';
@@ -120,13 +121,23 @@ const unpushed = (filter: Record<string, unknown>) => ({ $or: [{ $and: [filter, 
 
 describe(`on ${database.name}`, () => {
   const ids = async (filter: Record<string, unknown>) =>
-    (await conn.collection('pushdown').find(filter, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)).sort();
+    (
+      await conn
+        .collection('pushdown')
+        .find(filter, { projection: { _id: 1 } })
+        .toArray()
+    )
+      .map((d) => String(d._id))
+      .sort();
 
-  it.each(filters.map((f) => [JSON.stringify(f), f]))('%s: the same documents with and without pushdown', async (_name, filter) => {
-    const pushed = await ids(filter as Record<string, unknown>);
-    const reference = await ids(unpushed(filter as Record<string, unknown>));
-    expect(pushed).toEqual(reference);
-  });
+  it.each(filters.map((f) => [JSON.stringify(f), f]))(
+    '%s: the same documents with and without pushdown',
+    async (_name, filter) => {
+      const pushed = await ids(filter as Record<string, unknown>);
+      const reference = await ids(unpushed(filter as Record<string, unknown>));
+      expect(pushed).toEqual(reference);
+    },
+  );
 
   it('the matcher itself finds what MongoDB would (spot checks, so the comparison is not vacuous)', async () => {
     expect(await ids({ f: 5 })).toEqual(['1', '2', '3', '4']);
@@ -146,14 +157,17 @@ describe(`on ${database.name}`, () => {
   });
 
   (pushdownOff ? itOnFerretdb : it.skip)('with AGORA_FERRETDB_PUSHDOWN=off the filter is not pushed down', async () => {
-    const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 5 } } })) as { filterPushdown?: boolean };
+    const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { f: 5 } } })) as {
+      filterPushdown?: boolean;
+    };
     expect(explained.filterPushdown).toBe(false);
   });
 
   itPushedDown('the filter really is pushed down and answered from the index', async () => {
     // `g` holds only sortable scalars, so its index serves the equality (patch 0007's expressions).
     const explained = (await conn.db!.command({ explain: { find: 'pushdown', filter: { g: 'y' } } })) as {
-      filterPushdown?: boolean; queryPlanner?: { Plan?: string[] };
+      filterPushdown?: boolean;
+      queryPlanner?: { Plan?: string[] };
     };
     expect(explained.filterPushdown).toBe(true);
     expect(explained.queryPlanner?.Plan?.join('\n')).toMatch(/USING INDEX pushdown_[0-9a-f]+_g_1/);

@@ -21,11 +21,39 @@ const dbName = `agora_sort_${crypto.randomBytes(5).toString('hex')}`;
 let conn: mongoose.Connection;
 
 const scalars: unknown[] = [
-  new Int32(-3), new Int32(0), new Int32(7), 7, new Double(-0), new Double(0.5), new Double(7), -2.5, 1e21,
-  Long.fromString('9007199254740993'), Long.fromString('9007199254740992'), Long.fromString('-9007199254740995'),
-  '', 'a', 'a b', 'ab', 'a!', 'é', 'été', 'say "hi"\\', '<&>', '\u0001x', 'z', '日本', '😀',
-  new Date('2026-01-01T00:00:00Z'), new Date(0), new Date(-1000), true, false, null,
-  new ObjectId('65a1b2c3d4e5f60718293a4b'), new ObjectId('000000000000000000000001'),
+  new Int32(-3),
+  new Int32(0),
+  new Int32(7),
+  7,
+  new Double(-0),
+  new Double(0.5),
+  new Double(7),
+  -2.5,
+  1e21,
+  Long.fromString('9007199254740993'),
+  Long.fromString('9007199254740992'),
+  Long.fromString('-9007199254740995'),
+  '',
+  'a',
+  'a b',
+  'ab',
+  'a!',
+  'é',
+  'été',
+  'say "hi"\\',
+  '<&>',
+  '\u0001x',
+  'z',
+  '日本',
+  '😀',
+  new Date('2026-01-01T00:00:00Z'),
+  new Date(0),
+  new Date(-1000),
+  true,
+  false,
+  null,
+  new ObjectId('65a1b2c3d4e5f60718293a4b'),
+  new ObjectId('000000000000000000000001'),
 ];
 const unsortable: unknown[] = [[1, 'x'], [], ['a b'], { a: 1 }];
 
@@ -62,7 +90,8 @@ const filterArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   fc.integer({ min: 0, max: 3 }).map((n) => ({ n: { $in: [n, null] } })),
   fc.integer({ min: 0, max: DOCS }).map((id) => ({ _id: { $nin: [id] }, k: true })),
 );
-const sortArb = fc.tuple(fc.constantFrom('a', 'n', 'k', 'missing'), fc.constantFrom(1, -1), fc.constantFrom(1, -1))
+const sortArb = fc
+  .tuple(fc.constantFrom('a', 'n', 'k', 'missing'), fc.constantFrom(1, -1), fc.constantFrom(1, -1))
   .map(([f, d1, d2]) => ({ [f]: d1, _id: d2 }) as Record<string, 1 | -1>);
 
 const collections = ['scalars0', 'scalars1', 'mixed0', 'mixed1'];
@@ -86,7 +115,7 @@ afterAll(async () => {
 });
 
 const database = testDatabase();
-const itOnFerretdb = itOn('ferretdb', 'checks how Agora\'s FerretDB build answers');
+const itOnFerretdb = itOn('ferretdb', "checks how Agora's FerretDB build answers");
 const pushdownOff = process.env.AGORA_FERRETDB_PUSHDOWN === 'off';
 
 interface Query {
@@ -116,29 +145,33 @@ async function reference(q: Query): Promise<unknown[]> {
 }
 
 describe(`on ${database.name}`, () => {
-  const differential = 'random filters, sorts, skips and limits: the same documents in the same order as FerretDB\'s '
-    + 'own path';
-  it(differential, async () => {
-    let nonEmpty = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...collections),
-        filterArb,
-        sortArb,
-        fc.integer({ min: 0, max: 5 }),
-        fc.integer({ min: 0, max: 25 }),
-        async (collection, filter, sort, skip, limit) => {
-          const q = { collection, filter, sort, skip, limit };
-          const got = await pushed(q);
-          expect(got).toEqual(await reference(q));
-          if (got.length > 0) nonEmpty += 1;
-        },
-      ),
-      { numRuns: 300, interruptAfterTimeLimit: 40_000, seed: 15 },
-    );
-    // Not vacuous: most queries found something.
-    expect(nonEmpty).toBeGreaterThan(50);
-  }, 60_000);
+  const differential =
+    "random filters, sorts, skips and limits: the same documents in the same order as FerretDB's " + 'own path';
+  it(
+    differential,
+    async () => {
+      let nonEmpty = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...collections),
+          filterArb,
+          sortArb,
+          fc.integer({ min: 0, max: 5 }),
+          fc.integer({ min: 0, max: 25 }),
+          async (collection, filter, sort, skip, limit) => {
+            const q = { collection, filter, sort, skip, limit };
+            const got = await pushed(q);
+            expect(got).toEqual(await reference(q));
+            if (got.length > 0) nonEmpty += 1;
+          },
+        ),
+        { numRuns: 300, interruptAfterTimeLimit: 40_000, seed: 15 },
+      );
+      // Not vacuous: most queries found something.
+      expect(nonEmpty).toBeGreaterThan(50);
+    },
+    60_000,
+  );
 
   it('the reference sorts as MongoDB does (spot checks)', async () => {
     const q = (sort: Record<string, 1 | -1>, filter: Record<string, unknown>) =>
@@ -150,7 +183,10 @@ describe(`on ${database.name}`, () => {
     const isNumber = (a: unknown) =>
       typeof a === 'number' || a instanceof Int32 || a instanceof Double || a instanceof Long;
     expect(numbers.sort()).toEqual(idsWhere(isNumber).sort());
-    const sorted = await conn.collection('scalars0').find({ a: { $gte: -1e30 } }, { sort: { a: 1, _id: 1 } }).toArray();
+    const sorted = await conn
+      .collection('scalars0')
+      .find({ a: { $gte: -1e30 } }, { sort: { a: 1, _id: 1 } })
+      .toArray();
     const values = sorted.map((d) => Number(d.a));
     expect(values).toEqual([...values].sort((x, y) => x - y));
   });
@@ -159,7 +195,9 @@ describe(`on ${database.name}`, () => {
   (pushdownOff ? it.skip : itOnFerretdb)(explainName, async () => {
     const explain = async (find: Record<string, unknown>) =>
       (await conn.db!.command({ explain: { find: 'scalars0', ...find } })) as {
-        sortPushdown?: boolean; limitPushdown?: boolean; queryPlanner?: { Plan?: string[]; agoraPath?: string };
+        sortPushdown?: boolean;
+        limitPushdown?: boolean;
+        queryPlanner?: { Plan?: string[]; agoraPath?: string };
       };
     const listing = await explain({ filter: { k: true }, sort: { a: -1, _id: -1 }, limit: 10 });
     expect(listing.queryPlanner?.agoraPath).toBe('agora: SQL sort and limit');
@@ -182,7 +220,8 @@ describe(`on ${database.name}`, () => {
   (pushdownOff ? itOnFerretdb : it.skip)('with AGORA_FERRETDB_PUSHDOWN=off nothing is sorted in SQL', async () => {
     const find = { find: 'scalars0', filter: { k: true }, sort: { a: -1 }, limit: 3 };
     const explained = (await conn.db!.command({ explain: find })) as {
-      sortPushdown?: boolean; queryPlanner?: { agoraPath?: string };
+      sortPushdown?: boolean;
+      queryPlanner?: { agoraPath?: string };
     };
     expect(explained.sortPushdown).toBe(false);
     expect(explained.queryPlanner?.agoraPath).toBe('ferretdb: whole table, sorted in FerretDB');

@@ -9,8 +9,18 @@ afterAll(async () => {
 });
 
 async function gql(query: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
-  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown>; errors?: { message: string; extensions?: { code?: string } }[] } };
+  const res = await fetch(`${s.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      data?: Record<string, unknown>;
+      errors?: { message: string; extensions?: { code?: string } }[];
+    },
+  };
 }
 
 describe('health and readiness', () => {
@@ -31,16 +41,21 @@ describe('GraphQL', () => {
   it('answers serverInfo', async () => {
     const { status, body } = await gql('{ serverInfo { version database } }');
     expect(status).toBe(200);
-    expect(body.data).toEqual({ serverInfo: { version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: expect.any(String) } });
+    expect(body.data).toEqual({
+      serverInfo: { version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: expect.any(String) },
+    });
   });
 
   it('redirects a browser GET /graphql to /graphiql', async () => {
-    const res = await fetch(`${s.url}/graphql`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    const res = await fetch(`${s.url}/graphql`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      redirect: 'manual',
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/graphiql');
   });
 
-  it('does not serve Apollo\'s CDN landing page', async () => {
+  it("does not serve Apollo's CDN landing page", async () => {
     const res = await fetch(`${s.url}/graphql`, { headers: { accept: 'application/json' } });
     const text = await res.text();
     expect(text).not.toMatch(/apollographql\.com|cdn\./i);
@@ -86,13 +101,21 @@ describe('errors outside the REST layers', () => {
   });
 
   it('answers a malformed JSON body with 400', async () => {
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' });
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":',
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('answers an oversized JSON body with 413', async () => {
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ serverInfo { version } } #${'x'.repeat(5000)}` }) });
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ serverInfo { version } } #${'x'.repeat(5000)}` }),
+    });
     expect(res.status).toBe(413);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -150,14 +173,14 @@ describe('URLs Fastify refuses before routing', () => {
     ['/selif/%ff', 404, 'text/plain; charset=utf-8', 'File not found\n'],
     [`/${long}`, 404, 'text/plain; charset=utf-8', 'File not found\n'],
     ['/graphiql/assets/%ff', 404, 'application/json; charset=utf-8', '{"error":"Not found"}'],
-  ])('%s answers in its front door\'s format without echoing the URL', async (path, status, type, body) => {
+  ])("%s answers in its front door's format without echoing the URL", async (path, status, type, body) => {
     const res = await fetch(`${s.url}${path}`);
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toBe(type);
     expect(await res.text()).toBe(body);
   });
 
-  it('uses the files API\'s JSON error when JSON is preferred', async () => {
+  it("uses the files API's JSON error when JSON is preferred", async () => {
     const res = await fetch(`${s.url}/%ff`, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('{"error":"File not found"}');

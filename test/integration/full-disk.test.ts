@@ -81,8 +81,9 @@ function metric(text: string, store: string): number {
 
 const POST_COMMENT = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }';
 
-const FULL_DISK = 'answers 507 for uploads and 503 for discussion writes when full, keeps reading, counts, '
-  + 'and recovers without a restart';
+const FULL_DISK =
+  'answers 507 for uploads and 503 for discussion writes when full, keeps reading, counts, ' +
+  'and recovers without a restart';
 
 it(FULL_DISK, async () => {
   if (!mounted) {

@@ -22,9 +22,22 @@ let url: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-outage-'));
-  const config = loadConfig({ PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, FILES_CLEANUP_INTERVAL: '0', DEMO_SEED: 'false' });
+  const config = loadConfig({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    FILES_CLEANUP_INTERVAL: '0',
+    DEMO_SEED: 'false',
+  });
   db = await launchDatabase({ dataDir: dir, database: { ...config.database, uri: undefined }, log: () => {} });
-  agora = await createAgora(config, { mongoUri: withDatabaseName(db.uri, 'agora'), databaseKind: db.kind, jwtSecret: TEST_JWT_SECRET, processMetrics: false });
+  agora = await createAgora(config, {
+    mongoUri: withDatabaseName(db.uri, 'agora'),
+    databaseKind: db.kind,
+    jwtSecret: TEST_JWT_SECRET,
+    processMetrics: false,
+  });
   await agora.app.listen({ host: '127.0.0.1', port: 0 });
   await agora.start();
   const addr = agora.app.server.address();
@@ -66,16 +79,59 @@ function probes(token: string, file: string): Probe[] {
     { name: 'REST listing', path: '/api/beta/topics', expect503: beta503 },
     { name: 'REST topic', path: '/api/beta/topic/1', expect503: beta503 },
     { name: 'REST user', path: '/api/beta/user/alice', expect503: beta503 },
-    { name: 'REST login', path: '/api/beta/login', init: { method: 'POST', headers: json, body: '{"username":"alice","password":"x"}' }, expect503: beta503 },
-    { name: 'REST whoami', path: '/api/beta/whoami', init: { headers: { authorization: `Bearer ${token}` } }, expect503: beta503 },
-    { name: 'GraphQL query', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"{ topics { edges { node { id } } } }"}' }, expect503: graphql503 },
-    { name: 'GraphQL viewer', path: '/graphql', init: { method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: '{"query":"{ viewer { username } }"}' }, expect503: graphql503 },
-    { name: 'GraphQL login', path: '/graphql', init: { method: 'POST', headers: json, body: '{"query":"mutation { login(username: \\"alice\\", password: \\"x\\") { token } }"}' }, expect503: graphql503 },
+    {
+      name: 'REST login',
+      path: '/api/beta/login',
+      init: { method: 'POST', headers: json, body: '{"username":"alice","password":"x"}' },
+      expect503: beta503,
+    },
+    {
+      name: 'REST whoami',
+      path: '/api/beta/whoami',
+      init: { headers: { authorization: `Bearer ${token}` } },
+      expect503: beta503,
+    },
+    {
+      name: 'GraphQL query',
+      path: '/graphql',
+      init: { method: 'POST', headers: json, body: '{"query":"{ topics { edges { node { id } } } }"}' },
+      expect503: graphql503,
+    },
+    {
+      name: 'GraphQL viewer',
+      path: '/graphql',
+      init: {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${token}` },
+        body: '{"query":"{ viewer { username } }"}',
+      },
+      expect503: graphql503,
+    },
+    {
+      name: 'GraphQL login',
+      path: '/graphql',
+      init: {
+        method: 'POST',
+        headers: json,
+        body: '{"query":"mutation { login(username: \\"alice\\", password: \\"x\\") { token } }"}',
+      },
+      expect503: graphql503,
+    },
     // A file this process has not seen (uploaded through another instance, or never): only the database knows.
-    { name: 'file info', path: '/elsewhere.txt', init: { headers: { accept: 'application/json' } }, expect503: files503(true) },
+    {
+      name: 'file info',
+      path: '/elsewhere.txt',
+      init: { headers: { accept: 'application/json' } },
+      expect503: files503(true),
+    },
     { name: 'raw file', path: '/selif/elsewhere.txt', expect503: files503(false) },
     { name: 'upload', path: '/upload/new.txt', init: { method: 'PUT', body: 'hello' }, expect503: files503(false) },
-    { name: 'delete', path: `/${file}`, init: { method: 'DELETE', headers: { 'files-delete-key': 'k', accept: 'application/json' } }, expect503: files503(true) },
+    {
+      name: 'delete',
+      path: `/${file}`,
+      init: { method: 'DELETE', headers: { 'files-delete-key': 'k', accept: 'application/json' } },
+      expect503: files503(true),
+    },
   ];
 }
 
@@ -83,11 +139,23 @@ async function readyStatus(): Promise<number> {
   return (await fetch(`${url}/readyz`)).status;
 }
 
-it('answers 503 on /readyz and on every request that needs the database (each in its front door\'s format) within seconds of an outage, and recovers when it returns', async () => {
+it("answers 503 on /readyz and on every request that needs the database (each in its front door's format) within seconds of an outage, and recovers when it returns", async () => {
   expect(await readyStatus()).toBe(200);
-  const alice = await agora.services.discussion.users.create(SYSTEM, { username: 'alice', password: 'correct horse battery' });
-  const { token } = await agora.services.discussion.auth.issueToken({ kind: 'user', userId: alice.id, username: alice.username, isAdmin: false });
-  const up = await fetch(`${url}/upload/kept.txt`, { method: 'PUT', headers: { accept: 'application/json' }, body: 'kept' });
+  const alice = await agora.services.discussion.users.create(SYSTEM, {
+    username: 'alice',
+    password: 'correct horse battery',
+  });
+  const { token } = await agora.services.discussion.auth.issueToken({
+    kind: 'user',
+    userId: alice.id,
+    username: alice.username,
+    isAdmin: false,
+  });
+  const up = await fetch(`${url}/upload/kept.txt`, {
+    method: 'PUT',
+    headers: { accept: 'application/json' },
+    body: 'kept',
+  });
   const file = ((await up.json()) as { filename: string }).filename;
   const pid = db.pid!;
   // The exact command line, to start the same server on the same port and files afterwards.
@@ -107,7 +175,13 @@ it('answers 503 on /readyz and on every request that needs the database (each in
     probes(token, file).map(async (p) => {
       const started = Date.now();
       const r = await fetch(`${url}${p.path}`, p.init);
-      return { p, status: r.status, ms: Date.now() - started, type: r.headers.get('content-type'), body: await r.text() };
+      return {
+        p,
+        status: r.status,
+        ms: Date.now() - started,
+        type: r.headers.get('content-type'),
+        body: await r.text(),
+      };
     }),
   );
   for (const { p, status, ms, type, body } of during) {

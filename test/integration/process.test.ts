@@ -56,7 +56,12 @@ describe('the server process on the embedded database', () => {
     const second = await startServerProcess(env);
     const again = record();
     const client2 = await MongoClient.connect(`${again.uri}/agora`);
-    expect(await client2.db().collection('restart_probe').findOne({}, { projection: { _id: 0 } })).toEqual({ marker: 'kept' });
+    expect(
+      await client2
+        .db()
+        .collection('restart_probe')
+        .findOne({}, { projection: { _id: 0 } }),
+    ).toEqual({ marker: 'kept' });
     await client2.close();
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
@@ -71,11 +76,15 @@ describe('the server process on the embedded database', () => {
     const chunks = 8;
     let lateRequest = 'not tried';
     const res = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(`${server.url}/upload/inflight.txt`, { method: 'PUT', headers: { 'content-length': body.length * chunks } }, (r) => {
-        let text = '';
-        r.on('data', (d) => (text += d));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
-      });
+      const req = http.request(
+        `${server.url}/upload/inflight.txt`,
+        { method: 'PUT', headers: { 'content-length': body.length * chunks } },
+        (r) => {
+          let text = '';
+          r.on('data', (d) => (text += d));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+        },
+      );
       req.on('error', reject);
       let sent = 0;
       const tick = setInterval(() => {
@@ -113,14 +122,25 @@ describe('the server process on the embedded database', () => {
   });
 
   it('refuses to start with invalid variables, listing every one', () => {
-    const env = baseEnv({ DATA_DIR: dataDir, PORT: 'abc', LOG_LEVEL: 'loud', JWT_SECRET: 'short', FILES_MAX_SIZE: '-1' });
+    const env = baseEnv({
+      DATA_DIR: dataDir,
+      PORT: 'abc',
+      LOG_LEVEL: 'loud',
+      JWT_SECRET: 'short',
+      FILES_MAX_SIZE: '-1',
+    });
     const run = spawnSync(process.execPath, [DIST_MAIN], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
     expect(run.status).toBe(2);
-    for (const name of ['PORT', 'LOG_LEVEL', 'JWT_SECRET', 'FILES_MAX_SIZE']) expect(run.stderr).toMatch(new RegExp(`- ${name}: `));
+    for (const name of ['PORT', 'LOG_LEVEL', 'JWT_SECRET', 'FILES_MAX_SIZE'])
+      expect(run.stderr).toMatch(new RegExp(`- ${name}: `));
   });
 
   it('the command line rejects unknown commands with a non-zero exit', () => {
-    const run = spawnSync(process.execPath, [DIST_CLI, 'no:such'], { cwd: ROOT, env: baseEnv({ DATA_DIR: dataDir }), encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [DIST_CLI, 'no:such'], {
+      cwd: ROOT,
+      env: baseEnv({ DATA_DIR: dataDir }),
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/Unknown command: no:such/);
   });

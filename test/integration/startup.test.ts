@@ -15,11 +15,16 @@ afterAll(async () => {
 });
 
 const gql = async (query: string, variables: Record<string, unknown> = {}) => {
-  const r = await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const r = await request(s.url, 'POST', '/graphql', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   return r.json<{ data: any; errors?: unknown[] }>();
 };
 const register = (username: string) =>
-  gql('mutation($u: String!) { register(username: $u, password: "a long password 1") { user { username } } }', { u: username });
+  gql('mutation($u: String!) { register(username: $u, password: "a long password 1") { user { username } } }', {
+    u: username,
+  });
 const status = async (path: string) => (await request(s.url, 'GET', path)).status;
 
 it('answers /healthz at once and /readyz 503 until the start-up work is done, then 200', async () => {
@@ -59,5 +64,7 @@ it('answers /healthz at once and /readyz 503 until the start-up work is done, th
   expect(now - new Date(alice.joinedAt).getTime()).toBeGreaterThan(90 * 3600_000);
   const topics = (await gql('{ topics(first: 10) { edges { node { title createdAt } } } }')).data.topics.edges;
   expect(topics).toHaveLength(6);
-  expect(Math.max(...topics.map((e: any) => now - new Date(e.node.createdAt).getTime()))).toBeGreaterThan(60 * 3600_000);
+  expect(Math.max(...topics.map((e: any) => now - new Date(e.node.createdAt).getTime()))).toBeGreaterThan(
+    60 * 3600_000,
+  );
 });

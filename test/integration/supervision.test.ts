@@ -110,7 +110,12 @@ describe('a killed embedded database', () => {
     for (const u of uploads) {
       const r = await fetch(`${server.url}/selif/${u.name}`);
       expect(r.status).toBe(200);
-      expect(crypto.createHash('sha256').update(Buffer.from(await r.arrayBuffer())).digest('hex')).toBe(u.sha256);
+      expect(
+        crypto
+          .createHash('sha256')
+          .update(Buffer.from(await r.arrayBuffer()))
+          .digest('hex'),
+      ).toBe(u.sha256);
     }
     // Each relaunch is logged, with its attempt.
     // Killed again soon after a relaunch: the wait doubles (crash-loop backoff).
@@ -123,8 +128,9 @@ describe('a killed embedded database', () => {
     expect(databaseProcesses(dir)).toEqual([]);
   });
 
-  const FAILING = "while relaunches fail: 503 in each door's format, /readyz names five failures in a row, "
-    + 'and it keeps trying until one works';
+  const FAILING =
+    "while relaunches fail: 503 in each door's format, /readyz names five failures in a row, " +
+    'and it keeps trying until one works';
   it(FAILING, async () => {
     const cfg = loadConfig({ PATH: process.env.PATH, HOME: process.env.HOME }).database;
     const real = cfg.ferretdbBin ?? cachedFerretdbPath(cfg.cacheDir);
@@ -251,7 +257,7 @@ describe('ownership of the embedded database', () => {
     expect(databaseProcesses(dir)).toEqual([]);
   });
 
-  it('an operator\'s database (MONGODB_URI) is never supervised, adopted or stopped', async () => {
+  it("an operator's database (MONGODB_URI) is never supervised, adopted or stopped", async () => {
     const database = { ...loadConfig({ PATH: process.env.PATH }).database, uri: 'mongodb://127.0.0.1:1' };
     const db = await launchDatabase({ dataDir: dataDir(), database, log: () => {} });
     expect(db.kind).toBe('external');

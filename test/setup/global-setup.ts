@@ -11,24 +11,31 @@ import { launchDatabase, LaunchedDatabase } from '../../src/db/launcher';
 import { describeServer } from '../helpers/database';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __agoraTestDatabase: { db: LaunchedDatabase; dir?: string } | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
   if (process.env.MONGODB_URI) {
     const server = await describeServer(process.env.MONGODB_URI);
-    Object.assign(process.env, { AGORA_TEST_DATABASE_ENGINE: server.engine, AGORA_TEST_DATABASE_NAME: `${server.name} at MONGODB_URI` });
+    Object.assign(process.env, {
+      AGORA_TEST_DATABASE_ENGINE: server.engine,
+      AGORA_TEST_DATABASE_NAME: `${server.name} at MONGODB_URI`,
+    });
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-db-'));
   const config = loadConfig({ ...process.env, DATA_DIR: dir });
-  const db = await launchDatabase({ dataDir: dir, database: config.database, log: (m) => process.stderr.write(`[test-db] ${m}\n`) });
+  const db = await launchDatabase({
+    dataDir: dir,
+    database: config.database,
+    log: (m) => process.stderr.write(`[test-db] ${m}\n`),
+  });
   process.env.MONGODB_URI = db.uri;
   process.env.AGORA_TEST_DATABASE_KIND = db.kind;
   const server = await describeServer(db.uri);
   process.env.AGORA_TEST_DATABASE_ENGINE = server.engine;
   // For FerretDB the launcher's words say whether it is Agora's build ("FerretDB v1.24.2 + Agora patches").
-  process.env.AGORA_TEST_DATABASE_NAME = db.kind === 'ferretdb' ? db.description.replace(/ \(SQLite in [^)]*\)$/, ' (SQLite)') : server.name;
+  process.env.AGORA_TEST_DATABASE_NAME =
+    db.kind === 'ferretdb' ? db.description.replace(/ \(SQLite in [^)]*\)$/, ' (SQLite)') : server.name;
   globalThis.__agoraTestDatabase = { db, dir };
 }

@@ -8,7 +8,9 @@ export const dbCommands: Command[] = [
     needsDatabase: true,
     async run(_args, agora, io) {
       const ok = await agora!.db.ping();
-      io.out(`database: ${agora!.services.runtime.databaseKind} (${agora!.db.name}) ${ok ? 'answers' : 'does not answer'}`);
+      io.out(
+        `database: ${agora!.services.runtime.databaseKind} (${agora!.db.name}) ${ok ? 'answers' : 'does not answer'}`,
+      );
       return ok ? 0 : 1;
     },
   },

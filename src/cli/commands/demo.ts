@@ -6,7 +6,8 @@ export const demoCommands: Command[] = [
   {
     name: 'demo:seed',
     usage: 'demo:seed',
-    summary: 'Add the demo data (groups, users, topics, threaded comments, votes, labels, tags) unless it is already there.',
+    summary:
+      'Add the demo data (groups, users, topics, threaded comments, votes, labels, tags) unless it is already there.',
     needsDatabase: true,
     async run(_args, agora, io) {
       const deps = { services: agora!.services, db: agora!.db };
@@ -16,7 +17,9 @@ export const demoCommands: Command[] = [
       }
       const s = await seedDemo(deps);
       io.out(`Seeded ${s.groups} groups, ${s.users} users, ${s.topics} topics and ${s.comments} comments.`);
-      io.out(`Demo accounts: ${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}); admin: ${DEMO_ADMIN.username} (password ${DEMO_ADMIN.password}).`);
+      io.out(
+        `Demo accounts: ${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}); admin: ${DEMO_ADMIN.username} (password ${DEMO_ADMIN.password}).`,
+      );
       return 0;
     },
   },

@@ -19,7 +19,11 @@ export const discussionCommands: Command[] = [
         io.err('No password given: set AGORA_PASSWORD or pipe the password on standard input.');
         return 2;
       }
-      const user = await agora!.services.discussion.users.create(SYSTEM, { username: username!, password, isAdmin: args.options.admin === 'true' });
+      const user = await agora!.services.discussion.users.create(SYSTEM, {
+        username: username!,
+        password,
+        isAdmin: args.options.admin === 'true',
+      });
       io.out(`Created ${user.isAdmin ? 'admin ' : ''}user ${user.username} (id ${user.id}).`);
       return 0;
     },
@@ -58,7 +62,10 @@ export const discussionCommands: Command[] = [
     async run(args, agora, io) {
       const [path] = positionals(args, 1, '<path>');
       rejectUnknownOptions(args, ['description']);
-      const group = await agora!.services.discussion.groups.create(SYSTEM, { path: path!, description: args.options.description });
+      const group = await agora!.services.discussion.groups.create(SYSTEM, {
+        path: path!,
+        description: args.options.description,
+      });
       io.out(`Created group ~${group.path}.`);
       return 0;
     },
@@ -66,7 +73,8 @@ export const discussionCommands: Command[] = [
   {
     name: 'counts:verify',
     usage: 'counts:verify [--fix]',
-    summary: "Recount every post's votes, comments and label weights from their sources; report drift (exit 1), set them with --fix.",
+    summary:
+      "Recount every post's votes, comments and label weights from their sources; report drift (exit 1), set them with --fix.",
     needsDatabase: true,
     flags: ['fix'],
     async run(args, agora, io) {
@@ -74,9 +82,12 @@ export const discussionCommands: Command[] = [
       rejectUnknownOptions(args, ['fix']);
       const fix = args.options.fix === 'true';
       const report = await agora!.services.discussion.counts.verify(SYSTEM, { fix });
-      for (const d of report.drift) io.out(`${d.post}: stored ${JSON.stringify(d.stored)}, counted ${JSON.stringify(d.counted)}`);
+      for (const d of report.drift)
+        io.out(`${d.post}: stored ${JSON.stringify(d.stored)}, counted ${JSON.stringify(d.counted)}`);
       if (report.drifted > report.drift.length) io.out(`… and ${report.drifted - report.drift.length} more.`);
-      io.out(`Checked ${report.topics} topics and ${report.comments} comments: ${report.drifted} with drifted counts${fix ? `, ${report.fixed} fixed` : ''}.`);
+      io.out(
+        `Checked ${report.topics} topics and ${report.comments} comments: ${report.drifted} with drifted counts${fix ? `, ${report.fixed} fixed` : ''}.`,
+      );
       return report.drifted > 0 && !fix ? 1 : 0;
     },
   },

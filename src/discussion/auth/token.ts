@@ -48,7 +48,13 @@ export function verifyToken(token: string, secret: string, nowSeconds: number): 
   if (!Number.isInteger(p.exp) || !Number.isInteger(p.iat) || !Number.isInteger(p.tv)) return null;
   if (typeof p.sub !== 'string' || !/^[1-9][0-9]{0,15}$/.test(p.sub)) return null;
   if ((p.exp as number) <= nowSeconds) return null;
-  return { sub: p.sub, username: typeof p.username === 'string' ? p.username : '', iat: p.iat as number, exp: p.exp as number, tv: p.tv as number };
+  return {
+    sub: p.sub,
+    username: typeof p.username === 'string' ? p.username : '',
+    iat: p.iat as number,
+    exp: p.exp as number,
+    tv: p.tv as number,
+  };
 }
 
 /** The token of an Authorization header value, or null when it is not `Bearer <token>`. */

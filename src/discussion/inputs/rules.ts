@@ -58,7 +58,9 @@ export const Id36 = (context?: IssueContext) =>
 
 /** A cursor of a user's mixed history: `t-<id36>` or `c-<id36>`. */
 export const MixedCursor = () =>
-  Rule('mixedCursor', (v) => (v === undefined || (typeof v === 'string' && parseMixedCursor(v)) ? null : PATTERN_MESSAGE));
+  Rule('mixedCursor', (v) =>
+    v === undefined || (typeof v === 'string' && parseMixedCursor(v)) ? null : PATTERN_MESSAGE,
+  );
 
 /** `all`, `<n>h` or `<n>d` (5.2). */
 export const Period = () =>

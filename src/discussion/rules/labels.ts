@@ -3,7 +3,13 @@ import type { CommentLabel } from '../views';
 
 export type LabelWeights = Record<CommentLabel, number>;
 
-export const NO_LABELS: Readonly<LabelWeights> = Object.freeze({ exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 });
+export const NO_LABELS: Readonly<LabelWeights> = Object.freeze({
+  exemplary: 0,
+  noise: 0,
+  offtopic: 0,
+  joke: 0,
+  malice: 0,
+});
 
 /** Whether `label` is active on a comment with these weight sums and votes. */
 export function isLabelActive(label: CommentLabel, weights: Partial<LabelWeights> | undefined, votes: number): boolean {
@@ -18,13 +24,22 @@ export function isLabelActive(label: CommentLabel, weights: Partial<LabelWeights
  * Whether a comment counts towards its topic's last interesting activity: neither deleted nor
  * removed, and no active noise, offtopic or malice label.
  */
-export function isInteresting(c: { deleted: boolean; removed: boolean; labelWeights?: Partial<LabelWeights>; votes: number }): boolean {
+export function isInteresting(c: {
+  deleted: boolean;
+  removed: boolean;
+  labelWeights?: Partial<LabelWeights>;
+  votes: number;
+}): boolean {
   if (c.deleted || c.removed) return false;
   return !(['noise', 'offtopic', 'malice'] as const).some((l) => isLabelActive(l, c.labelWeights, c.votes));
 }
 
 /** Relevance key (primary, secondary), both compared descending; the first matching case wins. */
-export function relevanceKey(c: { removed: boolean; labelWeights?: Partial<LabelWeights>; votes: number }): [number, number] {
+export function relevanceKey(c: {
+  removed: boolean;
+  labelWeights?: Partial<LabelWeights>;
+  votes: number;
+}): [number, number] {
   const w = c.labelWeights;
   if (c.removed) return [-100, 0];
   if (isLabelActive('noise', w, c.votes)) return [-2, c.votes];

@@ -10,7 +10,8 @@ const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 md.validateLink = (url: string) => ALLOWED_SCHEMES.test(url.trim());
 
 // Links leave the site: no referrer, no follow for user-submitted links.
-const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLinkOpen =
+  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   tokens[idx]!.attrSet('rel', 'nofollow noopener');
   return defaultLinkOpen(tokens, idx, options, env, self);

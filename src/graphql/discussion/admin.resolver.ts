@@ -23,14 +23,26 @@ function topicOut(ctx: GraphQLContext, t: TopicView): TopicNode {
 export class AdminResolver {
   @Mutation(() => Group, { description: 'Admin: creates a group.' })
   async createGroup(
-    @Arg('path', () => String, { description: 'The path: lowercase labels joined by dots (`tech`, `games.tabletop`), with or without `~`.' }) path: string,
-    @Arg('description', () => String, { nullable: true, description: 'What the group is about.' }) description: string | null | undefined,
+    @Arg('path', () => String, {
+      description: 'The path: lowercase labels joined by dots (`tech`, `games.tabletop`), with or without `~`.',
+    })
+    path: string,
+    @Arg('description', () => String, { nullable: true, description: 'What the group is about.' })
+    description: string | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<GroupNode> {
-    return groupNode(await discussion(ctx).groups.create(ctx.actor, { path: path.replace(/^~/, ''), ...(description != null ? { description } : {}) }));
+    return groupNode(
+      await discussion(ctx).groups.create(ctx.actor, {
+        path: path.replace(/^~/, ''),
+        ...(description != null ? { description } : {}),
+      }),
+    );
   }
 
-  @Mutation(() => Topic, { description: 'Admin: removes a topic (only its author and admins still see it), or restores it with `removed: false`.' })
+  @Mutation(() => Topic, {
+    description:
+      'Admin: removes a topic (only its author and admins still see it), or restores it with `removed: false`.',
+  })
   async removeTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('removed', () => Boolean, on('true to remove, false to restore.')) removed: boolean,
@@ -41,7 +53,10 @@ export class AdminResolver {
     return topicOut(ctx, await (removed ? t.remove(ctx.actor, id) : t.restore(ctx.actor, id)));
   }
 
-  @Mutation(() => Comment, { description: 'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with `removed: false`.' })
+  @Mutation(() => Comment, {
+    description:
+      'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with `removed: false`.',
+  })
   async removeComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('removed', () => Boolean, on('true to remove, false to restore.')) removed: boolean,
@@ -52,7 +67,10 @@ export class AdminResolver {
     return commentNode(await (removed ? c.remove(ctx.actor, id) : c.restore(ctx.actor, id)));
   }
 
-  @Mutation(() => Topic, { description: 'Admin: locks a topic (no new comments or edits, admins excepted), or unlocks it with `locked: false`.' })
+  @Mutation(() => Topic, {
+    description:
+      'Admin: locks a topic (no new comments or edits, admins excepted), or unlocks it with `locked: false`.',
+  })
   async lockTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('locked', () => Boolean, on('true to lock, false to unlock.')) locked: boolean,
@@ -72,7 +90,7 @@ export class AdminResolver {
     return topicOut(ctx, await discussion(ctx).topics.setOfficial(ctx.actor, id, official));
   }
 
-  @Mutation(() => Topic, { description: 'Replaces a topic\'s tags (admins, and the topic\'s author).' })
+  @Mutation(() => Topic, { description: "Replaces a topic's tags (admins, and the topic's author)." })
   async editTopicTags(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('tags', () => [String], { description: 'The new tags, in order.' }) tags: string[],
@@ -82,7 +100,10 @@ export class AdminResolver {
     return topicOut(ctx, await discussion(ctx).topics.setTags(ctx.actor, id, tags));
   }
 
-  @Mutation(() => User, { description: 'Admin: bans a user (their tokens stop working, their history is closed), or lifts the ban with `banned: false`.' })
+  @Mutation(() => User, {
+    description:
+      'Admin: bans a user (their tokens stop working, their history is closed), or lifts the ban with `banned: false`.',
+  })
   async banUser(
     @Arg('username', () => String, { description: 'The username, in any letter case.' }) username: string,
     @Arg('banned', () => Boolean, on('true to ban, false to unban.')) banned: boolean,

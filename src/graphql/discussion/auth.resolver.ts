@@ -21,15 +21,20 @@ export class AuthResolver {
       'Registrations per client address are limited (REGISTRATION_RATE_LIMIT within REGISTRATION_RATE_WINDOW): over it, TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
   })
   async register(
-    @Arg('username', () => String, { description: 'The new username (unique regardless of letter case).' }) username: string,
+    @Arg('username', () => String, { description: 'The new username (unique regardless of letter case).' })
+    username: string,
     @Arg('password', () => String, { description: 'The new password (at least 8 characters).' }) password: string,
     @Ctx() ctx: GraphQLContext,
   ): Promise<AuthPayload> {
-    return payload(ctx, await discussion(ctx).users.register(ctx.actor, { username, password, clientAddress: ctx.request.ip }));
+    return payload(
+      ctx,
+      await discussion(ctx).users.register(ctx.actor, { username, password, clientAddress: ctx.request.ip }),
+    );
   }
 
   @Mutation(() => AuthPayload, {
-    description: 'Exchanges a username and password for a bearer token (the same login as REST `POST /login`, sharing its rate limit: TOO_MANY_REQUESTS with `retryAfter`).',
+    description:
+      'Exchanges a username and password for a bearer token (the same login as REST `POST /login`, sharing its rate limit: TOO_MANY_REQUESTS with `retryAfter`).',
   })
   async login(
     @Arg('username', () => String, { description: 'The username, in any letter case.' }) username: string,
@@ -39,7 +44,9 @@ export class AuthResolver {
     return payload(ctx, await discussion(ctx).auth.login({ username, password, clientAddress: ctx.request.ip }));
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes every token of the logged-in user, the one in use included. Always true.' })
+  @Mutation(() => Boolean, {
+    description: 'Revokes every token of the logged-in user, the one in use included. Always true.',
+  })
   async logoutEverywhere(@Ctx() ctx: GraphQLContext): Promise<boolean> {
     await discussion(ctx).auth.logoutEverywhere(ctx.actor);
     return true;
@@ -47,7 +54,7 @@ export class AuthResolver {
 
   @Mutation(() => AuthPayload, {
     description:
-      'Changes the logged-in user\'s password; every older token stops working and a new one is returned. ' +
+      "Changes the logged-in user's password; every older token stops working and a new one is returned. " +
       'A wrong current password is BAD_USER_INPUT on `currentPassword` (the token in use stays valid).',
   })
   async changePassword(
@@ -58,8 +65,13 @@ export class AuthResolver {
     return payload(ctx, await discussion(ctx).auth.changePassword(ctx.actor, { currentPassword, newPassword }));
   }
 
-  @Mutation(() => User, { description: 'Changes the logged-in user\'s settings; read them back with `viewer { settings { … } }`.' })
-  async updateSettings(@Arg('input', () => UpdateSettingsInput, { description: 'The settings to change.' }) input: UpdateSettingsInput, @Ctx() ctx: GraphQLContext): Promise<UserNode> {
+  @Mutation(() => User, {
+    description: "Changes the logged-in user's settings; read them back with `viewer { settings { … } }`.",
+  })
+  async updateSettings(
+    @Arg('input', () => UpdateSettingsInput, { description: 'The settings to change.' }) input: UpdateSettingsInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<UserNode> {
     const patch: Partial<SettingsView> = {};
     if (input.historyVisibility != null) patch.historyVisibility = input.historyVisibility;
     if (input.collapseOldComments != null) patch.collapseOldComments = input.collapseOldComments;

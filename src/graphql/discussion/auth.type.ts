@@ -4,7 +4,10 @@ import type { UserNode } from './nodes';
 import { DateTimeScalar } from './scalars';
 import { User } from './user.type';
 
-@ObjectType('AuthPayload', { simpleResolvers: true, description: 'A bearer token and whom it names. Send it as `Authorization: Bearer <token>` to GraphQL or REST.' })
+@ObjectType('AuthPayload', {
+  simpleResolvers: true,
+  description: 'A bearer token and whom it names. Send it as `Authorization: Bearer <token>` to GraphQL or REST.',
+})
 export class AuthPayload {
   @Field(() => String, { description: 'The JWT (HS256); valid on both front doors until it expires or is revoked.' })
   token!: string;

@@ -13,7 +13,15 @@ import { Topic } from './topic.type';
  * Topic fields whose values depend on the viewer (the viewer's marks, or the Markdown shown only to
  * the topic's author and admins): asked for, the topic is read as the viewer, never as anonymous.
  */
-const VIEWER_FIELDS = new Set(['newCommentCount', 'viewerHasVoted', 'viewerHasBookmarked', 'viewerHasIgnored', 'lastVisitedAt', 'threads', 'markdown']);
+const VIEWER_FIELDS = new Set([
+  'newCommentCount',
+  'viewerHasVoted',
+  'viewerHasBookmarked',
+  'viewerHasIgnored',
+  'lastVisitedAt',
+  'threads',
+  'markdown',
+]);
 
 /** Whether the selection below this field asks for a viewer-specific Topic value (once per field occurrence). */
 const viewerFieldsAsked = new WeakMap<object, boolean>();
@@ -28,10 +36,17 @@ function asksViewerFields(info: GraphQLResolveInfo): boolean {
 
 @Resolver(() => Comment)
 export class CommentResolver {
-  @FieldResolver(() => Topic, { description: 'The topic the comment belongs to (an error NOT_FOUND when the viewer may no longer see it).' })
-  async topic(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<TopicNode> {
+  @FieldResolver(() => Topic, {
+    description: 'The topic the comment belongs to (an error NOT_FOUND when the viewer may no longer see it).',
+  })
+  async topic(
+    @Root() c: CommentNode,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<TopicNode> {
     if (c.topic) return c.topic;
-    let t = ctx.actor.kind === 'user' && !asksViewerFields(info) ? await publicTopicsById(ctx).load(c.view.topicId) : null;
+    let t =
+      ctx.actor.kind === 'user' && !asksViewerFields(info) ? await publicTopicsById(ctx).load(c.view.topicId) : null;
     t ??= await topicsById(ctx).load(c.view.topicId);
     if (!t) throw new NotFoundError('Topic not found');
     return topicNode(ctx, t);
@@ -39,7 +54,8 @@ export class CommentResolver {
 
   @FieldResolver(() => Comment, {
     nullable: true,
-    description: 'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for a top-level comment.',
+    description:
+      'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for a top-level comment.',
   })
   async parent(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): Promise<CommentNode | null> {
     if (c.parent !== undefined) return c.parent;
@@ -48,7 +64,10 @@ export class CommentResolver {
     return p ? commentNode(p) : null;
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'The Markdown source; only for its author and admins (null for everyone else and when deleted).' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'The Markdown source; only for its author and admins (null for everyone else and when deleted).',
+  })
   markdown(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): string | null {
     const a = ctx.actor;
     if (a.kind !== 'user' || !(c.view.isMe === true || a.isAdmin)) return null;

@@ -20,16 +20,26 @@ export const repliesComplexity = ({ childComplexity }: { childComplexity: number
 @ObjectType('Comment', {
   implements: Node,
   simpleResolvers: true,
-  description: 'A comment on a topic, or a reply to another comment (any depth). Its place in a tree is on `CommentThread`.',
+  description:
+    'A comment on a topic, or a reply to another comment (any depth). Its place in a tree is on `CommentThread`.',
 })
 export class Comment {
-  @Field(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the comment again.' })
+  @Field(() => ID, {
+    description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the comment again.',
+  })
   id!: string;
 
-  @Field(() => String, { description: 'The comment\'s REST id (base-36), as in `/api/beta` paths and cursors; arguments naming a comment accept it too.' })
+  @Field(() => String, {
+    description:
+      "The comment's REST id (base-36), as in `/api/beta` paths and cursors; arguments naming a comment accept it too.",
+  })
   id36!: string;
 
-  @Field(() => User, { nullable: true, description: 'Who wrote the comment; null when hidden (deleted, or removed and the viewer is neither its author nor an admin).' })
+  @Field(() => User, {
+    nullable: true,
+    description:
+      'Who wrote the comment; null when hidden (deleted, or removed and the viewer is neither its author nor an admin).',
+  })
   author!: UserNode | null;
 
   @Field(() => String, { nullable: true, description: 'The text rendered from Markdown to HTML; null when hidden.' })
@@ -38,7 +48,10 @@ export class Comment {
   @Field(() => DateTimeScalar, { description: 'When the comment was posted.' })
   createdAt!: Date;
 
-  @Field(() => DateTimeScalar, { nullable: true, description: 'The last edit made more than 5 minutes after posting; null if none.' })
+  @Field(() => DateTimeScalar, {
+    nullable: true,
+    description: 'The last edit made more than 5 minutes after posting; null if none.',
+  })
   editedAt!: Date | null;
 
   @Field(() => Int, { description: 'Number of votes.' })
@@ -53,16 +66,25 @@ export class Comment {
   @Field(() => Boolean, { nullable: true, description: 'The exemplary label is active; null when hidden.' })
   isExemplary!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Written by the topic\'s author; null when hidden.' })
+  @Field(() => Boolean, { nullable: true, description: "Written by the topic's author; null when hidden." })
   isOp!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer wrote the comment; null when anonymous.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Viewer-specific: the viewer wrote the comment; null when anonymous.',
+  })
   viewerIsAuthor!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer voted for the comment; null when anonymous.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Viewer-specific: the viewer voted for the comment; null when anonymous.',
+  })
   viewerHasVoted!: boolean | null;
 
-  @Field(() => Boolean, { nullable: true, description: 'Viewer-specific: the viewer bookmarked the comment; null when anonymous.' })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Viewer-specific: the viewer bookmarked the comment; null when anonymous.',
+  })
   viewerHasBookmarked!: boolean | null;
 }
 
@@ -73,17 +95,19 @@ export class Comment {
 @ObjectType('CommentThread', {
   simpleResolvers: true,
   description:
-    'A comment at its place in a topic\'s tree, as read in one order for one viewer: its depth, its replies (pruned and ' +
+    "A comment at its place in a topic's tree, as read in one order for one viewer: its depth, its replies (pruned and " +
     'sorted for this read), and the per-visit flags. The comment itself is the normalised `comment` record.',
 })
 export class CommentThread {
   @Field(() => Comment, { description: 'The comment (the same record wherever it appears).' })
   comment!: CommentNode;
 
-  @Field(() => Int, { description: 'Nesting level: 0 for a top-level comment, its parent\'s depth + 1 for a reply.' })
+  @Field(() => Int, { description: "Nesting level: 0 for a top-level comment, its parent's depth + 1 for a reply." })
   depth!: number;
 
-  @Field(() => Boolean, { description: 'Shown collapsed with its replies (noise, or already seen on a previous visit).' })
+  @Field(() => Boolean, {
+    description: 'Shown collapsed with its replies (noise, or already seen on a previous visit).',
+  })
   isCollapsed!: boolean;
 
   @Field(() => Boolean, { description: 'Shown collapsed by itself, its replies open.' })
@@ -91,12 +115,13 @@ export class CommentThread {
 
   @Field(() => Boolean, {
     nullable: true,
-    description: 'Viewer-specific: posted by someone else since the viewer\'s previous visit to the topic (see `visitTopic`); null when anonymous.',
+    description:
+      "Viewer-specific: posted by someone else since the viewer's previous visit to the topic (see `visitTopic`); null when anonymous.",
   })
   isNew!: boolean | null;
 
   @Field(() => [CommentThread], {
-    description: 'The direct replies, in the tree\'s order; deleted comments without replies are pruned.',
+    description: "The direct replies, in the tree's order; deleted comments without replies are pruned.",
     complexity: repliesComplexity,
   })
   replies!: ThreadNode[];

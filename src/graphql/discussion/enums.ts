@@ -12,11 +12,16 @@ registerEnumType(TopicOrder, {
   name: 'TopicOrder',
   description: 'How the topic listing is sorted (REST `order`); always descending, ties by topic id descending.',
   valuesConfig: {
-    ACTIVITY: { description: 'Latest interesting activity: posting time or the newest comment that is not deleted, removed or labelled noise/offtopic/malice.' },
+    ACTIVITY: {
+      description:
+        'Latest interesting activity: posting time or the newest comment that is not deleted, removed or labelled noise/offtopic/malice.',
+    },
     VOTES: { description: 'Number of votes.' },
     COMMENTS: { description: 'Number of visible comments.' },
     NEW: { description: 'Posting time.' },
-    ALL_ACTIVITY: { description: 'Latest activity of any kind: posting, any comment posted, edited, deleted, removed or restored.' },
+    ALL_ACTIVITY: {
+      description: 'Latest activity of any kind: posting, any comment posted, edited, deleted, removed or restored.',
+    },
   },
 });
 
@@ -33,7 +38,10 @@ registerEnumType(CommentOrder, {
     VOTES: { description: 'Most votes first.' },
     NEWEST: { description: 'Newest first.' },
     POSTED: { description: 'Oldest first.' },
-    RELEVANCE: { description: 'Votes weighed by labels: exemplary raises, joke halves, noise and offtopic sink, removed comments last.' },
+    RELEVANCE: {
+      description:
+        'Votes weighed by labels: exemplary raises, joke halves, noise and offtopic sink, removed comments last.',
+    },
   },
 });
 
@@ -52,7 +60,7 @@ registerEnumType(CommentLabel, {
     NOISE: { description: 'Adds nothing to the discussion; collapses the comment.' },
     OFFTOPIC: { description: 'Not about the topic.' },
     JOKE: { description: 'A joke: halves its relevance.' },
-    MALICE: { description: 'Malicious; seen by admins, affects only the topic\'s activity time.' },
+    MALICE: { description: "Malicious; seen by admins, affects only the topic's activity time." },
   },
 });
 
@@ -62,7 +70,7 @@ export enum HistoryVisibility {
 }
 registerEnumType(HistoryVisibility, {
   name: 'HistoryVisibility',
-  description: 'Who may read a user\'s history.',
+  description: "Who may read a user's history.",
   valuesConfig: {
     EVERYONE: { description: 'Anyone, anonymous visitors included.' },
     LOGGED_IN: { description: 'Only logged-in users.' },

@@ -22,12 +22,18 @@ export class GroupResolver {
   }
 
   @Query(() => Group, { nullable: true, description: 'A group by path; null when there is none.' })
-  async group(@Arg('path', () => String, { description: 'The group\'s path, with or without the `~`: `tech`, `~games.tabletop`.' }) path: string, @Ctx() ctx: GraphQLContext): Promise<GroupNode | null> {
+  async group(
+    @Arg('path', () => String, { description: "The group's path, with or without the `~`: `tech`, `~games.tabletop`." })
+    path: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<GroupNode | null> {
     const g = await orNull(discussion(ctx).groups.get(path.replace(/^~/, '')));
     return g ? groupNode(g) : null;
   }
 
-  @FieldResolver(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the group again.' })
+  @FieldResolver(() => ID, {
+    description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the group again.',
+  })
   id(@Root() g: GroupNode): string {
     return toGlobalId('Group', g.path);
   }

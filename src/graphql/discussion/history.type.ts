@@ -9,7 +9,8 @@ export function historyItemType(value: unknown): 'Topic' | 'Comment' {
 
 export const HistoryItem = createUnionType({
   name: 'HistoryItem',
-  description: 'An item of a user\'s history: a Topic or a Comment (select fields with `... on Topic` / `... on Comment`).',
+  description:
+    "An item of a user's history: a Topic or a Comment (select fields with `... on Topic` / `... on Comment`).",
   types: () => [Topic, Comment] as const,
   resolveType: historyItemType,
 });

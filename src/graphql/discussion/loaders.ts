@@ -15,9 +15,12 @@ export function memo<T>(ctx: GraphQLContext, key: string, create: () => T): T {
 
 const services = (ctx: GraphQLContext) => ctx.services.discussion;
 
-
 export function usersById(ctx: GraphQLContext): DataLoader<number, UserView | null> {
-  return loader(ctx, 'usersById', () => new DataLoader<number, UserView | null>((ids) => services(ctx).users.findByIds(ids)));
+  return loader(
+    ctx,
+    'usersById',
+    () => new DataLoader<number, UserView | null>((ids) => services(ctx).users.findByIds(ids)),
+  );
 }
 
 /**
@@ -30,14 +33,24 @@ export function usersByName(ctx: GraphQLContext): DataLoader<string, UserView | 
     'usersByName',
     () =>
       new DataLoader<string, UserView | null>((names) =>
-        Promise.all(names.map((n) => orNull(services(ctx).users.getByUsername(ctx.actor, n)).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))))),
+        Promise.all(
+          names.map((n) =>
+            orNull(services(ctx).users.getByUsername(ctx.actor, n)).catch((e: unknown) =>
+              e instanceof Error ? e : new Error(String(e)),
+            ),
+          ),
+        ),
       ),
   );
 }
 
 /** Topics as the caller may see them (null where unknown, deleted or hidden), viewer fields included. */
 export function topicsById(ctx: GraphQLContext): DataLoader<number, TopicView | null> {
-  return loader(ctx, 'topicsById', () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ctx.actor, ids)));
+  return loader(
+    ctx,
+    'topicsById',
+    () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ctx.actor, ids)),
+  );
 }
 
 /**
@@ -46,17 +59,29 @@ export function topicsById(ctx: GraphQLContext): DataLoader<number, TopicView | 
  * in a feed); topics this hides (removed ones) are then looked up as the caller.
  */
 export function publicTopicsById(ctx: GraphQLContext): DataLoader<number, TopicView | null> {
-  return loader(ctx, 'publicTopicsById', () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ANONYMOUS, ids)));
+  return loader(
+    ctx,
+    'publicTopicsById',
+    () => new DataLoader<number, TopicView | null>((ids) => services(ctx).topics.findByIds(ANONYMOUS, ids)),
+  );
 }
 
 /** Comments as the caller may see them (feed shape). */
 export function commentsById(ctx: GraphQLContext): DataLoader<number, CommentView | null> {
-  return loader(ctx, 'commentsById', () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIds(ctx.actor, ids)));
+  return loader(
+    ctx,
+    'commentsById',
+    () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIds(ctx.actor, ids)),
+  );
 }
 
 /** Comments as a topic tree shows them (placeholders for deleted and hidden ones): parents and `node`. */
 export function commentsAsShownById(ctx: GraphQLContext): DataLoader<number, CommentView | null> {
-  return loader(ctx, 'commentsAsShownById', () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIdsAsShown(ctx.actor, ids)));
+  return loader(
+    ctx,
+    'commentsAsShownById',
+    () => new DataLoader<number, CommentView | null>((ids) => services(ctx).comments.findByIdsAsShown(ctx.actor, ids)),
+  );
 }
 
 /** Every group, listed once per request (groups are few), by path. */

@@ -60,7 +60,8 @@ export function childFields(info: GraphQLResolveInfo): ChildField[] {
       } else {
         const name = sel.name.value;
         const frag = info.fragments[name];
-        if (frag && !seen.has(name) && frag.typeCondition.name.value === type.name) visit(frag.selectionSet, new Set(seen).add(name));
+        if (frag && !seen.has(name) && frag.typeCondition.name.value === type.name)
+          visit(frag.selectionSet, new Set(seen).add(name));
       }
     }
   };

@@ -164,7 +164,14 @@ export function threadTree(topic: TopicNode, roots: readonly CommentView[]): Thr
     const comment = commentNode(v);
     comment.topic = topic;
     comment.parent = parent;
-    return { comment, depth: v.depth, isCollapsed: v.collapsed, isCollapsedIndividually: v.collapsedIndividual, isNew: v.isNew, replies: [] };
+    return {
+      comment,
+      depth: v.depth,
+      isCollapsed: v.collapsed,
+      isCollapsedIndividually: v.collapsedIndividual,
+      isNew: v.isNew,
+      replies: [],
+    };
   };
   const top = roots.map((v) => make(v, null));
   // Iterative walk: a deep reply chain must not overflow the stack.

@@ -20,16 +20,30 @@ export interface PageArgs {
 
 @ArgsType()
 export class ConnectionArgs {
-  @Field(() => Int, { nullable: true, description: `Page forwards: at most this many items (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}), after \`after\` when given.` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `Page forwards: at most this many items (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}), after \`after\` when given.`,
+  })
   first?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'Cursor (an edge\'s `cursor` or `pageInfo.endCursor`): return the items after this one. The same value as the REST `after` parameter.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Cursor (an edge's `cursor` or `pageInfo.endCursor`): return the items after this one. The same value as the REST `after` parameter.",
+  })
   after?: string | null;
 
-  @Field(() => Int, { nullable: true, description: `Page backwards: at most this many items (1–${MAX_PAGE_SIZE}) just before \`before\`, which it requires.` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `Page backwards: at most this many items (1–${MAX_PAGE_SIZE}) just before \`before\`, which it requires.`,
+  })
   last?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'Cursor (`pageInfo.startCursor`): return the items before this one, in display order. The same value as the REST `before` parameter.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Cursor (`pageInfo.startCursor`): return the items before this one, in display order. The same value as the REST `before` parameter.',
+  })
   before?: string | null;
 }
 
@@ -67,7 +81,10 @@ function relayPageRules(max: number) {
 const PAGE_RULES = new Map<number, ReturnType<typeof relayPageRules>>();
 
 /** The service's page arguments, or BAD_USER_INPUT naming every offending argument. */
-export function toPageArgs(args: ConnectionArgs, sizes: { max: number; default: number } = { max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }): PageArgs {
+export function toPageArgs(
+  args: ConnectionArgs,
+  sizes: { max: number; default: number } = { max: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+): PageArgs {
   let rules = PAGE_RULES.get(sizes.max);
   if (!rules) PAGE_RULES.set(sizes.max, (rules = relayPageRules(sizes.max)));
   // GraphQL's explicit nulls mean absent.
@@ -85,12 +102,21 @@ export function toPageArgs(args: ConnectionArgs, sizes: { max: number; default: 
 
 /** Estimated number of items of a connection field, for the cost limit. */
 export function pageSizeOf(args: Record<string, unknown>): number {
-  const n = (typeof args.first === 'number' ? args.first : undefined) ?? (typeof args.last === 'number' ? args.last : undefined) ?? DEFAULT_PAGE_SIZE;
+  const n =
+    (typeof args.first === 'number' ? args.first : undefined) ??
+    (typeof args.last === 'number' ? args.last : undefined) ??
+    DEFAULT_PAGE_SIZE;
   return Math.max(1, Math.min(MAX_PAGE_SIZE, n));
 }
 
 /** The cost of a connection: its items' cost times the page size, plus the connection itself. */
-export function connectionComplexity({ args, childComplexity }: { args: Record<string, unknown>; childComplexity: number }): number {
+export function connectionComplexity({
+  args,
+  childComplexity,
+}: {
+  args: Record<string, unknown>;
+  childComplexity: number;
+}): number {
   return 1 + pageSizeOf(args) * childComplexity;
 }
 
@@ -106,7 +132,11 @@ export interface ConnectionValue<N> {
 }
 
 /** A Relay connection from a service page; `cursor` gives each item's REST cursor. */
-export function toConnection<T, N>(page: Page<T>, cursor: (item: T) => string, node: (item: T) => N): ConnectionValue<N> {
+export function toConnection<T, N>(
+  page: Page<T>,
+  cursor: (item: T) => string,
+  node: (item: T) => N,
+): ConnectionValue<N> {
   const nodes: N[] = [];
   const edges = page.items.map((item) => {
     const n = node(item);

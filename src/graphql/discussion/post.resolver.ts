@@ -22,18 +22,36 @@ async function newThread(ctx: GraphQLContext, c: CommentView): Promise<ThreadNod
     const p = await commentsAsShownById(ctx).load(up);
     up = p ? p.parentId : null;
   }
-  return { comment: commentNode(c), depth, isCollapsed: false, isCollapsedIndividually: false, isNew: c.isNew === null ? null : false, replies: [] };
+  return {
+    comment: commentNode(c),
+    depth,
+    isCollapsed: false,
+    isCollapsedIndividually: false,
+    isNew: c.isNew === null ? null : false,
+    replies: [],
+  };
 }
 
 /** A deleted comment as a placeholder shows it (docs/discussion-api.md §6.4): nothing of its author or text. */
 function deletedComment(c: CommentView): CommentView {
-  return { ...c, isDeleted: true, authorUsername: null, renderedHtml: null, markdown: null, exemplary: null, isOp: null };
+  return {
+    ...c,
+    isDeleted: true,
+    authorUsername: null,
+    renderedHtml: null,
+    markdown: null,
+    exemplary: null,
+    isOp: null,
+  };
 }
 
 @Resolver()
 export class PostResolver {
   @Mutation(() => Topic, { description: 'Posts a topic as the logged-in user.' })
-  async postTopic(@Arg('input', () => PostTopicInput, { description: 'The topic.' }) input: PostTopicInput, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+  async postTopic(
+    @Arg('input', () => PostTopicInput, { description: 'The topic.' }) input: PostTopicInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TopicNode> {
     const t = await discussion(ctx).topics.post(ctx.actor, {
       group: input.group.replace(/^~/, ''),
       title: input.title,
@@ -45,7 +63,9 @@ export class PostResolver {
     return topicNode(ctx, t);
   }
 
-  @Mutation(() => Topic, { description: 'Edits a topic: its author (admins may change title, link and tags, not the text).' })
+  @Mutation(() => Topic, {
+    description: 'Edits a topic: its author (admins may change title, link and tags, not the text).',
+  })
   async editTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('input', () => EditTopicInput, { description: 'What to change.' }) input: EditTopicInput,
@@ -62,8 +82,14 @@ export class PostResolver {
     return topicNode(ctx, t);
   }
 
-  @Mutation(() => Topic, { description: 'Deletes a topic (its author only); it disappears for everyone. Returns it as it was, with `isDeleted: true`.' })
-  async deleteTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+  @Mutation(() => Topic, {
+    description:
+      'Deletes a topic (its author only); it disappears for everyone. Returns it as it was, with `isDeleted: true`.',
+  })
+  async deleteTopic(
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
     const ds = discussion(ctx);
     const t = await ds.topics.get(ctx.actor, id);
@@ -78,7 +104,10 @@ export class PostResolver {
   })
   async postComment(
     @Arg('topicId', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
-    @Arg('parentId', () => ID, { nullable: true, description: 'The comment to reply to (its global `id` or its `id36`); omit or null for a top-level comment.' })
+    @Arg('parentId', () => ID, {
+      nullable: true,
+      description: 'The comment to reply to (its global `id` or its `id36`); omit or null for a top-level comment.',
+    })
     parentArg: string | null | undefined,
     @Arg('markdown', () => String, { description: 'The text, in Markdown.' }) markdown: string,
     @Ctx() ctx: GraphQLContext,
@@ -99,8 +128,14 @@ export class PostResolver {
     return commentNode(await discussion(ctx).comments.edit(ctx.actor, id, markdown));
   }
 
-  @Mutation(() => Comment, { description: 'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the placeholder (`isDeleted: true`).' })
-  async deleteComment(@Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string, @Ctx() ctx: GraphQLContext): Promise<CommentNode> {
+  @Mutation(() => Comment, {
+    description:
+      'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the placeholder (`isDeleted: true`).',
+  })
+  async deleteComment(
+    @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
     const ds = discussion(ctx);
     const c = await ds.comments.get(ctx.actor, id);

@@ -35,7 +35,9 @@ const on = (description: string) => ({ nullable: false as const, defaultValue: t
 
 @Resolver()
 export class ReactionResolver {
-  @Mutation(() => Topic, { description: 'Votes for a topic (or takes the vote back with `vote: false`); never on one\'s own. Idempotent.' })
+  @Mutation(() => Topic, {
+    description: "Votes for a topic (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
+  })
   async voteTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('vote', () => Boolean, on('true to vote, false to take the vote back.')) yes: boolean,
@@ -46,7 +48,9 @@ export class ReactionResolver {
     return topicNow(ctx, id);
   }
 
-  @Mutation(() => Comment, { description: 'Votes for a comment (or takes the vote back with `vote: false`); never on one\'s own. Idempotent.' })
+  @Mutation(() => Comment, {
+    description: "Votes for a comment (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
+  })
   async voteComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('vote', () => Boolean, on('true to vote, false to take the vote back.')) yes: boolean,
@@ -57,7 +61,9 @@ export class ReactionResolver {
     return commentNow(ctx, id);
   }
 
-  @Mutation(() => Topic, { description: 'Bookmarks a topic (or removes the bookmark with `bookmark: false`). Idempotent.' })
+  @Mutation(() => Topic, {
+    description: 'Bookmarks a topic (or removes the bookmark with `bookmark: false`). Idempotent.',
+  })
   async bookmarkTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('bookmark', () => Boolean, on('true to bookmark, false to remove the bookmark.')) yes: boolean,
@@ -68,7 +74,9 @@ export class ReactionResolver {
     return topicNow(ctx, id);
   }
 
-  @Mutation(() => Comment, { description: 'Bookmarks a comment (or removes the bookmark with `bookmark: false`). Idempotent.' })
+  @Mutation(() => Comment, {
+    description: 'Bookmarks a comment (or removes the bookmark with `bookmark: false`). Idempotent.',
+  })
   async bookmarkComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('bookmark', () => Boolean, on('true to bookmark, false to remove the bookmark.')) yes: boolean,
@@ -79,7 +87,10 @@ export class ReactionResolver {
     return commentNow(ctx, id);
   }
 
-  @Mutation(() => Topic, { description: 'Ignores a topic: it leaves the viewer\'s listing but stays readable (`viewerHasIgnored: true`). `ignore: false` undoes it.' })
+  @Mutation(() => Topic, {
+    description:
+      "Ignores a topic: it leaves the viewer's listing but stays readable (`viewerHasIgnored: true`). `ignore: false` undoes it.",
+  })
   async ignoreTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('ignore', () => Boolean, on('true to ignore, false to stop ignoring.')) yes: boolean,
@@ -93,20 +104,27 @@ export class ReactionResolver {
 
   @Mutation(() => Topic, {
     description:
-      'Records the logged-in viewer\'s visit to a topic (what REST `GET /topic/{id}` does on each read): `lastVisitedAt` becomes now, ' +
+      "Records the logged-in viewer's visit to a topic (what REST `GET /topic/{id}` does on each read): `lastVisitedAt` becomes now, " +
       '`newCommentCount` 0, and the next read of its threads marks `isNew` against this visit. Queries never record visits.',
   })
-  async visitTopic(@Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string, @Ctx() ctx: GraphQLContext): Promise<TopicNode> {
+  async visitTopic(
+    @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
     await discussion(ctx).visits.record(ctx.actor, id);
     return topicNow(ctx, id);
   }
 
-  @Mutation(() => Comment, { description: 'Puts a label on a comment that is not one\'s own (each label once per user), or takes it back with `add: false`. `EXEMPLARY` needs a reason.' })
+  @Mutation(() => Comment, {
+    description:
+      "Puts a label on a comment that is not one's own (each label once per user), or takes it back with `add: false`. `EXEMPLARY` needs a reason.",
+  })
   async labelComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('label', () => CommentLabel, { description: 'The label.' }) label: CommentLabel,
-    @Arg('reason', () => String, { nullable: true, description: 'Why (required for EXEMPLARY).' }) reason: string | null | undefined,
+    @Arg('reason', () => String, { nullable: true, description: 'Why (required for EXEMPLARY).' })
+    reason: string | null | undefined,
     @Arg('add', () => Boolean, on('true to add the label, false to take it back.')) add: boolean,
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {

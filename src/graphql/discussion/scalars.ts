@@ -8,10 +8,13 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 function parse(value: unknown): Date {
   if (typeof value !== 'string' || !ISO.test(value)) {
-    throw new GraphQLError('DateTime must be an ISO 8601 string such as 2026-03-01T12:00:00.000Z', { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError('DateTime must be an ISO 8601 string such as 2026-03-01T12:00:00.000Z', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new GraphQLError(`Invalid DateTime: ${value}`, { extensions: { code: 'BAD_USER_INPUT' } });
+  if (Number.isNaN(d.getTime()))
+    throw new GraphQLError(`Invalid DateTime: ${value}`, { extensions: { code: 'BAD_USER_INPUT' } });
   return d;
 }
 
@@ -27,7 +30,8 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   },
   parseValue: parse,
   parseLiteral(ast) {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: [ast], extensions: { code: 'BAD_USER_INPUT' } });
+    if (ast.kind !== Kind.STRING)
+      throw new GraphQLError('DateTime must be a string', { nodes: [ast], extensions: { code: 'BAD_USER_INPUT' } });
     return parse(ast.value);
   },
 });

@@ -29,7 +29,7 @@ export function threadPage(roots: readonly ThreadNode[], args: ConnectionArgs): 
   const page = threadPageArgs(args);
   const limit = page.limit;
   let start = 0;
-  let end = roots.length;
+  let end: number;
   if (page.before !== undefined) {
     end = indexOf(roots, page.before, 'before');
     start = Math.max(0, end - limit);

@@ -2,7 +2,7 @@ import { Field, InputType } from 'type-graphql';
 
 @InputType('PostTopicInput', { description: 'A new topic: a text topic (`markdown`) or a link topic (`link`).' })
 export class PostTopicInput {
-  @Field(() => String, { description: 'The group\'s path, with or without `~`.' })
+  @Field(() => String, { description: "The group's path, with or without `~`." })
   group!: string;
 
   @Field(() => String, { description: 'The title.' })
@@ -14,7 +14,10 @@ export class PostTopicInput {
   @Field(() => String, { nullable: true, description: 'An http(s) URL: makes a link topic.' })
   link?: string | null;
 
-  @Field(() => [String], { nullable: true, description: 'Tags: letters, digits and spaces, hierarchy by `.` (`ask.survey`).' })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Tags: letters, digits and spaces, hierarchy by `.` (`ask.survey`).',
+  })
   tags?: string[] | null;
 }
 

@@ -27,7 +27,7 @@ export const TOPIC_COMMENTS_ESTIMATE = 100;
 const COMMENTS_PER_THREAD_ESTIMATE = 4;
 
 const ORDER_DESCRIPTION =
-  'How siblings are sorted at every level. Null or omitted: the logged-in viewer\'s preferred order ' +
+  "How siblings are sorted at every level. Null or omitted: the logged-in viewer's preferred order " +
   '(`settings.defaultCommentOrder`, RELEVANCE unless changed), as REST does; RELEVANCE for anonymous viewers.';
 
 @ArgsType()
@@ -35,10 +35,18 @@ export class TopicsArgs extends ConnectionArgs {
   @Field(() => TopicOrder, { defaultValue: TopicOrder.ACTIVITY, description: 'Sort order (REST `order`).' })
   order!: TopicOrder;
 
-  @Field(() => String, { defaultValue: 'all', description: 'Only topics posted within this period: `all`, or a number of hours or days such as `4h`, `2d` (REST `period`).' })
+  @Field(() => String, {
+    defaultValue: 'all',
+    description:
+      'Only topics posted within this period: `all`, or a number of hours or days such as `4h`, `2d` (REST `period`).',
+  })
   period!: string;
 
-  @Field(() => String, { nullable: true, description: 'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).',
+  })
   tag?: string | null;
 
   @Field(() => String, {
@@ -62,24 +70,42 @@ export class ThreadsArgs extends ConnectionArgs {
  * comments' Markdown source only when the selection asks for `markdown` (a tree read with it also
  * serves selections without it).
  */
-function tree(ctx: GraphQLContext, topic: TopicNode, order: CommentOrder | undefined, markdown: boolean): Promise<ThreadNode[]> {
+function tree(
+  ctx: GraphQLContext,
+  topic: TopicNode,
+  order: CommentOrder | undefined,
+  markdown: boolean,
+): Promise<ThreadNode[]> {
   const trees = topicTrees(ctx);
   const found = trees.find(topic.view.id, order, markdown);
   if (found) return found;
   const read = discussion(ctx).topics.readInOrders(ctx.actor, topic.id36, { orders: [order], markdown });
-  return trees.put(topic.view.id, order, markdown, read.then((r) => threadTree(topic, r.trees[0]!)));
+  return trees.put(
+    topic.view.id,
+    order,
+    markdown,
+    read.then((r) => threadTree(topic, r.trees[0]!)),
+  );
 }
 
 /** The cost of a page of threads: its comments (bounded by the topic's estimate) times one comment's selection. */
-function threadsComplexity({ args, childComplexity }: { args: Record<string, unknown>; childComplexity: number }): number {
-  const threads = typeof args.first === 'number' || typeof args.last === 'number' ? pageSizeOf(args) : THREADS_DEFAULT_PAGE_SIZE;
+function threadsComplexity({
+  args,
+  childComplexity,
+}: {
+  args: Record<string, unknown>;
+  childComplexity: number;
+}): number {
+  const threads =
+    typeof args.first === 'number' || typeof args.last === 'number' ? pageSizeOf(args) : THREADS_DEFAULT_PAGE_SIZE;
   return 1 + Math.min(TOPIC_COMMENTS_ESTIMATE, threads * COMMENTS_PER_THREAD_ESTIMATE) * childComplexity;
 }
 
 @Resolver(() => Topic)
 export class TopicResolver {
   @Query(() => TopicConnection, {
-    description: 'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in viewer) ignored topics are left out.',
+    description:
+      'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in viewer) ignored topics are left out.',
     complexity: connectionComplexity,
   })
   async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
@@ -90,10 +116,14 @@ export class TopicResolver {
       ...(args.tag != null ? { tag: args.tag } : {}),
       ...(args.group != null ? { group: args.group } : {}),
     });
-    return toConnection(page, (t) => t.id36, (t) => {
-      primeTopic(ctx, t);
-      return topicNode(ctx, t);
-    }) as unknown as TopicConnection;
+    return toConnection(
+      page,
+      (t) => t.id36,
+      (t) => {
+        primeTopic(ctx, t);
+        return topicNode(ctx, t);
+      },
+    ) as unknown as TopicConnection;
   }
 
   @Query(() => Topic, {
@@ -131,7 +161,10 @@ export class TopicResolver {
     return node;
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'The Markdown source of the text; only for its author and admins (null for everyone else).' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'The Markdown source of the text; only for its author and admins (null for everyone else).',
+  })
   markdown(@Root() topic: TopicNode, @Ctx() ctx: GraphQLContext): string | null {
     // The service already nulls it for everyone else; this is a second guard.
     const a = ctx.actor;
@@ -146,7 +179,12 @@ export class TopicResolver {
       '(`replies`, nested, or `descendants`, flat in display order); deleted comments without replies are pruned.',
     complexity: threadsComplexity,
   })
-  async threads(@Root() topic: TopicNode, @Args(() => ThreadsArgs) args: ThreadsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
+  async threads(
+    @Root() topic: TopicNode,
+    @Args(() => ThreadsArgs) args: ThreadsArgs,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     // Bad paging arguments are refused before the tree is read.
     threadPageArgs(args);
     const roots = await tree(ctx, topic, args.order ?? undefined, selectsFieldBelow(info, 'markdown'));

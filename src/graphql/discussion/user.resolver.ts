@@ -20,7 +20,10 @@ const FEEDS: readonly Feed[] = ['history', 'topics', 'comments'];
 
 async function viewOf(ctx: GraphQLContext, u: UserNode): Promise<UserView> {
   if (u.view) return u.view;
-  const v = u.userId !== undefined ? await usersById(ctx).load(u.userId) : await usersByName(ctx).load(u.username.toLowerCase());
+  const v =
+    u.userId !== undefined
+      ? await usersById(ctx).load(u.userId)
+      : await usersByName(ctx).load(u.username.toLowerCase());
   if (!v) throw new Error(`user ${u.username} vanished while the request ran`);
   return v;
 }
@@ -34,13 +37,20 @@ function feed(ctx: GraphQLContext, feed: Feed, username: string, args: Connectio
   const pageArgs = toPageArgs(args);
   const h = discussion(ctx).history;
   return memo(ctx, feedKey(feed, username, pageArgs), () =>
-    feed === 'history' ? h.history(ctx.actor, username, pageArgs) : feed === 'topics' ? h.topics(ctx.actor, username, pageArgs) : h.comments(ctx.actor, username, pageArgs),
+    feed === 'history'
+      ? h.history(ctx.actor, username, pageArgs)
+      : feed === 'topics'
+        ? h.topics(ctx.actor, username, pageArgs)
+        : h.comments(ctx.actor, username, pageArgs),
   ) as Promise<{ user: UserView; page: unknown }>;
 }
 
 @Resolver(() => User)
 export class UserResolver {
-  @Query(() => User, { nullable: true, description: 'The logged-in user (whom the bearer token names); null when anonymous.' })
+  @Query(() => User, {
+    nullable: true,
+    description: 'The logged-in user (whom the bearer token names); null when anonymous.',
+  })
   async viewer(@Ctx() ctx: GraphQLContext): Promise<UserNode | null> {
     if (ctx.actor.kind !== 'user') return null;
     const me = await discussion(ctx).users.me(ctx.actor);
@@ -79,7 +89,9 @@ export class UserResolver {
     return userNode(u);
   }
 
-  @FieldResolver(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the user again.' })
+  @FieldResolver(() => ID, {
+    description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the user again.',
+  })
   id(@Root() u: UserNode): string {
     // Usernames are unique regardless of letter case: one user, one id, whichever case a path used.
     return toGlobalId('User', u.username.toLowerCase());
@@ -95,21 +107,30 @@ export class UserResolver {
     return (await viewOf(ctx, u)).isAdmin;
   }
 
-  @FieldResolver(() => UserSettings, { nullable: true, description: 'The user\'s settings: only for the user themself (null for everyone else).' })
+  @FieldResolver(() => UserSettings, {
+    nullable: true,
+    description: "The user's settings: only for the user themself (null for everyone else).",
+  })
   async settings(@Root() u: UserNode, @Ctx() ctx: GraphQLContext): Promise<UserSettings | null> {
     const a = ctx.actor;
     if (a.kind !== 'user' || a.username.toLowerCase() !== u.username.toLowerCase()) return null;
-    const own = (u.view as AccountView | undefined)?.settings ?? (await memo(ctx, 'me', () => discussion(ctx).users.me(a))).settings;
+    const own =
+      (u.view as AccountView | undefined)?.settings ??
+      (await memo(ctx, 'me', () => discussion(ctx).users.me(a))).settings;
     return own as unknown as UserSettings;
   }
 
   @FieldResolver(() => HistoryConnection, {
     description:
-      'The user\'s topics and comments, newest first (REST `GET /user/{username}`); cursors are `t-<id36>` / `c-<id36>`. ' +
+      "The user's topics and comments, newest first (REST `GET /user/{username}`); cursors are `t-<id36>` / `c-<id36>`. " +
       'FORBIDDEN when the user is banned, deleted their account, or shows their history only to logged-in users and the viewer is anonymous.',
     complexity: connectionComplexity,
   })
-  async history(@Root() u: UserNode, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: GraphQLContext): Promise<HistoryConnection> {
+  async history(
+    @Root() u: UserNode,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<HistoryConnection> {
     const { page } = await feed(ctx, 'history', u.username, args);
     return toConnection(
       page as Page<HistoryItem>,
@@ -122,18 +143,40 @@ export class UserResolver {
     ) as unknown as HistoryConnection;
   }
 
-  @FieldResolver(() => TopicConnection, { description: 'The user\'s topics, newest first (REST `GET /user/{username}/topics`).', complexity: connectionComplexity })
-  async topics(@Root() u: UserNode, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
+  @FieldResolver(() => TopicConnection, {
+    description: "The user's topics, newest first (REST `GET /user/{username}/topics`).",
+    complexity: connectionComplexity,
+  })
+  async topics(
+    @Root() u: UserNode,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TopicConnection> {
     const { page } = await feed(ctx, 'topics', u.username, args);
-    return toConnection(page as Page<TopicView>, (t) => t.id36, (t) => {
-      primeTopic(ctx, t);
-      return topicNode(ctx, t);
-    }) as unknown as TopicConnection;
+    return toConnection(
+      page as Page<TopicView>,
+      (t) => t.id36,
+      (t) => {
+        primeTopic(ctx, t);
+        return topicNode(ctx, t);
+      },
+    ) as unknown as TopicConnection;
   }
 
-  @FieldResolver(() => CommentConnection, { description: 'The user\'s comments, newest first (REST `GET /user/{username}/comments`).', complexity: connectionComplexity })
-  async comments(@Root() u: UserNode, @Args(() => ConnectionArgs) args: ConnectionArgs, @Ctx() ctx: GraphQLContext): Promise<CommentConnection> {
+  @FieldResolver(() => CommentConnection, {
+    description: "The user's comments, newest first (REST `GET /user/{username}/comments`).",
+    complexity: connectionComplexity,
+  })
+  async comments(
+    @Root() u: UserNode,
+    @Args(() => ConnectionArgs) args: ConnectionArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CommentConnection> {
     const { page } = await feed(ctx, 'comments', u.username, args);
-    return toConnection(page as Page<CommentView>, (c) => c.id36, (c) => commentNode(c)) as unknown as CommentConnection;
+    return toConnection(
+      page as Page<CommentView>,
+      (c) => c.id36,
+      (c) => commentNode(c),
+    ) as unknown as CommentConnection;
   }
 }

@@ -2,7 +2,7 @@
 import { GraphQLError } from 'graphql';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { classifyError, NotFoundError, TooManyRequestsError } from '../../core/errors';
-import type { StoredFile, UploadResult } from '../../files';
+import type { UploadResult } from '../../files';
 import { filesHeader, isServerPath, nonEmpty, responseEnded } from '../../core/files-headers';
 import type { WriteCredentials } from '../../files';
 import { publicBaseUrl } from '../../public-url';
@@ -36,7 +36,11 @@ function credentialsOf(ctx: GraphQLContext): WriteCredentials {
   return { apiKey: nonEmpty(key), loggedIn: ctx.actor.kind === 'user' };
 }
 
-function info<T extends FileFacts>(target: T, base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): T {
+function info<T extends FileFacts>(
+  target: T,
+  base: string,
+  f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string },
+): T {
   target.url = `${base}/${f.filename}`;
   target.directUrl = `${base}/selif/${f.filename}`;
   target.filename = f.filename;
@@ -54,19 +58,28 @@ function presentUploaded(base: string, r: UploadResult): UploadedFile {
   return out;
 }
 
-function presentInfo(base: string, f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string }): FileInfo {
+function presentInfo(
+  base: string,
+  f: { filename: string; expiry: number; size: number; mimetype: string; sha256: string },
+): FileInfo {
   const out = info(new FileInfo(), base, f);
   out.id = toGlobalId('FileInfo', f.filename);
   return out;
 }
 
-/** A stored file as `file(filename:)` shows it (access key from the Files-Access-Key header); null when none or not allowed. */
+/**
+ * A stored file as `file(filename:)` shows it (access key from the Files-Access-Key header); null when none or not
+ * allowed.
+ */
 export async function fileNode(ctx: GraphQLContext, filename: string): Promise<FileInfo | null> {
   const { files, settings } = ctx.services.files;
   const found = await files.findLive(filename);
   if (!found) return null;
   try {
-    await files.checkAccess(found, nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)));
+    await files.checkAccess(
+      found,
+      nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)),
+    );
   } catch (err) {
     if (classifyError(err)) return null;
     throw err;
@@ -108,8 +121,10 @@ async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promi
   });
 }
 
-const DELETE_KEY = 'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.';
-const EXPIRES_IN = 'Seconds until the file expires; absent, 0 or above the server maximum → the maximum (never when unlimited).';
+const DELETE_KEY =
+  'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.';
+const EXPIRES_IN =
+  'Seconds until the file expires; absent, 0 or above the server maximum → the maximum (never when unlimited).';
 const ACCESS_KEY = 'Key required to read the file; absent or empty → readable by anyone.';
 const RANDOMIZE = 'Replace the name (not its extension) with 8 random characters.';
 
@@ -121,13 +136,18 @@ export class FileResolver {
       'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: ' +
       'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Null with an error when the file ' +
       'cannot be stored; other fields of the operation (another `uploadFile` alias, say) keep their results and the answer is 200. When nothing in ' +
-      'the operation succeeded, `data` is null and the status is the error\'s: 400 empty file or bad name, 401 API key required, 413 over the size limit, 507 INSUFFICIENT_STORAGE when the disk is full, ' +
+      "the operation succeeded, `data` is null and the status is the error's: 400 empty file or bad name, 401 API key required, 413 over the size limit, 507 INSUFFICIENT_STORAGE when the disk is full, " +
       '429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) ' +
-      'or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may fill several variables (the spec\'s map).',
+      "or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may fill several variables (the spec's map).",
   })
   uploadFile(
-    @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' }) file: Upload,
-    @Arg('filename', () => String, { nullable: true, description: 'Requested name; defaults to the filename the part was sent with.' }) filename: string | null,
+    @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' })
+    file: Upload,
+    @Arg('filename', () => String, {
+      nullable: true,
+      description: 'Requested name; defaults to the filename the part was sent with.',
+    })
+    filename: string | null,
     @Arg('randomize', () => Boolean, { nullable: true, description: RANDOMIZE }) randomize: boolean | null,
     @Arg('deleteKey', () => String, { nullable: true, description: DELETE_KEY }) deleteKey: string | null,
     @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
@@ -140,11 +160,14 @@ export class FileResolver {
   @Mutation(() => [UploadedFile], {
     nullable: 'items',
     description:
-      'Uploads several files (a list variable, each element a multipart part), one after the other, each named by its part\'s filename; ' +
+      "Uploads several files (a list variable, each element a multipart part), one after the other, each named by its part's filename; " +
       'the same rules and errors as `uploadFile`. A file that fails is null in the list with an error at its index; the others are stored and answered.',
   })
   async uploadFiles(
-    @Arg('files', () => [GraphQLUpload], { description: 'The files (multipart parts mapped to `variables.files.0`, `variables.files.1`, …).' }) files: Upload[],
+    @Arg('files', () => [GraphQLUpload], {
+      description: 'The files (multipart parts mapped to `variables.files.0`, `variables.files.1`, …).',
+    })
+    files: Upload[],
     @Arg('randomize', () => Boolean, { nullable: true, description: RANDOMIZE }) randomize: boolean | null,
     @Arg('deleteKey', () => String, { nullable: true, description: DELETE_KEY }) deleteKey: string | null,
     @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
@@ -154,28 +177,47 @@ export class FileResolver {
     const out: (UploadedFile | Error)[] = [];
     // In order: the parts arrive in order, and each upload reads its part to the end.
     for (const file of files) {
-      out.push(await store(ctx, file, { filename: null, randomize, deleteKey, expiresIn, accessKey }).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))));
+      out.push(
+        await store(ctx, file, { filename: null, randomize, deleteKey, expiresIn, accessKey }).catch((err: unknown) =>
+          err instanceof Error ? err : new Error(String(err)),
+        ),
+      );
     }
     // An error in place of an item is reported at its index, the item null (graphql-js and graphql-jit alike).
     return out;
   }
 
-  @Query(() => FileInfo, { nullable: true, description: 'Information about a stored file; null when there is none (or it expired). A protected file needs its access key.' })
+  @Query(() => FileInfo, {
+    nullable: true,
+    description:
+      'Information about a stored file; null when there is none (or it expired). A protected file needs its access key.',
+  })
   file(
     @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,
-    @Arg('accessKey', () => String, { nullable: true, description: 'The access key of a protected file (else the Files-Access-Key header is used).' }) accessKey: string | null,
+    @Arg('accessKey', () => String, {
+      nullable: true,
+      description: 'The access key of a protected file (else the Files-Access-Key header is used).',
+    })
+    accessKey: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<FileInfo | null> {
     return mapped(async () => {
       const { files, settings } = ctx.services.files;
       const found = await files.findLive(filename);
       if (!found) return null;
-      await files.checkAccess(found, nonEmpty(accessKey ?? undefined) ?? nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)));
+      await files.checkAccess(
+        found,
+        nonEmpty(accessKey ?? undefined) ??
+          nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)),
+      );
       return presentInfo(publicBaseUrl(ctx.request, settings.publicUrl), found);
     });
   }
 
-  @Mutation(() => Boolean, { description: 'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong key is an UNAUTHENTICATED error.' })
+  @Mutation(() => Boolean, {
+    description:
+      'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong key is an UNAUTHENTICATED error.',
+  })
   deleteFile(
     @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,
     @Arg('deleteKey', () => String, { description: 'The delete key returned by the upload.' }) deleteKey: string,

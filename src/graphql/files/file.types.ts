@@ -11,7 +11,10 @@ import { DateTimeScalar } from '../discussion/scalars';
  */
 @ObjectType('FileFacts')
 export abstract class FileFacts {
-  @Field(() => String, { description: 'Public URL of the file (`{base}/{filename}`): JSON information with `Accept: application/json`, otherwise the file itself.' })
+  @Field(() => String, {
+    description:
+      'Public URL of the file (`{base}/{filename}`): JSON information with `Accept: application/json`, otherwise the file itself.',
+  })
   url!: string;
 
   @Field(() => String, { description: 'URL that always serves the file itself (`{base}/selif/{filename}`).' })
@@ -33,11 +36,17 @@ export abstract class FileFacts {
   sha256sum!: string;
 }
 
-@ObjectType('FileInfo', { implements: Node, description: 'A stored file as anyone can see it: its links, size, type and checksum.' })
+@ObjectType('FileInfo', {
+  implements: Node,
+  description: 'A stored file as anyone can see it: its links, size, type and checksum.',
+})
 export class FileInfo extends FileFacts implements Node {
   readonly kind = 'file';
 
-  @Field(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the file again (with its access key in the Files-Access-Key header when protected).' })
+  @Field(() => ID, {
+    description:
+      'The global id: opaque, unique across the whole schema; `node(id:)` finds the file again (with its access key in the Files-Access-Key header when protected).',
+  })
   id!: string;
 }
 
@@ -45,11 +54,19 @@ export class FileInfo extends FileFacts implements Node {
  * The answer of an upload: the file's facts and the delete key, which exists only here. Not a
  * Node (no id): the record a cache keeps is `file`.
  */
-@ObjectType('UploadedFile', { description: 'A file just uploaded (or overwritten): the stored file (`file`, also its facts flat here) plus the delete key, which is shown only here.' })
+@ObjectType('UploadedFile', {
+  description:
+    'A file just uploaded (or overwritten): the stored file (`file`, also its facts flat here) plus the delete key, which is shown only here.',
+})
 export class UploadedFile extends FileFacts {
-  @Field(() => String, { description: 'The key that deletes or overwrites the file: the one given, or 30 generated characters. Keep it; it is stored only as a hash.' })
+  @Field(() => String, {
+    description:
+      'The key that deletes or overwrites the file: the one given, or 30 generated characters. Keep it; it is stored only as a hash.',
+  })
   deleteKey!: string;
 
-  @Field(() => FileInfo, { description: 'The stored file as a record (the same as `file(filename:)` and `node(id:)` answer).' })
+  @Field(() => FileInfo, {
+    description: 'The stored file as a record (the same as `file(filename:)` and `node(id:)` answer).',
+  })
   file!: FileInfo;
 }

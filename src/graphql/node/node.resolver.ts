@@ -56,16 +56,23 @@ export class NodeResolver {
       'The object with this global id (any type implementing `Node`), with the same fields as wherever else it appears; ' +
       'null when there is none, the viewer may not see it, or the id is not one this server issued.',
   })
-  node(@Arg('id', () => ID, { description: 'A global id (an `id` field of any Node).' }) id: string, @Ctx() ctx: GraphQLContext): Promise<object | null> {
+  node(
+    @Arg('id', () => ID, { description: 'A global id (an `id` field of any Node).' }) id: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<object | null> {
     return resolveNode(ctx, id);
   }
 
   @Query(() => [Node], {
     nullable: 'items',
-    description: 'The objects with these global ids, in the same order; null in place of each `node(id:)` would answer null for (at most 100 ids).',
+    description:
+      'The objects with these global ids, in the same order; null in place of each `node(id:)` would answer null for (at most 100 ids).',
     complexity: ({ args, childComplexity }) => 1 + (Array.isArray(args.ids) ? args.ids.length : 1) * childComplexity,
   })
-  nodes(@Arg('ids', () => [ID], { description: 'Global ids (at most 100).' }) ids: string[], @Ctx() ctx: GraphQLContext): Promise<(object | null)[]> {
+  nodes(
+    @Arg('ids', () => [ID], { description: 'Global ids (at most 100).' }) ids: string[],
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<(object | null)[]> {
     if (ids.length > 100) {
       throw new ValidationError([{ field: 'ids', message: `${ids.length} ids exceed the maximum of 100` }]);
     }

@@ -25,11 +25,13 @@ export function nodeType(value: unknown): NodeTypeName {
 
 @InterfaceType('Node', {
   description:
-    'An object with a global id (Relay\'s Global Object Identification): the id is opaque, unique across every type, ' +
+    "An object with a global id (Relay's Global Object Identification): the id is opaque, unique across every type, " +
     'and `node(id:)` finds the object again. Normalised caches key records by it.',
   resolveType: nodeType,
 })
 export abstract class Node {
-  @Field(() => ID, { description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the object again.' })
+  @Field(() => ID, {
+    description: 'The global id: opaque, unique across the whole schema; `node(id:)` finds the object again.',
+  })
   id!: string;
 }

@@ -89,7 +89,8 @@ export class LiveResolver {
   topicActivity(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
-    @Arg('topicId', () => ID, { description: 'The topic: its global `id`, or its `id36` (the REST id).' }) _topicId: string,
+    @Arg('topicId', () => ID, { description: 'The topic: its global `id`, or its `id36` (the REST id).' })
+    _topicId: string,
     @Arg('after', () => String, AFTER) _after?: string | null,
   ): LiveEventPayload {
     return payload(ctx, m);

@@ -81,7 +81,7 @@ export class LiveEventPayload {
     nullable: true,
     description:
       'COMMENT_POSTED: the new comment as a thread node placed in the tree (its `depth`, no replies yet, ' +
-      "`isNew` for the subscriber), the same shape `postComment` answers; null for other kinds and when " +
+      '`isNew` for the subscriber), the same shape `postComment` answers; null for other kinds and when ' +
       'the subscriber may not see the comment.',
   })
   thread!: ThreadNode | null;

@@ -32,7 +32,8 @@ function resolvePath(operations: unknown, path: string): { container: Container;
   const segments = path.split('.');
   if (segments.some((s) => FORBIDDEN.has(s))) throw bad('forbidden segment');
   const variablesAt = Array.isArray(operations) ? 1 : 0;
-  if (segments.length < variablesAt + 2 || segments[variablesAt] !== 'variables') throw bad('must point inside the operation variables');
+  if (segments.length < variablesAt + 2 || segments[variablesAt] !== 'variables')
+    throw bad('must point inside the operation variables');
   let node: unknown = operations;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;

@@ -39,7 +39,10 @@ const CODES = { 400: 'BAD_REQUEST', 413: 'PAYLOAD_TOO_LARGE', 499: 'CLIENT_CLOSE
 /** One multipart request in progress. */
 class MultipartState {
   /** Files handed to uploads: the busboy stream and the stream the resolver reads. */
-  readonly delivered: { source: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown }; target: PassThrough }[] = [];
+  readonly delivered: {
+    source: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown };
+    target: PassThrough;
+  }[] = [];
   uploads = new Map<string, Upload>();
   /** File fields whose part arrived (a second part with the same name is ignored). */
   readonly received = new Set<string>();
@@ -100,7 +103,13 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
         headers: request.headers,
         defParamCharset: 'utf8',
         // busboy flags a file as over the limit once it *reaches* fileSize: allow exactly maxFileSize.
-        limits: { fieldSize: limits.maxFieldSize, fields: 2, fileSize: limits.maxFileSize + 1, files: limits.maxFiles, parts: limits.maxFiles + 2 },
+        limits: {
+          fieldSize: limits.maxFieldSize,
+          fields: 2,
+          fileSize: limits.maxFileSize + 1,
+          files: limits.maxFiles,
+          parts: limits.maxFiles + 2,
+        },
       });
     } catch {
       reject(new RequestError(400, 'Invalid multipart request: missing or malformed boundary'));
@@ -133,14 +142,21 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
 
     bb.on('field', (name, value, info) => {
       if (mapped) return;
-      if (info.valueTruncated) return fail(new RequestError(413, `The '${name}' multipart field value exceeds the ${limits.maxFieldSize} byte size limit.`));
+      if (info.valueTruncated)
+        return fail(
+          new RequestError(
+            413,
+            `The '${name}' multipart field value exceeds the ${limits.maxFieldSize} byte size limit.`,
+          ),
+        );
       if (name === 'operations' && operations === undefined) {
         try {
           operations = JSON.parse(value);
         } catch {
           return fail(new RequestError(400, "Invalid JSON in the 'operations' multipart field."));
         }
-        if (operations === null || typeof operations !== 'object') return fail(new RequestError(400, "Invalid type for the 'operations' multipart field."));
+        if (operations === null || typeof operations !== 'object')
+          return fail(new RequestError(400, "Invalid type for the 'operations' multipart field."));
         return;
       }
       if (name === 'map' && operations !== undefined) {
@@ -161,7 +177,14 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
         resolve(operations);
         return;
       }
-      fail(new RequestError(400, operations === undefined ? "Misordered multipart fields: expected 'operations' first." : "Misordered multipart fields: expected 'map' second."));
+      fail(
+        new RequestError(
+          400,
+          operations === undefined
+            ? "Misordered multipart fields: expected 'operations' first."
+            : "Misordered multipart fields: expected 'map' second.",
+        ),
+      );
     });
 
     bb.on('file', (name, stream, info) => {
@@ -170,7 +193,8 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
       const upload = state.uploads.get(name);
       if (!mapped || !upload || state.received.has(name) || state.responding) {
         stream.resume();
-        if (!mapped) fail(new RequestError(400, "Misordered multipart fields: files must follow 'operations' and 'map'."));
+        if (!mapped)
+          fail(new RequestError(400, "Misordered multipart fields: files must follow 'operations' and 'map'."));
         return;
       }
       state.received.add(name);
@@ -182,7 +206,12 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
         state.limitHit = true;
         stream.unpipe(target);
         stream.resume();
-        target.destroy(new PayloadTooLargeError(`File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`, 'FILE_TOO_LARGE'));
+        target.destroy(
+          new PayloadTooLargeError(
+            `File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`,
+            'FILE_TOO_LARGE',
+          ),
+        );
       });
       stream.on('error', (err: Error) => target.destroy(err));
       stream.pipe(target);
@@ -206,7 +235,10 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
     bb.on('close', () => {
       if (!mapped) fail(new RequestError(400, "Missing multipart field: expected 'operations' and 'map'."));
       // A part still being spooled (several places) settles itself when its copy is written.
-      else for (const [name, upload] of state.uploads) if (!upload.file && !state.received.has(name)) upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
+      else
+        for (const [name, upload] of state.uploads)
+          if (!upload.file && !state.received.has(name))
+            upload.reject(new ValidationError('File missing in the request.', 'UPLOAD_MISSING'));
       state.end();
     });
     request.raw.on('close', () => {
@@ -223,14 +255,23 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
  * then offered to each place (one read stream per call). The resolvers may run one after the other
  * (mutations do), so one stream split between them would stall on the first reader's back-pressure.
  */
-function spool(state: MultipartState, stream: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown }, upload: Upload, info: busboy.FileInfo, limits: MultipartLimits): void {
+function spool(
+  state: MultipartState,
+  stream: NodeJS.ReadableStream & { resume(): unknown; unpipe(d?: NodeJS.WritableStream): unknown },
+  upload: Upload,
+  info: busboy.FileInfo,
+  limits: MultipartLimits,
+): void {
   const file = path.join(os.tmpdir(), `agora-upload-${crypto.randomUUID()}`);
   state.spools.push(file);
   const out = fs.createWriteStream(file, { mode: 0o600 });
   let failed: Error | undefined;
   stream.on('limit', () => {
     state.limitHit = true;
-    failed = new PayloadTooLargeError(`File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`, 'FILE_TOO_LARGE');
+    failed = new PayloadTooLargeError(
+      `File truncated as it exceeds the ${limits.maxFileSize} byte size limit.`,
+      'FILE_TOO_LARGE',
+    );
     stream.unpipe(out);
     stream.resume();
     out.end();

@@ -48,10 +48,15 @@ export const GraphQLUpload = new GraphQLScalarType<Upload, never>({
     'A file sent with the GraphQL multipart request spec (multipart/form-data with the fields `operations`, `map`, then the files; the request needs an `Apollo-Require-Preflight` header). Only valid as a variable.',
   parseValue(value) {
     if (value instanceof Upload) return value;
-    throw new GraphQLError('Upload value invalid: send the file in a multipart request', { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError('Upload value invalid: send the file in a multipart request', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   },
   parseLiteral(ast) {
-    throw new GraphQLError('Upload literal unsupported: pass the file as a variable', { nodes: [ast], extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError('Upload literal unsupported: pass the file as a variable', {
+      nodes: [ast],
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   },
   serialize() {
     throw new GraphQLError('Upload serialization unsupported');

@@ -25,7 +25,11 @@ export function parseLoginBody(raw: unknown): { username: string; password: stri
     if (!Object.prototype.hasOwnProperty.call(record, field)) {
       issues.push({ exception: 'ValidationError', message: `'${field}' is a required property`, field });
     } else if (typeof record[field] !== 'string') {
-      issues.push({ exception: 'ValidationError', message: `${reprValue(record[field])} is not of type 'string'`, field });
+      issues.push({
+        exception: 'ValidationError',
+        message: `${reprValue(record[field])} is not of type 'string'`,
+        field,
+      });
     }
   }
   if (issues.length > 0) throw new ValidationError(issues);

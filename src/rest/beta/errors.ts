@@ -13,13 +13,22 @@ export interface BetaErrorItem {
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export function sendBetaError(reply: FastifyReply, status: number, items: BetaErrorItem[], headers: Record<string, string> = {}): FastifyReply {
+export function sendBetaError(
+  reply: FastifyReply,
+  status: number,
+  items: BetaErrorItem[],
+  headers: Record<string, string> = {},
+): FastifyReply {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   return reply.status(status).type(JSON_CONTENT_TYPE).send(items);
 }
 
 /** Status, body and headers for a domain error. */
-export function betaErrorFor(err: AppError): { status: number; items: BetaErrorItem[]; headers: Record<string, string> } {
+export function betaErrorFor(err: AppError): {
+  status: number;
+  items: BetaErrorItem[];
+  headers: Record<string, string>;
+} {
   if (err instanceof ValidationError) {
     const items = err.issues.map((i) => {
       const item: BetaErrorItem = { exception: i.exception ?? 'ValidationError', message: i.message };
@@ -30,10 +39,18 @@ export function betaErrorFor(err: AppError): { status: number; items: BetaErrorI
   }
   if (err instanceof UnauthenticatedError) {
     if (err.reason === 'INVALID_TOKEN') {
-      return { status: 401, items: [{ message: 'Invalid or expired token', exception: 'InvalidTokenError' }], headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
+      return {
+        status: 401,
+        items: [{ message: 'Invalid or expired token', exception: 'InvalidTokenError' }],
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      };
     }
     if (err.reason === 'AUTHENTICATION_REQUIRED') {
-      return { status: 401, items: [{ message: 'Authentication required', exception: 'AuthenticationError' }], headers: { 'www-authenticate': 'Bearer' } };
+      return {
+        status: 401,
+        items: [{ message: 'Authentication required', exception: 'AuthenticationError' }],
+        headers: { 'www-authenticate': 'Bearer' },
+      };
     }
     return { status: 401, items: [{ message: err.message, exception: 'AuthenticationError' }], headers: {} };
   }

@@ -56,7 +56,8 @@ export const betaRoutes: FastifyPluginAsync<RestOptions> = async (app: FastifyIn
       const { status, items, headers } = betaErrorFor(known);
       return sendBetaError(reply, status, items, headers);
     }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendBetaError(reply, 413, [{ message: 'Request body is too large' }]);
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendBetaError(reply, 413, [{ message: 'Request body is too large' }]);
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return sendBetaError(reply, err.statusCode, [{ message: 'Bad request' }]);
     }

@@ -7,7 +7,11 @@
  */
 
 const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type, nullable: true, ...extra });
-const timestamp = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$', description: 'ISO 8601 UTC with milliseconds' };
+const timestamp = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'ISO 8601 UTC with milliseconds',
+};
 const nullableTimestamp = { ...timestamp, nullable: true };
 const id36 = { type: 'string', pattern: '^[1-9a-z][0-9a-z]*$' };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -21,7 +25,9 @@ const ok = (description: string, schema: unknown) => ({ description, content: { 
 const commentFields = {
   id: id36,
   topic_id: id36,
-  author: nullable('string', { description: 'null when hidden (deleted, or removed and the viewer is neither its author nor an admin)' }),
+  author: nullable('string', {
+    description: 'null when hidden (deleted, or removed and the viewer is neither its author nor an admin)',
+  }),
   rendered_html: nullable('string'),
   created_at: timestamp,
   edited_at: nullableTimestamp,
@@ -38,12 +44,37 @@ const commentFields = {
   bookmarked: nullable('boolean', { description: 'Viewer-specific' }),
   depth: { type: 'integer', minimum: 0 },
 };
-const commentRequired = ['id', 'topic_id', 'author', 'rendered_html', 'created_at', 'edited_at', 'votes', 'is_removed', 'is_deleted', 'exemplary', 'voted', 'bookmarked'];
+const commentRequired = [
+  'id',
+  'topic_id',
+  'author',
+  'rendered_html',
+  'created_at',
+  'edited_at',
+  'votes',
+  'is_removed',
+  'is_deleted',
+  'exemplary',
+  'voted',
+  'bookmarked',
+];
 
-const limit = { name: 'limit', in: 'query', required: false, description: 'Integer 1..100 (default 50)', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } };
+const limit = {
+  name: 'limit',
+  in: 'query',
+  required: false,
+  description: 'Integer 1..100 (default 50)',
+  schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+};
 /** An input id36 (1.2): case-insensitive, no leading zero. */
 const ID36_INPUT = '^[1-9a-zA-Z][0-9a-zA-Z]*$';
-const cursor = (name: string, description: string, pattern: string) => ({ name, in: 'query', required: false, description, schema: { type: 'string', pattern } });
+const cursor = (name: string, description: string, pattern: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: { type: 'string', pattern },
+});
 const bareCursors = [
   cursor('before', 'id36 of the first item of the current page; not together with after', ID36_INPUT),
   cursor('after', 'id36 of the last item of the previous page; not together with before', ID36_INPUT),
@@ -55,7 +86,13 @@ const methodNotAllowed = errors('The path exists but does not answer this method
 const authHeader401 = errors('Authorization header present but the token is invalid (InvalidTokenError)', {
   'WWW-Authenticate': { schema: { type: 'string' } },
 });
-const usernamePath = { name: 'username', in: 'path', required: true, description: 'Matched case-insensitively', schema: { type: 'string' } };
+const usernamePath = {
+  name: 'username',
+  in: 'path',
+  required: true,
+  description: 'Matched case-insensitively',
+  schema: { type: 'string' },
+};
 const userErrors = {
   '400': errors('Parameter validation failed (every problem listed)'),
   '401': authHeader401,
@@ -69,18 +106,31 @@ const userErrors = {
  * The HEAD twin of a GET operation (1.1): same parameters, status and headers, no body (so its
  * responses describe no content).
  */
-function headOf(get: { summary: string; parameters?: readonly unknown[]; security?: unknown; responses: Record<string, { description: string; headers?: unknown }> }) {
+function headOf(get: {
+  summary: string;
+  parameters?: readonly unknown[];
+  security?: unknown;
+  responses: Record<string, { description: string; headers?: unknown }>;
+}) {
   const responses: Record<string, { description: string; headers?: unknown }> = {};
-  for (const [status, r] of Object.entries(get.responses)) responses[status] = { description: r.description, ...(r.headers ? { headers: r.headers } : {}) };
+  for (const [status, r] of Object.entries(get.responses))
+    responses[status] = { description: r.description, ...(r.headers ? { headers: r.headers } : {}) };
   return { ...get, summary: `${get.summary} (headers only)`, responses };
 }
 
 const whoami = {
-  summary: 'The username of the token\'s user',
+  summary: "The username of the token's user",
   security: [{ bearer: [] }],
   responses: {
-    '200': ok('The username as stored', { type: 'object', additionalProperties: false, required: ['msg'], properties: { msg: { type: 'string' } } }),
-    '401': errors('No token (AuthenticationError) or an invalid token (InvalidTokenError)', { 'WWW-Authenticate': { schema: { type: 'string' } } }),
+    '200': ok('The username as stored', {
+      type: 'object',
+      additionalProperties: false,
+      required: ['msg'],
+      properties: { msg: { type: 'string' } },
+    }),
+    '401': errors('No token (AuthenticationError) or an invalid token (InvalidTokenError)', {
+      'WWW-Authenticate': { schema: { type: 'string' } },
+    }),
     '405': methodNotAllowed,
     default: errors('Other errors (500, 503)'),
   },
@@ -102,10 +152,16 @@ const topics = {
       name: 'tag',
       in: 'query',
       required: false,
-      description: 'A label path (letters, digits, `_` or spaces, joined by single dots); matches tags containing it as a run of whole labels',
+      description:
+        'A label path (letters, digits, `_` or spaces, joined by single dots); matches tags containing it as a run of whole labels',
       schema: { type: 'string', pattern: '^[A-Za-z0-9_ ]+(\\.[A-Za-z0-9_ ]+)*$' },
     },
-    { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['activity', 'votes', 'comments', 'new', 'all_activity'], default: 'activity' } },
+    {
+      name: 'order',
+      in: 'query',
+      required: false,
+      schema: { type: 'string', enum: ['activity', 'votes', 'comments', 'new', 'all_activity'], default: 'activity' },
+    },
   ],
   responses: {
     '200': ok('A page of topics', {
@@ -125,7 +181,12 @@ const topic = {
   summary: 'One topic with its sorted comment tree',
   parameters: [
     { name: 'topic_id36', in: 'path', required: true, schema: { type: 'string', pattern: ID36_INPUT } },
-    { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['votes', 'newest', 'posted', 'relevance'], default: 'relevance' } },
+    {
+      name: 'order',
+      in: 'query',
+      required: false,
+      schema: { type: 'string', enum: ['votes', 'newest', 'posted', 'relevance'], default: 'relevance' },
+    },
   ],
   responses: {
     '200': ok('The topic and its comments', {
@@ -143,26 +204,38 @@ const topic = {
 };
 
 const history = {
-  summary: 'A user\'s history: topics and comments, newest first',
+  summary: "A user's history: topics and comments, newest first",
   parameters: [
     usernamePath,
     limit,
-    cursor('before', '`t-<id36>` or `c-<id36>` of the first item of the current page; not together with after', '^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$'),
-    cursor('after', '`t-<id36>` or `c-<id36>` of the last item of the previous page; not together with before', '^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$'),
+    cursor(
+      'before',
+      '`t-<id36>` or `c-<id36>` of the first item of the current page; not together with after',
+      '^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$',
+    ),
+    cursor(
+      'after',
+      '`t-<id36>` or `c-<id36>` of the last item of the previous page; not together with before',
+      '^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$',
+    ),
   ],
   responses: {
     '200': ok('A page of the history', {
       type: 'object',
       additionalProperties: false,
       required: ['user', 'history', 'pagination'],
-      properties: { user: ref('User'), history: { type: 'array', items: { oneOf: [ref('Topic'), ref('Comment')] } }, pagination: ref('Pagination') },
+      properties: {
+        user: ref('User'),
+        history: { type: 'array', items: { oneOf: [ref('Topic'), ref('Comment')] } },
+        pagination: ref('Pagination'),
+      },
     }),
     ...userErrors,
   },
 };
 
 const userTopics = {
-  summary: 'A user\'s topics, newest first',
+  summary: "A user's topics, newest first",
   parameters: [usernamePath, limit, ...bareCursors],
   responses: {
     '200': ok('A page of topics', {
@@ -176,7 +249,7 @@ const userTopics = {
 };
 
 const userComments = {
-  summary: 'A user\'s comments, newest first',
+  summary: "A user's comments, newest first",
   parameters: [usernamePath, limit, ...bareCursors],
   responses: {
     '200': ok('A page of comments', {
@@ -211,8 +284,25 @@ export const openApiDocument = {
         type: 'object',
         additionalProperties: false,
         required: [
-          'id', 'title', 'text_html', 'url', 'comments_url', 'group', 'content_metadata', 'created_at', 'edited_at', 'posted_by_user',
-          'vote_count', 'comment_count', 'new_comment_count', 'voted', 'bookmarked', 'ignored', 'official', 'tags', 'last_visit_time',
+          'id',
+          'title',
+          'text_html',
+          'url',
+          'comments_url',
+          'group',
+          'content_metadata',
+          'created_at',
+          'edited_at',
+          'posted_by_user',
+          'vote_count',
+          'comment_count',
+          'new_comment_count',
+          'voted',
+          'bookmarked',
+          'ignored',
+          'official',
+          'tags',
+          'last_visit_time',
         ],
         properties: {
           id: id36,
@@ -244,7 +334,12 @@ export const openApiDocument = {
         required: commentRequired,
         properties: { ...commentFields, children: { type: 'array', items: ref('Comment') } },
       },
-      User: { type: 'object', additionalProperties: false, required: ['username'], properties: { username: { type: 'string' } } },
+      User: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['username'],
+        properties: { username: { type: 'string' } },
+      },
       Pagination: {
         type: 'object',
         additionalProperties: false,
@@ -266,16 +361,27 @@ export const openApiDocument = {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' } } },
+              schema: {
+                type: 'object',
+                required: ['username', 'password'],
+                properties: { username: { type: 'string' }, password: { type: 'string' } },
+              },
             },
           },
         },
         responses: {
-          '200': ok('A token', { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string' } } }),
+          '200': ok('A token', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['token'],
+            properties: { token: { type: 'string' } },
+          }),
           '400': errors('The body is not a JSON object with string username and password'),
           '401': errors('Invalid token in the Authorization header, wrong credentials, or a banned account'),
           '413': errors('The body is too large'),
-          '429': errors('Too many login attempts from this address or for this username', { 'Retry-After': { schema: { type: 'integer', minimum: 1 } } }),
+          '429': errors('Too many login attempts from this address or for this username', {
+            'Retry-After': { schema: { type: 'integer', minimum: 1 } },
+          }),
           '405': methodNotAllowed,
           default: errors('Other errors (500, 503)'),
         },

@@ -91,7 +91,12 @@ export function presentCommentTreeJson(roots: readonly CommentView[]): string {
 }
 
 /** `pagination` (4.6, 5.6): links only when the page says a neighbour exists. */
-export function presentPagination(count: number, info: PageInfo, endpoint: string, given: [string, string | undefined][]) {
+export function presentPagination(
+  count: number,
+  info: PageInfo,
+  endpoint: string,
+  given: [string, string | undefined][],
+) {
   return {
     num_items: count,
     next_link: info.hasNext && info.lastCursor ? pageLink(endpoint, given, ['after', info.lastCursor]) : null,

@@ -35,7 +35,11 @@ export function baseUrl(req: FastifyRequest, config: Config): string {
  * A pagination link: the endpoint URL, then the given parameters in the order of §5.6 with their
  * received values, then the cursor; form-encoded (space → `+`).
  */
-export function pageLink(endpoint: string, given: [string, string | undefined][], cursor: ['after' | 'before', string]): string {
+export function pageLink(
+  endpoint: string,
+  given: [string, string | undefined][],
+  cursor: ['after' | 'before', string],
+): string {
   const params = new URLSearchParams();
   for (const [k, v] of given) if (v !== undefined) params.append(k, v);
   params.append(cursor[0], cursor[1]);

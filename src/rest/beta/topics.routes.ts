@@ -36,6 +36,10 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
     const result = await topics.read(actor, id, { order, recordVisit: req.method !== 'HEAD', markdown: false });
     const base = baseUrl(req, config);
     // Serialized without recursion: reply chains may be thousands of levels deep.
-    return reply.type(JSON_CONTENT_TYPE).send(`{"topic":${JSON.stringify(presentTopic(result.topic, base))},"comments":${presentCommentTreeJson(result.comments)}}`);
+    return reply
+      .type(JSON_CONTENT_TYPE)
+      .send(
+        `{"topic":${JSON.stringify(presentTopic(result.topic, base))},"comments":${presentCommentTreeJson(result.comments)}}`,
+      );
   });
 }

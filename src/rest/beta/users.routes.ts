@@ -19,8 +19,15 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const base = baseUrl(req, config);
     return {
       user: { username: user.username },
-      history: page.items.map((item) => (item.kind === 'topic' ? presentTopic(item.topic, base) : presentFeedComment(item.comment))),
-      pagination: presentPagination(page.items.length, page.pageInfo, `${base}/api/beta/user/${encodeURIComponent(user.username)}`, [['limit', q.limit]]),
+      history: page.items.map((item) =>
+        item.kind === 'topic' ? presentTopic(item.topic, base) : presentFeedComment(item.comment),
+      ),
+      pagination: presentPagination(
+        page.items.length,
+        page.pageInfo,
+        `${base}/api/beta/user/${encodeURIComponent(user.username)}`,
+        [['limit', q.limit]],
+      ),
     };
   });
 
@@ -32,7 +39,12 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const base = baseUrl(req, config);
     return {
       topics: page.items.map((t) => presentTopic(t, base)),
-      pagination: presentPagination(page.items.length, page.pageInfo, `${base}/api/beta/user/${encodeURIComponent(user.username)}/topics`, [['limit', q.limit]]),
+      pagination: presentPagination(
+        page.items.length,
+        page.pageInfo,
+        `${base}/api/beta/user/${encodeURIComponent(user.username)}/topics`,
+        [['limit', q.limit]],
+      ),
     };
   });
 
@@ -44,7 +56,12 @@ export async function userRoutes(app: FastifyInstance, { services, config }: Res
     const base = baseUrl(req, config);
     return {
       comments: page.items.map(presentFeedComment),
-      pagination: presentPagination(page.items.length, page.pageInfo, `${base}/api/beta/user/${encodeURIComponent(user.username)}/comments`, [['limit', q.limit]]),
+      pagination: presentPagination(
+        page.items.length,
+        page.pageInfo,
+        `${base}/api/beta/user/${encodeURIComponent(user.username)}/comments`,
+        [['limit', q.limit]],
+      ),
     };
   });
 }

@@ -59,12 +59,21 @@ export function parseHttpDate(v: string | undefined): number | undefined {
   if (!v) return undefined;
   let m: RegExpExecArray | null;
   let parts: [number, number, number, number, number, number];
-  if ((m = IMF_FIXDATE.exec(v))) parts = [Number(m[3]), MONTHS.indexOf(m[2]!), Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6])];
+  if ((m = IMF_FIXDATE.exec(v)))
+    parts = [Number(m[3]), MONTHS.indexOf(m[2]!), Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6])];
   else if ((m = RFC850_DATE.exec(v))) {
     // Two-digit years: 70–99 → 19xx, 00–69 → 20xx (dates before 1970 predate any file).
     const yy = Number(m[3]);
-    parts = [yy >= 70 ? 1900 + yy : 2000 + yy, MONTHS.indexOf(m[2]!), Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6])];
-  } else if ((m = ASCTIME_DATE.exec(v))) parts = [Number(m[6]), MONTHS.indexOf(m[1]!), Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5])];
+    parts = [
+      yy >= 70 ? 1900 + yy : 2000 + yy,
+      MONTHS.indexOf(m[2]!),
+      Number(m[1]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+    ];
+  } else if ((m = ASCTIME_DATE.exec(v)))
+    parts = [Number(m[6]), MONTHS.indexOf(m[1]!), Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5])];
   else return undefined;
   const [year, month, day, hour, minute, second] = parts;
   if (day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
@@ -92,7 +101,8 @@ export function evaluateConditionals(h: ConditionalHeaders, v: Validators): Cond
   return 'proceed';
 }
 
-export type RangeOutcome = { kind: 'full' } | { kind: 'unsatisfiable' } | { kind: 'partial'; start: number; end: number };
+export type RangeOutcome =
+  { kind: 'full' } | { kind: 'unsatisfiable' } | { kind: 'partial'; start: number; end: number };
 
 /**
  * §8.3: a single well-formed `bytes=` range is honoured; a well-formed unsatisfiable one is

@@ -43,7 +43,8 @@ export function credentialsOf(ctx: FilesRouteContext, request: FastifyRequest): 
   const authorization = request.headers.authorization;
   const bearer = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
   return {
-    apiKey: nonEmpty(filesHeader(request.headers, 'api-key', settings.acceptLinxHeaders)) ?? basicPassword(authorization),
+    apiKey:
+      nonEmpty(filesHeader(request.headers, 'api-key', settings.acceptLinxHeaders)) ?? basicPassword(authorization),
     loggedIn: async () => {
       if (bearer === undefined) return false;
       const actor = await ctx.services.discussion.auth.actorForToken(bearer).catch(() => undefined);

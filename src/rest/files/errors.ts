@@ -82,7 +82,11 @@ function writeError(request: FastifyRequest, reply: FastifyReply, status: number
 }
 
 /** The plugin's error handler: every failure of this API answers in the §3 format. */
-export function handleFilesError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> | void {
+export function handleFilesError(
+  err: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply | Promise<FastifyReply> | void {
   if (reply.raw.headersSent) {
     // Failed mid-body (a storage error while streaming): the client sees a truncated response.
     reply.raw.destroy();
@@ -97,7 +101,12 @@ export function handleFilesError(err: FastifyError | Error, request: FastifyRequ
   if (known) return sendError(request, reply, known.status, messageFor(known));
   const status = (err as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    return sendError(request, reply, status === 415 ? 400 : status, BY_STATUS[status === 415 ? 400 : status] ?? 'Bad request');
+    return sendError(
+      request,
+      reply,
+      status === 415 ? 400 : status,
+      BY_STATUS[status === 415 ? 400 : status] ?? 'Bad request',
+    );
   }
   request.log.error({ err }, 'unexpected error in the files API');
   return sendError(request, reply, 500, 'Internal server error');

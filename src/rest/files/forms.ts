@@ -26,7 +26,6 @@ export interface FormUpload {
   fields: Map<string, string>;
 }
 
-
 /**
  * Shared bookkeeping of one form: the first failure wins, a file received after a failure is
  * discarded, and the result waits for the file to be completely received.
@@ -92,7 +91,12 @@ class FormRun {
 }
 
 /** Reads a multipart/form-data upload (§4.2 step 2). */
-export function readMultipart(request: FastifyRequest, contentType: string, uploads: UploadService, maxSize: number): Promise<FormUpload> {
+export function readMultipart(
+  request: FastifyRequest,
+  contentType: string,
+  uploads: UploadService,
+  maxSize: number,
+): Promise<FormUpload> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {

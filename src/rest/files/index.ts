@@ -13,7 +13,8 @@ import { readRoutes } from './read.routes';
 import { uploadRoutes } from './upload.routes';
 
 /** §2.4: responses other than raw files. */
-export const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
+export const PAGE_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
 
 const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
@@ -51,7 +52,18 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
   for (const { url, allow } of PATHS) {
     const allowHeader = allow.join(', ');
     const onRequest = url === '/:filename' ? vary : undefined;
-    app.route({ method: 'OPTIONS', url, onRequest, handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send() });
-    app.route({ method: METHODS.filter((m) => !allow.includes(m)), url, exposeHeadRoute: false, onRequest, handler: notFound });
+    app.route({
+      method: 'OPTIONS',
+      url,
+      onRequest,
+      handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send(),
+    });
+    app.route({
+      method: METHODS.filter((m) => !allow.includes(m)),
+      url,
+      exposeHeadRoute: false,
+      onRequest,
+      handler: notFound,
+    });
   }
 };

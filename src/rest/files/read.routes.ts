@@ -19,7 +19,8 @@ import { baseUrl, filesHeader, nonEmpty, parseCookies } from './http';
 import { presentInfo } from './presenter';
 
 /** §8.1: raw files may be viewed, never run script in the site's origin. */
-export const RAW_CSP = "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
+export const RAW_CSP =
+  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
 
 const COOKIE = 'Files-Access-Key';
 const COOKIE_EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT';
@@ -102,7 +103,10 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
   const info = async (request: Req, reply: FastifyReply) => {
     const file = (await authorize(request, reply, true))!;
     reply.header('cache-control', cacheControl(file));
-    return reply.code(200).type(JSON_TYPE).send(presentInfo(baseUrl(request, ctx.config), file));
+    return reply
+      .code(200)
+      .type(JSON_TYPE)
+      .send(presentInfo(baseUrl(request, ctx.config), file));
   };
 
   const raw = async (request: Req, reply: FastifyReply, setCookie: boolean) => {
@@ -114,9 +118,17 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     const willOpen = request.method === 'GET' && !h.range && !conditional;
     for (let attempt = 0; ; attempt++) {
       const file = (await authorize(request, reply, setCookie, willOpen))!;
-      const v: Validators = { etag: `"${file.sha256}"`, lastModifiedSec: Math.floor(new Date(file.committedAt).getTime() / 1000) };
+      const v: Validators = {
+        etag: `"${file.sha256}"`,
+        lastModifiedSec: Math.floor(new Date(file.committedAt).getTime() / 1000),
+      };
       const outcome = evaluateConditionals(
-        { ifMatch: first(h['if-match']), ifUnmodifiedSince: first(h['if-unmodified-since']), ifNoneMatch: first(h['if-none-match']), ifModifiedSince: first(h['if-modified-since']) },
+        {
+          ifMatch: first(h['if-match']),
+          ifUnmodifiedSince: first(h['if-unmodified-since']),
+          ifNoneMatch: first(h['if-none-match']),
+          ifModifiedSince: first(h['if-modified-since']),
+        },
         v,
       );
       if (outcome === 'precondition-failed') return sendError(request, reply, 412, 'Precondition failed');
@@ -170,7 +182,8 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     body.sendTo(res).then(
       () => res.end(),
       (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err }, 'download failed after its headers were sent');
+        if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+          request.log.warn({ err }, 'download failed after its headers were sent');
         res.destroy();
       },
     );
@@ -182,7 +195,8 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     url: '/:filename',
     exposeHeadRoute: false,
     onRequest: vary,
-    handler: (request, reply) => (prefersJson(request.headers.accept) ? info(request as Req, reply) : raw(request as Req, reply, true)),
+    handler: (request, reply) =>
+      prefersJson(request.headers.accept) ? info(request as Req, reply) : raw(request as Req, reply, true),
   });
 
   app.route<{ Params: Params }>({

@@ -72,11 +72,14 @@ describe('POST /login', () => {
 
   describe('body validation (2.4)', () => {
     const NOT_JSON = [{ exception: 'ValidationError', message: 'Request body is not valid JSON' }];
-    it.each(['', 'not json', '{"username":', '[]', '"text"', '42', 'null', '[{"username":"a"}]'])('%p → exactly one "not valid JSON" item', async (raw) => {
-      const res = await api.post('/login', raw);
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual(NOT_JSON);
-    });
+    it.each(['', 'not json', '{"username":', '[]', '"text"', '42', 'null', '[{"username":"a"}]'])(
+      '%p → exactly one "not valid JSON" item',
+      async (raw) => {
+        const res = await api.post('/login', raw);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(NOT_JSON);
+      },
+    );
 
     it('lists missing properties, username first', async () => {
       const res = await api.post('/login', {});
@@ -98,7 +101,9 @@ describe('POST /login', () => {
       [["it's"], `["it's"]`],
     ])('writes a non-string %p as %s', async (value, repr) => {
       const res = await api.post('/login', { username: value, password: 'x' });
-      expect(res.body).toEqual([{ exception: 'ValidationError', message: `${repr} is not of type 'string'`, field: 'username' }]);
+      expect(res.body).toEqual([
+        { exception: 'ValidationError', message: `${repr} is not of type 'string'`, field: 'username' },
+      ]);
     });
 
     it('checks both properties and ignores extra ones', async () => {
@@ -113,11 +118,20 @@ describe('POST /login', () => {
 
     it('does not look at the Content-Type', async () => {
       const body = JSON.stringify({ username: 'bob', password: DEFAULT_PASSWORD });
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'garbage', 'multipart/form-data; boundary=x', undefined]) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'garbage',
+        'multipart/form-data; boundary=x',
+        undefined,
+      ]) {
         const res = await api.request('POST', '/login', { body, headers: type ? { 'content-type': type } : {} });
         expect(res.status).toBe(200);
       }
-      const bad = await api.request('POST', '/login', { body: 'username=bob', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const bad = await api.request('POST', '/login', {
+        body: 'username=bob',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(bad.status).toBe(400);
     });
 
@@ -159,7 +173,10 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
 
   async function expectRejected(authorization: string) {
     for (const [method, path] of endpoints) {
-      const res = await api.request(method, path, { headers: { authorization }, body: method === 'POST' ? JSON.stringify({ username: 'bob', password: DEFAULT_PASSWORD }) : undefined });
+      const res = await api.request(method, path, {
+        headers: { authorization },
+        body: method === 'POST' ? JSON.stringify({ username: 'bob', password: DEFAULT_PASSWORD }) : undefined,
+      });
       expect([path, res.status]).toEqual([path, 401]);
       expect(res.body).toEqual(INVALID_TOKEN);
       expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
@@ -167,13 +184,16 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
   }
 
   it('malformed headers: other schemes, empty, a scheme without token', async () => {
-    for (const h of ['', 'Bearer', 'Bearer ', 'Basic Ym9iOnB3', 'Token abc', 'x.y.z', 'Bearer x.y.z', 'Bearer a.b']) await expectRejected(h);
+    for (const h of ['', 'Bearer', 'Bearer ', 'Basic Ym9iOnB3', 'Token abc', 'x.y.z', 'Bearer x.y.z', 'Bearer a.b'])
+      await expectRejected(h);
   });
 
   it('a badly signed or tampered token', async () => {
     const valid = await bob.token();
     const [h, p, sig] = valid.split('.');
-    await expectRejected(`Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 }, 'another-secret-another-secret-1234')}`);
+    await expectRejected(
+      `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 }, 'another-secret-another-secret-1234')}`,
+    );
     const forged = b64({ sub: '1', username: 'admin', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 });
     await expectRejected(`Bearer ${h}.${forged}.${sig}`);
     await expectRejected(`Bearer ${h}.${p}.${sig!.slice(0, -4)}AAAA`);
@@ -187,7 +207,9 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
   });
 
   it('an expired token', async () => {
-    await expectRejected(`Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds() - 100, exp: nowSeconds() - 1, tv: 0 })}`);
+    await expectRejected(
+      `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds() - 100, exp: nowSeconds() - 1, tv: 0 })}`,
+    );
     const t = await bob.token();
     f.at(new Date(Date.now() + 31 * 86400 * 1000));
     try {
@@ -198,8 +220,12 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
   });
 
   it('a token of an unknown user or with missing claims', async () => {
-    await expectRejected(`Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: '999999', username: 'x', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 })}`);
-    await expectRejected(`Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds(), exp: nowSeconds() + 60 })}`);
+    await expectRejected(
+      `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: '999999', username: 'x', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 })}`,
+    );
+    await expectRejected(
+      `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds(), exp: nowSeconds() + 60 })}`,
+    );
   });
 
   it('revoked tokens: log out everywhere and password changes', async () => {
@@ -210,7 +236,10 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
     await expectRejected(`Bearer ${before}`);
     const second = (await api.post('/login', { username: 'carol', password: DEFAULT_PASSWORD })).body.token;
     expect((await api.get('/whoami', { token: second })).status).toBe(200);
-    const changed = await f.d.auth.changePassword(carol.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'a new password' });
+    const changed = await f.d.auth.changePassword(carol.actor, {
+      currentPassword: DEFAULT_PASSWORD,
+      newPassword: 'a new password',
+    });
     await expectRejected(`Bearer ${second}`);
     expect((await api.get('/whoami', { token: changed.token })).body).toEqual({ msg: 'carol' });
     expect((await api.post('/login', { username: 'carol', password: DEFAULT_PASSWORD })).status).toBe(401);

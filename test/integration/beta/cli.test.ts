@@ -24,7 +24,12 @@ async function cli(argv: string[], opts: { stdin?: string; env?: Record<string, 
     MONGODB_URI: withDatabaseName(process.env.MONGODB_URI!, dbName),
     ...opts.env,
   };
-  const io: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: (n) => env[n], readStdin: async () => opts.stdin ?? '' };
+  const io: CliIO = {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    env: (n) => env[n],
+    readStdin: async () => opts.stdin ?? '',
+  };
   const code = await runCli(argv, env, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
@@ -52,8 +57,14 @@ describe('user:create', () => {
   });
 
   it('fails clearly: no password, taken or invalid name, short password, bad arguments', async () => {
-    expect(await cli(['user:create', 'carol'])).toMatchObject({ code: 2, err: expect.stringMatching(/AGORA_PASSWORD/) });
-    expect(await cli(['user:create', 'ALICE'], { stdin: 'long enough' })).toMatchObject({ code: 1, err: 'error: That username is already taken' });
+    expect(await cli(['user:create', 'carol'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/AGORA_PASSWORD/),
+    });
+    expect(await cli(['user:create', 'ALICE'], { stdin: 'long enough' })).toMatchObject({
+      code: 1,
+      err: 'error: That username is already taken',
+    });
     expect((await cli(['user:create', 'a'], { stdin: 'long enough' })).code).toBe(1);
     expect((await cli(['user:create', 'carol'], { stdin: 'short' })).code).toBe(1);
     expect((await cli(['user:create'], { stdin: 'long enough' })).code).toBe(2);
@@ -78,12 +89,20 @@ describe('user:ban and user:unban', () => {
 
 describe('group:create', () => {
   it('creates a group with a description', async () => {
-    expect(await cli(['group:create', 'games.tabletop', '--description', 'Board and card games'])).toMatchObject({ code: 0, out: 'Created group ~games.tabletop.' });
-    expect(await conn.collection('groups').findOne({ _id: 'games.tabletop' as never })).toMatchObject({ description: 'Board and card games' });
+    expect(await cli(['group:create', 'games.tabletop', '--description', 'Board and card games'])).toMatchObject({
+      code: 0,
+      out: 'Created group ~games.tabletop.',
+    });
+    expect(await conn.collection('groups').findOne({ _id: 'games.tabletop' as never })).toMatchObject({
+      description: 'Board and card games',
+    });
   });
 
   it('fails for duplicates, invalid paths and bad arguments', async () => {
-    expect(await cli(['group:create', 'games.tabletop'])).toMatchObject({ code: 1, err: 'error: The group ~games.tabletop already exists' });
+    expect(await cli(['group:create', 'games.tabletop'])).toMatchObject({
+      code: 1,
+      err: 'error: The group ~games.tabletop already exists',
+    });
     expect((await cli(['group:create', 'Not Valid'])).code).toBe(1);
     expect((await cli(['group:create'])).code).toBe(2);
     expect((await cli(['group:create', 'x', '--description'])).code).toBe(2);
@@ -104,7 +123,9 @@ describe('failures around the database and arguments', () => {
       const started = Date.now();
       const r = await cli(['db:status'], { env: { MONGODB_URI: `mongodb://127.0.0.1:${port}/agora` } });
       expect(r.code).toBe(1);
-      expect(r.err).toMatch(/^error: cannot reach the database \(MongoDB at mongodb:\/\/127\.0\.0\.1:\d+\/agora \(MONGODB_URI\)\): /);
+      expect(r.err).toMatch(
+        /^error: cannot reach the database \(MongoDB at mongodb:\/\/127\.0\.0\.1:\d+\/agora \(MONGODB_URI\)\): /,
+      );
       expect(r.err).not.toMatch(/\n\s+at /);
       expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
@@ -114,9 +135,18 @@ describe('failures around the database and arguments', () => {
   });
 
   it('file commands refuse extra arguments and unknown options with the usage line (exit 2)', async () => {
-    expect(await cli(['apikey:list', 'extra'])).toMatchObject({ code: 2, err: 'unexpected argument: extra\nUsage: apikey:list' });
-    expect(await cli(['apikey:create', '--label=x'])).toMatchObject({ code: 2, err: 'unknown option: --label\nUsage: apikey:create [--name <label>]' });
-    expect(await cli(['apikey:revoke'])).toMatchObject({ code: 2, err: 'missing <id> (see apikey:list)\nUsage: apikey:revoke <id>' });
+    expect(await cli(['apikey:list', 'extra'])).toMatchObject({
+      code: 2,
+      err: 'unexpected argument: extra\nUsage: apikey:list',
+    });
+    expect(await cli(['apikey:create', '--label=x'])).toMatchObject({
+      code: 2,
+      err: 'unknown option: --label\nUsage: apikey:create [--name <label>]',
+    });
+    expect(await cli(['apikey:revoke'])).toMatchObject({
+      code: 2,
+      err: 'missing <id> (see apikey:list)\nUsage: apikey:revoke <id>',
+    });
     expect((await cli(['files:cleanup', 'now'])).code).toBe(2);
   });
 });
@@ -124,18 +154,33 @@ describe('failures around the database and arguments', () => {
 describe('counts:verify', () => {
   it('reports drifted counts with exit 1, sets them with --fix, and then finds none', async () => {
     await conn.collection('topics').insertOne({ _id: 901, voteCount: 4, commentCount: 2 } as never);
-    await conn.collection('comments').insertOne({ _id: 902, topicId: 901, deleted: false, removed: false, voteCount: 0, labelWeights: {} } as never);
-    await conn.collection('marks').insertOne({ userId: 1, kind: 'comment', postId: 902, topicId: 901, voted: true } as never);
+    await conn
+      .collection('comments')
+      .insertOne({ _id: 902, topicId: 901, deleted: false, removed: false, voteCount: 0, labelWeights: {} } as never);
+    await conn
+      .collection('marks')
+      .insertOne({ userId: 1, kind: 'comment', postId: 902, topicId: 901, voted: true } as never);
 
     const found = await cli(['counts:verify']);
     expect(found.code).toBe(1);
-    expect(found.out).toContain('topic 901: stored {"voteCount":4,"commentCount":2}, counted {"voteCount":0,"commentCount":1}');
+    expect(found.out).toContain(
+      'topic 901: stored {"voteCount":4,"commentCount":2}, counted {"voteCount":0,"commentCount":1}',
+    );
     expect(found.out).toMatch(/comment 902: stored \{"voteCount":0,"labelWeights":\{\}\}, counted \{"voteCount":1,/);
     expect(found.out).toMatch(/Checked \d+ topics and \d+ comments: 2 with drifted counts\.$/);
 
-    expect(await cli(['counts:verify', '--fix'])).toMatchObject({ code: 0, out: expect.stringMatching(/2 with drifted counts, 2 fixed\.$/) });
-    expect(await conn.collection('topics').findOne({ _id: 901 } as never)).toMatchObject({ voteCount: 0, commentCount: 1 });
-    expect(await cli(['counts:verify'])).toMatchObject({ code: 0, out: expect.stringMatching(/: 0 with drifted counts\.$/) });
+    expect(await cli(['counts:verify', '--fix'])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/2 with drifted counts, 2 fixed\.$/),
+    });
+    expect(await conn.collection('topics').findOne({ _id: 901 } as never)).toMatchObject({
+      voteCount: 0,
+      commentCount: 1,
+    });
+    expect(await cli(['counts:verify'])).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/: 0 with drifted counts\.$/),
+    });
     expect((await cli(['counts:verify', 'extra'])).code).toBe(2);
   });
 });

@@ -106,7 +106,8 @@ describe('every change made by another instance shows in the next read', () => {
 
 it('cached comments keep the Markdown rules: the author sees it unless the read leaves it out', async () => {
   await seen();
-  const mine = (args: { markdown?: boolean }) => ds2.topics.read(alice.actor, topic.id36, { ...args, recordVisit: false });
+  const mine = (args: { markdown?: boolean }) =>
+    ds2.topics.read(alice.actor, topic.id36, { ...args, recordVisit: false });
   const withIt = flat((await mine({})).comments).find((c) => c.id36 === first.id36)!;
   const without = flat((await mine({ markdown: false })).comments).find((c) => c.id36 === first.id36)!;
   expect(withIt.markdown).toBe('edited *now*');

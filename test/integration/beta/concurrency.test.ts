@@ -28,7 +28,9 @@ async function outcomes<T>(ps: Promise<T>[]): Promise<{ ok: T[]; failed: string[
   const r = await Promise.allSettled(ps);
   return {
     ok: r.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : [])),
-    failed: r.flatMap((x) => (x.status === 'rejected' ? [`${x.reason?.code ?? x.reason?.name}:${x.reason?.reason ?? x.reason?.message}`] : [])),
+    failed: r.flatMap((x) =>
+      x.status === 'rejected' ? [`${x.reason?.code ?? x.reason?.name}:${x.reason?.reason ?? x.reason?.message}`] : [],
+    ),
   };
 }
 
@@ -50,7 +52,11 @@ describe('what the database guarantees: atomic single-document updates', () => {
     const col = s.agora.db.conn.collection('scratch_inc');
     await col.insertOne({ _id: 'x' as never, n: 0, m: 0 });
     await Promise.all(Array.from({ length: 50 }, () => col.updateOne({ _id: 'x' as never }, { $inc: { n: 1 } })));
-    await Promise.all(Array.from({ length: 50 }, () => col.findOneAndUpdate({ _id: 'x' as never }, { $inc: { m: 1 } }, { returnDocument: 'after' })));
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        col.findOneAndUpdate({ _id: 'x' as never }, { $inc: { m: 1 } }, { returnDocument: 'after' }),
+      ),
+    );
     const doc = await col.findOne({ _id: 'x' as never });
     expect([doc?.n, doc?.m]).toEqual([50, 50]);
     await col.drop();
@@ -59,7 +65,11 @@ describe('what the database guarantees: atomic single-document updates', () => {
 
 describe('ids: concurrent creations all succeed with distinct ids', () => {
   it('20 parallel topic posts', async () => {
-    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.topics.post(crowd[i]!.actor, { group: 'test', title: `Parallel topic ${i}`, markdown: 'x' })));
+    const r = await outcomes(
+      Array.from({ length: 20 }, (_, i) =>
+        f.d.topics.post(crowd[i]!.actor, { group: 'test', title: `Parallel topic ${i}`, markdown: 'x' }),
+      ),
+    );
     expect(r.failed).toEqual([]);
     expect(new Set(r.ok.map((t) => t.id)).size).toBe(20);
     // Each id names the topic that was posted under it.
@@ -68,7 +78,11 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
 
   it('20 parallel comment posts on one topic (and the topic counts all of them)', async () => {
     const topic = await f.topic(alice);
-    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, markdown: `Parallel comment ${i}` })));
+    const r = await outcomes(
+      Array.from({ length: 20 }, (_, i) =>
+        f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, markdown: `Parallel comment ${i}` }),
+      ),
+    );
     expect(r.failed).toEqual([]);
     expect(new Set(r.ok.map((c) => c.id)).size).toBe(20);
     const read = await f.d.topics.read(ANONYMOUS, topic.id36);
@@ -79,16 +93,26 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
   it('20 parallel replies to one comment', async () => {
     const topic = await f.topic(alice);
     const parent = await f.comment(alice, topic);
-    const r = await outcomes(Array.from({ length: 20 }, (_, i) => f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, parentId: parent.id36, markdown: `Reply ${i}` })));
+    const r = await outcomes(
+      Array.from({ length: 20 }, (_, i) =>
+        f.d.comments.post(crowd[i]!.actor, { topicId: topic.id36, parentId: parent.id36, markdown: `Reply ${i}` }),
+      ),
+    );
     expect(r.failed).toEqual([]);
     expect(new Set(r.ok.map((c) => c.id)).size).toBe(20);
     expect((await f.d.topics.get(ANONYMOUS, topic.id36)).commentCount).toBe(21);
   });
 
   it('10 parallel user creations (admin/CLI) and 10 parallel registrations', async () => {
-    const created = await outcomes(Array.from({ length: 10 }, (_, i) => f.d.users.create(SYSTEM, { username: `made${i}`, password: 'long enough' })));
+    const created = await outcomes(
+      Array.from({ length: 10 }, (_, i) => f.d.users.create(SYSTEM, { username: `made${i}`, password: 'long enough' })),
+    );
     expect(created.failed).toEqual([]);
-    const registered = await outcomes(Array.from({ length: 10 }, (_, i) => f.d.users.register(ANONYMOUS, { username: `reg${i}`, password: 'long enough' })));
+    const registered = await outcomes(
+      Array.from({ length: 10 }, (_, i) =>
+        f.d.users.register(ANONYMOUS, { username: `reg${i}`, password: 'long enough' }),
+      ),
+    );
     expect(registered.failed).toEqual([]);
     const ids = [...created.ok.map((u) => u.id), ...registered.ok.map((r) => r.user.id)];
     expect(new Set(ids).size).toBe(20);
@@ -118,7 +142,8 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
 
   it('allocates with one $inc when nothing collides (the fast path)', async () => {
     const commands: string[] = [];
-    const listener = (e: CommandStartedEvent) => commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
+    const listener = (e: CommandStartedEvent) =>
+      commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
     const client = s.agora.db.conn.getClient();
     client.on('commandStarted', listener);
     try {
@@ -147,10 +172,15 @@ describe('derived counts stay exact under concurrency', () => {
   it('one user putting the same label twice at once: one success, one Conflict', async () => {
     const topic = await f.topic(alice);
     const comment = await f.comment(alice, topic);
-    const r = await outcomes([f.d.labels.label(bob.actor, comment.id36, 'joke'), f.d.labels.label(bob.actor, comment.id36, 'joke')]);
+    const r = await outcomes([
+      f.d.labels.label(bob.actor, comment.id36, 'joke'),
+      f.d.labels.label(bob.actor, comment.id36, 'joke'),
+    ]);
     expect(r.ok).toHaveLength(1);
     expect(r.failed).toEqual(['CONFLICT:ALREADY_LABELLED']);
-    expect((await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never }))?.labelWeights.joke).toBe(1);
+    expect(
+      (await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never }))?.labelWeights.joke,
+    ).toBe(1);
   });
 
   it('one user voting twice at once counts once', async () => {
@@ -177,7 +207,9 @@ describe('derived counts stay exact under concurrency', () => {
     const r = await outcomes<unknown>([
       ...comments.slice(0, 10).map((c, i) => f.d.comments.delete(crowd[i]!.actor, c.id36)),
       // The same removal twice at once must count once.
-      ...comments.slice(10, 15).flatMap((c) => [f.d.comments.remove(SYSTEM, c.id36), f.d.comments.remove(SYSTEM, c.id36)]),
+      ...comments
+        .slice(10, 15)
+        .flatMap((c) => [f.d.comments.remove(SYSTEM, c.id36), f.d.comments.remove(SYSTEM, c.id36)]),
     ]);
     expect(r.failed).toEqual([]);
     expect((await f.d.topics.get(ANONYMOUS, topic.id36)).commentCount).toBe(5);
@@ -188,12 +220,16 @@ describe('derived counts stay exact under concurrency', () => {
     const comment = await f.comment(alice, topic);
     const votes = await outcomes(crowd.map((u) => f.d.votes.vote(u.actor, 'comment', comment.id36)));
     expect(votes.failed).toEqual([]);
-    const labels = await outcomes(crowd.slice(0, 20).map((u, i) => f.d.labels.label(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary', 'good')));
+    const labels = await outcomes(
+      crowd.slice(0, 20).map((u, i) => f.d.labels.label(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary', 'good')),
+    );
     expect(labels.failed).toEqual([]);
     const doc = await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never });
     expect(doc?.voteCount).toBe(50);
     expect(doc?.labelWeights).toMatchObject({ exemplary: 10, joke: 10, noise: 0 });
-    const unlabel = await outcomes(crowd.slice(0, 20).map((u, i) => f.d.labels.unlabel(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary')));
+    const unlabel = await outcomes(
+      crowd.slice(0, 20).map((u, i) => f.d.labels.unlabel(u.actor, comment.id36, i % 2 ? 'joke' : 'exemplary')),
+    );
     expect(unlabel.failed).toEqual([]);
     const after = await s.agora.db.conn.collection('comments').findOne({ _id: comment.id as never });
     expect(after?.labelWeights).toMatchObject({ exemplary: 0, joke: 0 });
@@ -212,13 +248,21 @@ describe('derived counts stay exact under concurrency', () => {
       const topic = await f.topic(alice);
       const r = await outcomes<unknown>([
         ...crowd.slice(0, 30).map((u, i) => ds[i % 2]!.votes.vote(u.actor, 'topic', topic.id36)),
-        ...crowd.slice(30).map((u, i) => ds[i % 2]!.comments.post(u.actor, { topicId: topic.id36, markdown: `from instance ${i % 2}` })),
-        ...crowd.slice(30).map((u, i) => ds[i % 2]!.topics.post(u.actor, { group: 'test', title: `Instance ${i % 2}`, markdown: 'x' })),
+        ...crowd
+          .slice(30)
+          .map((u, i) =>
+            ds[i % 2]!.comments.post(u.actor, { topicId: topic.id36, markdown: `from instance ${i % 2}` }),
+          ),
+        ...crowd
+          .slice(30)
+          .map((u, i) => ds[i % 2]!.topics.post(u.actor, { group: 'test', title: `Instance ${i % 2}`, markdown: 'x' })),
       ]);
       expect(r.failed).toEqual([]);
       const t = await f.d.topics.get(ANONYMOUS, topic.id36);
       expect([t.voteCount, t.commentCount]).toEqual([30, 20]);
-      const posts = r.ok.filter((x): x is { id: number; topicId?: number } => typeof x === 'object' && x !== null && 'id36' in x);
+      const posts = r.ok.filter(
+        (x): x is { id: number; topicId?: number } => typeof x === 'object' && x !== null && 'id36' in x,
+      );
       const ids = posts.map((x) => (x.topicId === undefined ? `t${x.id}` : `c${x.id}`));
       expect(ids).toHaveLength(40);
       expect(new Set(ids).size).toBe(40);
@@ -234,7 +278,9 @@ describe('derived counts stay exact under concurrency', () => {
     const { commands: topicVote } = await s.countCommands(() => f.d.votes.vote(bob.actor, 'topic', topic.id36));
     const { commands: commentVote } = await s.countCommands(() => f.d.votes.vote(bob.actor, 'comment', comment.id36));
     const { commands: label } = await s.countCommands(() => f.d.labels.label(bob.actor, comment.id36, 'joke'));
-    const { commands: post } = await s.countCommands(() => f.d.comments.post(bob.actor, { topicId: topic.id36, markdown: 'counted once' }));
+    const { commands: post } = await s.countCommands(() =>
+      f.d.comments.post(bob.actor, { topicId: topic.id36, markdown: 'counted once' }),
+    );
     // With the recount (settling) they took 6, 7, 8 and 8: it read the post and its sources again.
     // Votes and posts also record their live event (src/discussion/live-events.ts): the event's sequence
     // number and its insert, 2 commands; a label records none.
@@ -253,7 +299,9 @@ describe('derived counts stay exact under concurrency', () => {
     await f.voteTopic(bob, topic);
     const topics = s.agora.db.conn.collection('topics');
     await topics.updateOne({ _id: topic.id as never }, { $set: { voteCount: 7, commentCount: 3 } });
-    await s.agora.db.conn.collection('comments').updateOne({ _id: comment.id as never }, { $set: { 'labelWeights.joke': 2 } });
+    await s.agora.db.conn
+      .collection('comments')
+      .updateOne({ _id: comment.id as never }, { $set: { 'labelWeights.joke': 2 } });
     await f.voteTopic(crowd[0]!, topic);
     const t = await f.d.topics.get(ANONYMOUS, topic.id36);
     expect([t.voteCount, t.commentCount]).toEqual([8, 3]); // one $inc, no recount
@@ -261,8 +309,15 @@ describe('derived counts stay exact under concurrency', () => {
     const found = await f.d.counts.verify(SYSTEM, { fix: false });
     expect(found.drift).toEqual(
       expect.arrayContaining([
-        { post: `topic ${topic.id}`, stored: { voteCount: 8, commentCount: 3 }, counted: { voteCount: 2, commentCount: 1 } },
-        expect.objectContaining({ post: `comment ${comment.id}`, counted: expect.objectContaining({ labelWeights: expect.objectContaining({ joke: 0 }) }) }),
+        {
+          post: `topic ${topic.id}`,
+          stored: { voteCount: 8, commentCount: 3 },
+          counted: { voteCount: 2, commentCount: 1 },
+        },
+        expect.objectContaining({
+          post: `comment ${comment.id}`,
+          counted: expect.objectContaining({ labelWeights: expect.objectContaining({ joke: 0 }) }),
+        }),
       ]),
     );
     expect(found.fixed).toBe(0);
@@ -280,6 +335,8 @@ describe('visits', () => {
     await f.comment(alice, topic);
     const r = await outcomes(Array.from({ length: 20 }, () => f.d.topics.read(bob.actor, topic.id36)));
     expect(r.failed).toEqual([]);
-    expect(await s.agora.db.conn.collection('marks').countDocuments({ userId: bob.id, kind: 'topic', postId: topic.id })).toBe(1);
+    expect(
+      await s.agora.db.conn.collection('marks').countDocuments({ userId: bob.id, kind: 'topic', postId: topic.id }),
+    ).toBe(1);
   });
 });

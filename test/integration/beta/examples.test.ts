@@ -11,17 +11,27 @@ let bob: TestUser;
 
 /** Makes the next ids of a sequence start at `next` (the examples use ids 1a… and 2s…). */
 async function startSequenceAt(name: 'topic' | 'comment', next: number) {
-  await s.agora.db.conn.collection('discussion_counters').updateOne({ _id: name as never }, { $set: { seq: next - 1 } }, { upsert: true });
+  await s.agora.db.conn
+    .collection('discussion_counters')
+    .updateOne({ _id: name as never }, { $set: { seq: next - 1 } }, { upsert: true });
 }
 
 beforeAll(async () => {
-  s = await startTestServer({ JWT_SECRET: 'example-secret-not-for-production-0123', PUBLIC_URL: 'https://example.org' });
+  s = await startTestServer({
+    JWT_SECRET: 'example-secret-not-for-production-0123',
+    PUBLIC_URL: 'https://example.org',
+  });
   api = new BetaClient(s.url);
   f = new DiscussionFactory(s);
   f.at('2026-02-01T00:00:00.000Z');
   const alice = await f.user('alice');
   bob = await f.user('bob');
-  const [carol, dave, erin, frank] = [await f.user('carol'), await f.user('dave'), await f.user('erin'), await f.user('frank')];
+  const [carol, dave, erin, frank] = [
+    await f.user('carol'),
+    await f.user('dave'),
+    await f.user('erin'),
+    await f.user('frank'),
+  ];
   const voters: TestUser[] = [];
   for (let i = 0; i < 12; i++) voters.push(await f.user(`voter${i}`));
 
@@ -35,17 +45,28 @@ beforeAll(async () => {
     at: '2026-03-01T09:00:00.000Z',
   });
   expect(t1a.id36).toBe('1a');
-  const c2s = await f.comment(carol, t1a, { markdown: 'Patchwork is excellent with two.', at: '2026-03-01T10:00:00.000Z' });
+  const c2s = await f.comment(carol, t1a, {
+    markdown: 'Patchwork is excellent with two.',
+    at: '2026-03-01T10:00:00.000Z',
+  });
   f.at('2026-03-01T10:20:00.000Z');
   await f.d.comments.edit(carol.actor, c2s.id36, 'Patchwork is excellent with two.');
   const c2t = await f.comment(dave, t1a, { markdown: 'Monopoly, obviously.', at: '2026-03-01T11:00:00.000Z' });
   const c2u = await f.comment(erin, t1a, { markdown: 'Is this about card games too?', at: '2026-03-01T11:30:00.000Z' });
-  const c2v = await f.comment(alice, t1a, { parent: c2s, markdown: 'Thanks, ordering it.', at: '2026-03-01T11:45:00.000Z' });
+  const c2v = await f.comment(alice, t1a, {
+    parent: c2s,
+    markdown: 'Thanks, ordering it.',
+    at: '2026-03-01T11:45:00.000Z',
+  });
   await f.comment(bob, t1a, { parent: c2u, markdown: 'What was the question?', at: '2026-03-01T11:50:00.000Z' });
   f.at('2026-03-01T11:55:00.000Z');
   await f.d.comments.delete(erin.actor, c2u.id36);
   await f.visit(bob, t1a, '2026-03-01T12:00:00.000Z');
-  const c2x = await f.comment(frank, t1a, { parent: c2v, markdown: 'Try the Jaipur too.', at: '2026-03-01T13:00:00.000Z' });
+  const c2x = await f.comment(frank, t1a, {
+    parent: c2v,
+    markdown: 'Try the Jaipur too.',
+    at: '2026-03-01T13:00:00.000Z',
+  });
   expect([c2s.id36, c2t.id36, c2u.id36, c2v.id36, c2x.id36]).toEqual(['2s', '2t', '2u', '2v', '2x']);
 
   f.at('2026-03-01T14:00:00.000Z');
@@ -147,7 +168,12 @@ describe('the example of 7.2: a mixed history', () => {
     const res = await api.get('/user/ALICE?limit=2');
     expect(res.status).toBe(200);
     expect(res.body.user).toEqual({ username: 'alice' });
-    expect(res.body.history.map((x: { id: string; topic_id?: string }) => [x.id, x.topic_id === undefined ? 'topic' : 'comment'])).toEqual([
+    expect(
+      res.body.history.map((x: { id: string; topic_id?: string }) => [
+        x.id,
+        x.topic_id === undefined ? 'topic' : 'comment',
+      ]),
+    ).toEqual([
       ['2v', 'comment'],
       ['1a', 'topic'],
     ]);
@@ -163,7 +189,11 @@ describe('the example of 7.2: a mixed history', () => {
       children: undefined,
     });
     expect(Object.keys(res.body.history[0])).not.toContain('children');
-    expect(res.body.pagination).toEqual({ num_items: 2, next_link: 'https://example.org/api/beta/user/alice?limit=2&after=t-1a', prev_link: null });
+    expect(res.body.pagination).toEqual({
+      num_items: 2,
+      next_link: 'https://example.org/api/beta/user/alice?limit=2&after=t-1a',
+      prev_link: null,
+    });
   });
 });
 
@@ -175,7 +205,11 @@ describe('example 4: several validation errors', () => {
       JSON.stringify([
         { exception: 'ParameterValidationError', message: 'Failed to cast value to integer type: abc', field: 'limit' },
         { exception: 'ValidationError', message: 'Invalid time period', field: 'period' },
-        { exception: 'ValidationError', message: "'hot' is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']", field: 'order' },
+        {
+          exception: 'ValidationError',
+          message: "'hot' is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']",
+          field: 'order',
+        },
       ]),
     );
   });

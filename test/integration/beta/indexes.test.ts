@@ -14,7 +14,8 @@ import { SYSTEM } from '../../../src/discussion';
 
 let s: TestServer;
 let api: BetaClient;
-const seen: { collection: string; filter: Record<string, unknown>; sort?: Record<string, number>; command: string }[] = [];
+const seen: { collection: string; filter: Record<string, unknown>; sort?: Record<string, number>; command: string }[] =
+  [];
 
 type IndexKey = [string, number][];
 
@@ -22,9 +23,11 @@ type IndexKey = [string, number][];
 function equalityFields(filter: Record<string, unknown>): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(filter)) {
-    if (k === '$and') for (const part of v as Record<string, unknown>[]) for (const f of equalityFields(part)) out.add(f);
+    if (k === '$and')
+      for (const part of v as Record<string, unknown>[]) for (const f of equalityFields(part)) out.add(f);
     else if (k.startsWith('$')) continue;
-    else if (v === null || typeof v !== 'object' || v instanceof Date || Array.isArray(v) || '$in' in (v as object)) out.add(k);
+    else if (v === null || typeof v !== 'object' || v instanceof Date || Array.isArray(v) || '$in' in (v as object))
+      out.add(k);
   }
   return out;
 }
@@ -66,7 +69,8 @@ function supported(indexes: IndexKey[], filter: Record<string, unknown>, sort?: 
 
 /** The driver sends sorts as a Map (key order matters); empty means none. */
 function plainSort(sort: unknown): Record<string, number> | undefined {
-  const entries = sort instanceof Map ? [...sort.entries()] : sort && typeof sort === 'object' ? Object.entries(sort) : [];
+  const entries =
+    sort instanceof Map ? [...sort.entries()] : sort && typeof sort === 'object' ? Object.entries(sort) : [];
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
@@ -88,14 +92,27 @@ beforeAll(async () => {
   const listener = (e: CommandStartedEvent) => {
     const cmd = e.command as Record<string, unknown>;
     const collection = String(cmd[e.commandName]);
-    if (e.commandName === 'find') seen.push({ command: 'find', collection, filter: (cmd.filter ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
-    else if (e.commandName === 'findAndModify') seen.push({ command: 'findAndModify', collection, filter: (cmd.query ?? {}) as Record<string, unknown>, sort: plainSort(cmd.sort) });
+    if (e.commandName === 'find')
+      seen.push({
+        command: 'find',
+        collection,
+        filter: (cmd.filter ?? {}) as Record<string, unknown>,
+        sort: plainSort(cmd.sort),
+      });
+    else if (e.commandName === 'findAndModify')
+      seen.push({
+        command: 'findAndModify',
+        collection,
+        filter: (cmd.query ?? {}) as Record<string, unknown>,
+        sort: plainSort(cmd.sort),
+      });
     else if (e.commandName === 'aggregate') {
       // countDocuments: [{ $match }, { $group }]
       const match = (cmd.pipeline as Record<string, unknown>[] | undefined)?.[0]?.$match;
       if (match) seen.push({ command: 'aggregate', collection, filter: match as Record<string, unknown> });
     } else if (e.commandName === 'update' || e.commandName === 'delete') {
-      for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[]) seen.push({ command: e.commandName, collection, filter: u.q });
+      for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[])
+        seen.push({ command: e.commandName, collection, filter: u.q });
     }
   };
   const client = s.agora.db.conn.getClient();
@@ -113,7 +130,8 @@ beforeAll(async () => {
         await f.d.topics.list(actor, { order, group: '~test', before: t.id36 });
       }
       await api.get(`/topic/${t.id36}`, { token: auth });
-      for (const q of ['', `?after=t-${t.id36}`, `?before=c-${c.id36}`]) await api.get(`/user/alice${q}`, { token: auth });
+      for (const q of ['', `?after=t-${t.id36}`, `?before=c-${c.id36}`])
+        await api.get(`/user/alice${q}`, { token: auth });
       await api.get(`/user/bob/comments?after=${c.id36}`, { token: auth });
       await api.get(`/user/alice/topics?before=${t.id36}`, { token: auth });
     }
@@ -136,10 +154,13 @@ afterAll(async () => {
 
 it('captured the queries of every endpoint', () => {
   const collections = new Set(seen.map((q) => q.collection));
-  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'rate_limit_attempts', 'discussion_counters']) expect(collections).toContain(name);
+  for (const name of ['users', 'groups', 'topics', 'comments', 'marks', 'rate_limit_attempts', 'discussion_counters'])
+    expect(collections).toContain(name);
   // No endpoint and no write counts documents (countDocuments is an aggregate): counts are never recounted there.
   expect(seen.filter((q) => q.command === 'aggregate').map((q) => q.collection)).toEqual([]);
-  expect(seen.some((q) => q.collection === 'topics' && JSON.stringify(q.filter).includes('"groupPath":{"$in"'))).toBe(true);
+  expect(seen.some((q) => q.collection === 'topics' && JSON.stringify(q.filter).includes('"groupPath":{"$in"'))).toBe(
+    true,
+  );
   // Sorts arrive as Maps from the driver; they must be read, or the check below would ignore them.
   expect(seen.some((q) => q.collection === 'topics' && q.sort?.lastInterestingActivityAt === -1)).toBe(true);
 });
@@ -151,9 +172,13 @@ it('serves every filter and sort from an index', async () => {
   for (const q of seen) {
     if (!cache.has(q.collection)) {
       const idx = await db.collection(q.collection).indexes();
-      cache.set(q.collection, idx.map((i) => Object.entries(i.key) as IndexKey));
+      cache.set(
+        q.collection,
+        idx.map((i) => Object.entries(i.key) as IndexKey),
+      );
     }
-    if (!supported(cache.get(q.collection)!, q.filter, q.sort)) unsupported.push(`${q.command} ${q.collection} ${JSON.stringify(q.filter)} sort ${JSON.stringify(q.sort ?? {})}`);
+    if (!supported(cache.get(q.collection)!, q.filter, q.sort))
+      unsupported.push(`${q.command} ${q.collection} ${JSON.stringify(q.filter)} sort ${JSON.stringify(q.sort ?? {})}`);
   }
   expect(unsupported).toEqual([]);
 });
@@ -163,7 +188,10 @@ it('uses index scans without in-memory sorts on MongoDB (explain)', async () => 
   const kind = process.env.AGORA_TEST_DATABASE_KIND ?? 'external';
   const finds = seen.filter((q) => q.command === 'find');
   for (const q of finds) {
-    const plan = await db.collection(q.collection).find(q.filter, { sort: q.sort as never }).explain();
+    const plan = await db
+      .collection(q.collection)
+      .find(q.filter, { sort: q.sort as never })
+      .explain();
     if (kind === 'ferretdb') {
       expect(plan.ok).toBe(1);
       continue;

@@ -68,7 +68,10 @@ describe('per address', () => {
 
   it('does not count requests that failed body validation', async () => {
     f.at('2026-03-03T12:00:00.000Z');
-    for (let i = 0; i < 5; i++) expect((await api.post('/login', { username: 1 }, { headers: { 'x-forwarded-for': '10.7.7.7' } })).status).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await api.post('/login', { username: 1 }, { headers: { 'x-forwarded-for': '10.7.7.7' } })).status).toBe(
+        400,
+      );
     expect((await login('bob', DEFAULT_PASSWORD, '10.7.7.7')).status).toBe(200);
   });
 });
@@ -76,10 +79,15 @@ describe('per address', () => {
 describe('other front doors', () => {
   it('logins through the service (as GraphQL calls it) count against the same counters', async () => {
     f.at('2026-03-04T12:00:00.000Z');
-    for (let i = 0; i < LIMIT; i++) await expect(f.d.auth.login({ username: 'carol', password: DEFAULT_PASSWORD, clientAddress: '10.5.5.5' })).resolves.toBeDefined();
+    for (let i = 0; i < LIMIT; i++)
+      await expect(
+        f.d.auth.login({ username: 'carol', password: DEFAULT_PASSWORD, clientAddress: '10.5.5.5' }),
+      ).resolves.toBeDefined();
     const refused = await login('carol', DEFAULT_PASSWORD, '10.5.5.6');
     expect(refused.status).toBe(429);
-    await expect(f.d.auth.login({ username: 'bob', password: DEFAULT_PASSWORD, clientAddress: '10.5.5.5' })).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfter: 3600 });
+    await expect(
+      f.d.auth.login({ username: 'bob', password: DEFAULT_PASSWORD, clientAddress: '10.5.5.5' }),
+    ).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfter: 3600 });
   });
 
   it('keeps the counters in the database, not in the process', async () => {

@@ -21,17 +21,36 @@ afterAll(async () => {
   await s?.close();
 });
 
-const GET_PATHS = () => ['/whoami', '/topics', `/topic/${topicId}`, '/user/alice', '/user/alice/topics', '/user/alice/comments'];
+const GET_PATHS = () => [
+  '/whoami',
+  '/topics',
+  `/topic/${topicId}`,
+  '/user/alice',
+  '/user/alice/topics',
+  '/user/alice/comments',
+];
 
 describe('unknown paths', () => {
-  it.each(['', '/', '/topics/', '/topic', '/topic/', `/topic/1/`, '/user/alice/', '/user/alice/history', '/user', '/users/alice', '/login/', '/whoami/', '/TOPICS', '/nope'])(
-    '%p → 404 Not found',
-    async (path) => {
-      const res = await api.get(path);
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual([{ message: 'Not found' }]);
-    },
-  );
+  it.each([
+    '',
+    '/',
+    '/topics/',
+    '/topic',
+    '/topic/',
+    `/topic/1/`,
+    '/user/alice/',
+    '/user/alice/history',
+    '/user',
+    '/users/alice',
+    '/login/',
+    '/whoami/',
+    '/TOPICS',
+    '/nope',
+  ])('%p → 404 Not found', async (path) => {
+    const res = await api.get(path);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual([{ message: 'Not found' }]);
+  });
 
   it('answers 404 for unknown paths even with an invalid token', async () => {
     const res = await api.get('/nope', { token: 'garbage' });
@@ -40,14 +59,17 @@ describe('unknown paths', () => {
 });
 
 describe('wrong methods', () => {
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('%s on the GET routes → 405 with Allow: GET, HEAD', async (method) => {
-    for (const path of GET_PATHS()) {
-      const res = await api.request(method, path, { body: method === 'OPTIONS' ? undefined : '{}' });
-      expect(res.status).toBe(405);
-      expect(res.body).toEqual([{ message: 'Method not allowed' }]);
-      expect(res.headers.get('allow')).toBe('GET, HEAD');
-    }
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+    '%s on the GET routes → 405 with Allow: GET, HEAD',
+    async (method) => {
+      for (const path of GET_PATHS()) {
+        const res = await api.request(method, path, { body: method === 'OPTIONS' ? undefined : '{}' });
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual([{ message: 'Method not allowed' }]);
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
+      }
+    },
+  );
 
   it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s /login → 405 with Allow: POST', async (method) => {
     const res = await api.request(method, '/login');
@@ -123,7 +145,15 @@ describe('the OpenAPI document', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toMatch(/^3\.0\./);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/login', '/topic/{topic_id36}', '/topics', '/user/{username}', '/user/{username}/comments', '/user/{username}/topics', '/whoami']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/login',
+      '/topic/{topic_id36}',
+      '/topics',
+      '/user/{username}',
+      '/user/{username}/comments',
+      '/user/{username}/topics',
+      '/whoami',
+    ]);
     expect(Object.keys(doc.paths['/login']!)).toEqual(['post']);
   });
 });

@@ -26,19 +26,28 @@ afterAll(async () => {
   await s?.close();
 });
 
-const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; reason?: string }) => `${e.code}${e.reason ? `:${e.reason}` : ''}`);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: { code?: string; reason?: string }) => `${e.code}${e.reason ? `:${e.reason}` : ''}`,
+  );
 
 describe('accounts (3.6)', () => {
   it('registers valid usernames, unique case-insensitively, stored as given', async () => {
     const r = await f.d.users.register(ANONYMOUS, { username: 'New-User_1', password: 'long enough' });
     expect(r.user.username).toBe('New-User_1');
-    expect(await code(f.d.users.register(ANONYMOUS, { username: 'new-user_1', password: 'long enough' }))).toBe('CONFLICT:USERNAME_TAKEN');
+    expect(await code(f.d.users.register(ANONYMOUS, { username: 'new-user_1', password: 'long enough' }))).toBe(
+      'CONFLICT:USERNAME_TAKEN',
+    );
     expect((await f.d.auth.actorForToken(r.token)).kind).toBe('user');
   });
 
-  it.each(['ab', 'a'.repeat(21), '-ab', 'ab-', 'a--b', 'a_-b', 'a b', 'ümlaut', '_abc'])('refuses username %p', async (username) => {
-    expect(await code(f.d.users.create(SYSTEM, { username, password: 'long enough' }))).toBe('BAD_USER_INPUT');
-  });
+  it.each(['ab', 'a'.repeat(21), '-ab', 'ab-', 'a--b', 'a_-b', 'a b', 'ümlaut', '_abc'])(
+    'refuses username %p',
+    async (username) => {
+      expect(await code(f.d.users.create(SYSTEM, { username, password: 'long enough' }))).toBe('BAD_USER_INPUT');
+    },
+  );
 
   it.each(['abc', 'a'.repeat(20), 'A-b_c', 'x1-2_3y'])('accepts username %p', async (username) => {
     expect(await code(f.d.users.create(SYSTEM, { username, password: 'long enough' }))).toBe('ok');
@@ -53,11 +62,17 @@ describe('accounts (3.6)', () => {
   });
 
   it('only admins and the system create accounts for others; registration can be closed', async () => {
-    expect(await code(f.d.users.create(bob.actor, { username: 'byBob', password: 'long enough' }))).toBe('FORBIDDEN:ADMIN_REQUIRED');
+    expect(await code(f.d.users.create(bob.actor, { username: 'byBob', password: 'long enough' }))).toBe(
+      'FORBIDDEN:ADMIN_REQUIRED',
+    );
     expect(await code(f.d.users.create(admin.actor, { username: 'byAdmin', password: 'long enough' }))).toBe('ok');
     const closed = await startTestServer({ REGISTRATION_OPEN: 'false' });
     try {
-      expect(await code(closed.agora.services.discussion.users.register(ANONYMOUS, { username: 'someone', password: 'long enough' }))).toBe('FORBIDDEN:REGISTRATION_CLOSED');
+      expect(
+        await code(
+          closed.agora.services.discussion.users.register(ANONYMOUS, { username: 'someone', password: 'long enough' }),
+        ),
+      ).toBe('FORBIDDEN:REGISTRATION_CLOSED');
     } finally {
       await closed.close();
     }
@@ -72,33 +87,60 @@ describe('accounts (3.6)', () => {
   it('changes passwords only with the current one', async () => {
     const u = await f.user('changer');
     // A wrong current password is bad input (400), not a bad token (401): the caller stays logged in.
-    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'brand new pw' }))).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
-    const both = await f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'short' }).catch((e) => e);
+    expect(
+      await code(f.d.auth.changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'brand new pw' })),
+    ).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
+    const both = await f.d.auth
+      .changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'short' })
+      .catch((e) => e);
     expect(both.issues.map((i: { field: string }) => i.field)).toEqual(['currentPassword', 'newPassword']);
-    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'short' }))).toBe('BAD_USER_INPUT');
+    expect(
+      await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'short' })),
+    ).toBe('BAD_USER_INPUT');
     expect(await code(f.d.users.me(u.actor))).toBe('ok');
     expect(await code(f.d.users.deleteAccount(u.actor, 'wrong'))).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
-    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'brand new pw' }))).toBe('ok');
+    expect(
+      await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'brand new pw' })),
+    ).toBe('ok');
   });
 });
 
 describe('groups and topics', () => {
   it('creates groups as admin only, with valid paths, once', async () => {
     expect(await code(f.d.groups.create(bob.actor, { path: 'x' }))).toBe('FORBIDDEN:ADMIN_REQUIRED');
-    expect((await f.d.groups.create(admin.actor, { path: '~Games.Tabletop', description: 'Board games' })).path).toBe('games.tabletop');
+    expect((await f.d.groups.create(admin.actor, { path: '~Games.Tabletop', description: 'Board games' })).path).toBe(
+      'games.tabletop',
+    );
     expect(await code(f.d.groups.create(SYSTEM, { path: 'games.tabletop' }))).toBe('CONFLICT:GROUP_EXISTS');
-    for (const path of ['', 'a..b', '.a', 'a b', 'a-b', 'a.', '_a']) expect(await code(f.d.groups.create(SYSTEM, { path }))).toBe('BAD_USER_INPUT');
+    for (const path of ['', 'a..b', '.a', 'a b', 'a-b', 'a.', '_a'])
+      expect(await code(f.d.groups.create(SYSTEM, { path }))).toBe('BAD_USER_INPUT');
   });
 
   it('posts topics only when logged in, in an existing group, with valid input', async () => {
     await f.group('tech');
-    expect(await code(f.d.topics.post(ANONYMOUS, { group: 'tech', title: 'x' }))).toBe('UNAUTHENTICATED:AUTHENTICATION_REQUIRED');
+    expect(await code(f.d.topics.post(ANONYMOUS, { group: 'tech', title: 'x' }))).toBe(
+      'UNAUTHENTICATED:AUTHENTICATION_REQUIRED',
+    );
     expect(await code(f.d.topics.post(alice.actor, { group: 'nope', title: 'x' }))).toBe('NOT_FOUND:GROUP_NOT_FOUND');
     expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: '  ' }))).toBe('BAD_USER_INPUT');
-    expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: 'x', link: 'javascript:alert(1)' }))).toBe('BAD_USER_INPUT');
-    expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: 'x', tags: ['ok', 'c++'] }))).toBe('BAD_USER_INPUT');
-    const t = await f.d.topics.post(alice.actor, { group: '~tech', title: ' Hi ', markdown: '<b>raw</b> [x](javascript:y)', tags: ['A_B.c'] });
-    expect(t).toMatchObject({ title: 'Hi', groupPath: 'tech', tags: ['a b.c'], textHtml: '<p>&lt;b&gt;raw&lt;/b&gt; [x](javascript:y)</p>' });
+    expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: 'x', link: 'javascript:alert(1)' }))).toBe(
+      'BAD_USER_INPUT',
+    );
+    expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: 'x', tags: ['ok', 'c++'] }))).toBe(
+      'BAD_USER_INPUT',
+    );
+    const t = await f.d.topics.post(alice.actor, {
+      group: '~tech',
+      title: ' Hi ',
+      markdown: '<b>raw</b> [x](javascript:y)',
+      tags: ['A_B.c'],
+    });
+    expect(t).toMatchObject({
+      title: 'Hi',
+      groupPath: 'tech',
+      tags: ['a b.c'],
+      textHtml: '<p>&lt;b&gt;raw&lt;/b&gt; [x](javascript:y)</p>',
+    });
   });
 
   it('stores a link normalised (new URL(link).href), on post and on edit, as REST and GraphQL show it', async () => {
@@ -148,7 +190,9 @@ describe('comments', () => {
     let parent = await f.comment(bob, t);
     for (let i = 0; i < 30; i++) parent = await f.comment(i % 2 ? alice : bob, t, { parent });
     const other = await f.topic(alice);
-    expect(await code(f.d.comments.post(bob.actor, { topicId: other.id36, parentId: parent.id36, markdown: 'x' }))).toBe('NOT_FOUND:COMMENT_NOT_FOUND');
+    expect(
+      await code(f.d.comments.post(bob.actor, { topicId: other.id36, parentId: parent.id36, markdown: 'x' })),
+    ).toBe('NOT_FOUND:COMMENT_NOT_FOUND');
     expect(await code(f.d.comments.post(bob.actor, { topicId: t.id36, markdown: '   ' }))).toBe('BAD_USER_INPUT');
     await f.d.topics.setLocked(SYSTEM, t.id36, true);
     expect(await code(f.d.comments.post(bob.actor, { topicId: t.id36, markdown: 'x' }))).toBe('FORBIDDEN:TOPIC_LOCKED');
@@ -192,7 +236,7 @@ describe('comments', () => {
 });
 
 describe('votes, bookmarks, ignores, labels, visits', () => {
-  it('one vote per user per post, never on one\'s own', async () => {
+  it("one vote per user per post, never on one's own", async () => {
     const t = await f.topic(alice);
     const c = await f.comment(bob, t);
     expect(await code(f.d.votes.vote(alice.actor, 'topic', t.id36))).toBe('FORBIDDEN:OWN_POST');
@@ -203,7 +247,7 @@ describe('votes, bookmarks, ignores, labels, visits', () => {
     expect((await f.d.topics.get(bob.actor, t.id36)).voteCount).toBe(1);
     await f.d.votes.unvote(bob.actor, 'topic', t.id36);
     await f.d.votes.unvote(bob.actor, 'topic', t.id36);
-    expect((await f.d.topics.get(bob.actor, t.id36))).toMatchObject({ voteCount: 0, voted: false });
+    expect(await f.d.topics.get(bob.actor, t.id36)).toMatchObject({ voteCount: 0, voted: false });
     expect((await f.d.votes.vote(alice.actor, 'comment', c.id36)).voteCount).toBe(1);
     expect(await code(f.d.votes.vote(bob.actor, 'topic', 'zzzzzz'))).toBe('NOT_FOUND:TOPIC_NOT_FOUND');
     expect(await code(f.d.votes.vote(bob.actor, 'topic', '0'))).toBe('BAD_USER_INPUT');
@@ -219,7 +263,7 @@ describe('votes, bookmarks, ignores, labels, visits', () => {
     expect(await f.d.topics.get(bob.actor, t.id36)).toMatchObject({ bookmarked: false, ignored: false });
   });
 
-  it('labels: not one\'s own, once per user, exemplary needs a reason, removable', async () => {
+  it("labels: not one's own, once per user, exemplary needs a reason, removable", async () => {
     const t = await f.topic(alice);
     const c = await f.comment(bob, t);
     expect(await code(f.d.labels.label(bob.actor, c.id36, 'joke'))).toBe('FORBIDDEN:OWN_POST');

@@ -41,14 +41,20 @@ describe('lookup (6, 2.3, 2.5)', () => {
   it.each(['0', '01', '-1', 'a_b', 't-1', '%C3%A9', '1.5', '%20'])('%p is malformed → 400', async (id) => {
     const res = await api.get(`/topic/${id}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual([{ exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'topic_id36' }]);
+    expect(res.body).toEqual([
+      { exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'topic_id36' },
+    ]);
   });
 
   it('reports topic_id36 before order, and ignores parameters it does not define', async () => {
     const res = await api.get('/topic/0?order=hot&limit=abc&after=0');
     expect(res.body).toEqual([
       { exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'topic_id36' },
-      { exception: 'ValidationError', message: "'hot' is not one of ['votes', 'newest', 'posted', 'relevance']", field: 'order' },
+      {
+        exception: 'ValidationError',
+        message: "'hot' is not one of ['votes', 'newest', 'posted', 'relevance']",
+        field: 'order',
+      },
     ]);
     expect((await api.get(`/topic/${topic.id36}?limit=abc&after=0`)).status).toBe(200);
   });
@@ -93,7 +99,12 @@ describe('lookup (6, 2.3, 2.5)', () => {
 describe('topic fields (4.1–4.4)', () => {
   it('text topic: rendered text, words, comments_url with slug, group, edited_at after 5 minutes only', async () => {
     f.at('2026-03-01T09:00:00.000Z');
-    const t = await f.topic(alice, { group: 'games.tabletop', title: 'Café & crème', markdown: 'One', tags: ['Two_Player', 'ask.survey'] });
+    const t = await f.topic(alice, {
+      group: 'games.tabletop',
+      title: 'Café & crème',
+      markdown: 'One',
+      tags: ['Two_Player', 'ask.survey'],
+    });
     f.at('2026-03-01T09:05:00.000Z');
     await f.d.topics.edit(alice.actor, t.id36, { markdown: 'One' });
     let res = await api.get(`/topic/${t.id36}`);
@@ -124,19 +135,33 @@ describe('topic fields (4.1–4.4)', () => {
     await f.d.topics.edit(alice.actor, t.id36, { markdown: 'One two' });
     await f.d.topics.setOfficial(SYSTEM, t.id36, true);
     res = await api.get(`/topic/${t.id36}`);
-    expect(res.body.topic).toMatchObject({ edited_at: '2026-03-01T09:05:00.001Z', content_metadata: ['2 words'], official: true });
+    expect(res.body.topic).toMatchObject({
+      edited_at: '2026-03-01T09:05:00.001Z',
+      content_metadata: ['2 words'],
+      official: true,
+    });
   });
 
   it('link topic: url and site name, no text, no metadata', async () => {
     const t = await f.topic(alice, { title: 'A link', link: 'https://www.example.com:8443/x?y=1' });
     const res = await api.get(`/topic/${t.id36}`);
-    expect(res.body.topic).toMatchObject({ text_html: null, url: 'https://www.example.com:8443/x?y=1', source_site_name: 'example.com', source_site_icon: null, content_metadata: [] });
+    expect(res.body.topic).toMatchObject({
+      text_html: null,
+      url: 'https://www.example.com:8443/x?y=1',
+      source_site_name: 'example.com',
+      source_site_icon: null,
+      content_metadata: [],
+    });
   });
 
   it('text topic without text, and an empty slug', async () => {
     const t = await f.topic(alice, { title: '???', markdown: '' });
     const res = await api.get(`/topic/${t.id36}`);
-    expect(res.body.topic).toMatchObject({ text_html: null, content_metadata: [], comments_url: `https://example.org/~test/${t.id36}/` });
+    expect(res.body.topic).toMatchObject({
+      text_html: null,
+      content_metadata: [],
+      comments_url: `https://example.org/~test/${t.id36}/`,
+    });
   });
 });
 
@@ -182,7 +207,14 @@ describe('the comment tree (6.1–6.4)', () => {
   it('orders by relevance by default: the spec examples', async () => {
     const res = await api.get(`/topic/${topic.id36}`);
     // exemplary4 (8.0), plain7 (7), plain4 (4), joke7 (3), plain2 (2) tie exemplary1 (2.0) → earlier first
-    expect(res.body.comments.map((x: C) => x.id)).toEqual([id('exemplary4'), id('plain7'), id('plain4'), id('joke7'), id('plain2'), id('exemplary1')]);
+    expect(res.body.comments.map((x: C) => x.id)).toEqual([
+      id('exemplary4'),
+      id('plain7'),
+      id('plain4'),
+      id('joke7'),
+      id('plain2'),
+      id('exemplary1'),
+    ]);
   });
 
   it.each([
@@ -207,7 +239,14 @@ describe('the comment tree (6.1–6.4)', () => {
     ]);
     const byId = Object.fromEntries(flat(res.body.comments).map((x) => [x.id, x]));
     expect(byId[id('underDeleted')]!.depth).toBe(2);
-    expect(byId[id('deletedMid')]).toMatchObject({ author: null, rendered_html: null, exemplary: null, is_op: null, is_deleted: true, is_removed: false });
+    expect(byId[id('deletedMid')]).toMatchObject({
+      author: null,
+      rendered_html: null,
+      exemplary: null,
+      is_op: null,
+      is_deleted: true,
+      is_removed: false,
+    });
   });
 
   it('counts only comments neither deleted nor removed', async () => {
@@ -220,16 +259,45 @@ describe('the comment tree (6.1–6.4)', () => {
       const res = await api.get(`/topic/${topic.id36}`, { token });
       return Object.fromEntries(flat(res.body.comments).map((x) => [x.id, x]));
     };
-    const hidden = { author: null, rendered_html: null, exemplary: null, is_op: null, is_removed: true, is_deleted: false };
-    expect((await pick())[id('removed')]).toMatchObject({ ...hidden, is_me: null, voted: null, bookmarked: null, is_new: null });
-    expect((await pick(await carol.token()))[id('removed')]).toMatchObject({ ...hidden, is_me: false, voted: false, bookmarked: false });
+    const hidden = {
+      author: null,
+      rendered_html: null,
+      exemplary: null,
+      is_op: null,
+      is_removed: true,
+      is_deleted: false,
+    };
+    expect((await pick())[id('removed')]).toMatchObject({
+      ...hidden,
+      is_me: null,
+      voted: null,
+      bookmarked: null,
+      is_new: null,
+    });
+    expect((await pick(await carol.token()))[id('removed')]).toMatchObject({
+      ...hidden,
+      is_me: false,
+      voted: false,
+      bookmarked: false,
+    });
     for (const token of [await bob.token(), await admin.token()]) {
-      expect((await pick(token))[id('removed')]).toMatchObject({ author: 'bob', rendered_html: expect.stringMatching(/^<p>/), exemplary: false, is_op: false, is_removed: true });
+      expect((await pick(token))[id('removed')]).toMatchObject({
+        author: 'bob',
+        rendered_html: expect.stringMatching(/^<p>/),
+        exemplary: false,
+        is_op: false,
+        is_removed: true,
+      });
     }
     const asBob = await pick(await bob.token());
     expect(asBob[id('removed')]!.is_me).toBe(true);
     expect(asBob[id('deletedMid')]).toMatchObject({ author: null, rendered_html: null, is_me: true, is_deleted: true });
-    expect((await pick(await admin.token()))[id('deletedMid')]).toMatchObject({ author: null, rendered_html: null, exemplary: null, is_op: null });
+    expect((await pick(await admin.token()))[id('deletedMid')]).toMatchObject({
+      author: null,
+      rendered_html: null,
+      exemplary: null,
+      is_op: null,
+    });
   });
 
   it('marks exemplary and is_op', async () => {
@@ -247,7 +315,8 @@ describe('the comment tree (6.1–6.4)', () => {
     const users = [alice, bob, carol];
     for (let i = 0; i < 120; i++) {
       const cm = await f.comment(users[i % 3]!, big, { parent: i % 4 === 0 ? undefined : parent });
-      if (i % 2 === 0) await f.d.votes.vote(carol.actor === users[i % 3]!.actor ? bob.actor : carol.actor, 'comment', cm.id36);
+      if (i % 2 === 0)
+        await f.d.votes.vote(carol.actor === users[i % 3]!.actor ? bob.actor : carol.actor, 'comment', cm.id36);
       parent = cm;
     }
     const token = await carol.token();
@@ -268,13 +337,17 @@ describe('collapsing and is_new (6.5, 4.5)', () => {
     const noisy = await f.comment(bob, t);
     const quiet = await f.comment(carol, t);
     await f.label(alice, noisy, 'noise');
-    const get = async (token?: string) => Object.fromEntries(((await api.get(`/topic/${t.id36}`, { token })).body.comments as C[]).map((x) => [x.id, x]));
+    const get = async (token?: string) =>
+      Object.fromEntries(((await api.get(`/topic/${t.id36}`, { token })).body.comments as C[]).map((x) => [x.id, x]));
     expect((await get())[noisy.id36]).toMatchObject({ collapsed: true, collapsed_individual: false });
     expect((await get(await carol.token()))[noisy.id36]).toMatchObject({ collapsed: true });
     expect((await get(await bob.token()))[noisy.id36]).toMatchObject({ collapsed: false });
     expect((await get())[quiet.id36]).toMatchObject({ collapsed: false, collapsed_individual: false, is_new: null });
     // Relevance puts active noise last.
-    expect(((await api.get(`/topic/${t.id36}`)).body.comments as C[]).map((x) => x.id)).toEqual([quiet.id36, noisy.id36]);
+    expect(((await api.get(`/topic/${t.id36}`)).body.comments as C[]).map((x) => x.id)).toEqual([
+      quiet.id36,
+      noisy.id36,
+    ]);
   });
 
   it('opens new comments and their parents, collapses old threads, and respects the setting', async () => {
@@ -314,7 +387,12 @@ describe('a 5,000-comment reply chain', () => {
     const docs = Array.from({ length: 5000 }, (_, i) => ({
       _id: base + i,
       ...newCommentDocument(
-        { topic: { id: t.id, authorId: alice.id }, parentId: i === 0 ? null : base + i - 1, author: { id: bob.id, username: 'bob' }, markdown: `Reply ${i}` },
+        {
+          topic: { id: t.id, authorId: alice.id },
+          parentId: i === 0 ? null : base + i - 1,
+          author: { id: bob.id, username: 'bob' },
+          markdown: `Reply ${i}`,
+        },
         new Date(Date.UTC(2026, 2, 1, 12, 0, i)),
       ),
     }));
@@ -342,7 +420,13 @@ describe('Markdown source never leaves through REST', () => {
     const c = await f.comment(alice, t, { markdown: 'SECRET comment *source*' });
     const aliceToken = await alice.token();
     const adminToken = await admin.token();
-    const paths = [`/topic/${t.id36}`, '/topics?order=new', '/user/alice', '/user/alice/topics', '/user/alice/comments'];
+    const paths = [
+      `/topic/${t.id36}`,
+      '/topics?order=new',
+      '/user/alice',
+      '/user/alice/topics',
+      '/user/alice/comments',
+    ];
     for (const token of [undefined, aliceToken, adminToken]) {
       for (const path of paths) {
         const r = await api.get(path, { token });
@@ -356,7 +440,11 @@ describe('Markdown source never leaves through REST', () => {
     expect(read.topic.markdown).toBe('SECRET *source* text');
     expect(read.comments.find((x) => x.id === c.id)?.markdown).toBe('SECRET comment *source*');
     // …unless the caller says it will not show it (REST), and never to others.
-    expect((await f.d.topics.read(alice.actor, t.id36, { recordVisit: false, markdown: false })).comments.find((x) => x.id === c.id)?.markdown).toBeNull();
+    expect(
+      (await f.d.topics.read(alice.actor, t.id36, { recordVisit: false, markdown: false })).comments.find(
+        (x) => x.id === c.id,
+      )?.markdown,
+    ).toBeNull();
     const asBob = await f.d.topics.read(bob.actor, t.id36, { recordVisit: false });
     expect([asBob.topic.markdown, asBob.comments.find((x) => x.id === c.id)?.markdown]).toEqual([null, null]);
   });

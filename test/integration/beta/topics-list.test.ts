@@ -32,7 +32,11 @@ describe('parameter validation (2.3)', () => {
     ['limit=-05', 'ValidationError', '-5 is less than the minimum of 1'],
     ['limit=101', 'ValidationError', '101 is greater than the maximum of 100'],
     ['limit=0101', 'ValidationError', '101 is greater than the maximum of 100'],
-    ['limit=99999999999999999999999999', 'ValidationError', '99999999999999999999999999 is greater than the maximum of 100'],
+    [
+      'limit=99999999999999999999999999',
+      'ValidationError',
+      '99999999999999999999999999 is greater than the maximum of 100',
+    ],
     ['limit=abc', 'ParameterValidationError', 'Failed to cast value to integer type: abc'],
     ['limit=1.5', 'ParameterValidationError', 'Failed to cast value to integer type: 1.5'],
     ['limit=', 'ParameterValidationError', 'Failed to cast value to integer type: '],
@@ -48,12 +52,16 @@ describe('parameter validation (2.3)', () => {
 
   it.each(['0', '01', '-1', 't-1', 'a_b', '1.5', '', 'é', ' 1'])('cursor %p is malformed', async (value) => {
     for (const name of ['before', 'after']) {
-      expect(await err(`${name}=${encodeURIComponent(value)}`)).toEqual([{ exception: 'ValidationError', message: 'String does not match expected pattern.', field: name }]);
+      expect(await err(`${name}=${encodeURIComponent(value)}`)).toEqual([
+        { exception: 'ValidationError', message: 'String does not match expected pattern.', field: name },
+      ]);
     }
   });
 
   it('refuses both cursors whatever their values', async () => {
-    expect(await err('before=1&after=2')).toEqual([{ exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' }]);
+    expect(await err('before=1&after=2')).toEqual([
+      { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' },
+    ]);
     expect(await err('after=zz&before=')).toEqual([
       { exception: 'ValidationError', message: 'String does not match expected pattern.', field: 'before' },
       { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' },
@@ -68,11 +76,15 @@ describe('parameter validation (2.3)', () => {
     ['order=a%5Cb', "'a\\\\b' is not one of"],
     ['order=a%0Ab', "'a\\nb' is not one of"],
   ])('%s', async (query, start) => {
-    expect(await err(query)).toEqual([{ exception: 'ValidationError', message: `${start} ${ORDER_LIST}`, field: 'order' }]);
+    expect(await err(query)).toEqual([
+      { exception: 'ValidationError', message: `${start} ${ORDER_LIST}`, field: 'order' },
+    ]);
   });
 
   it.each(['', 'ALL', '1w', '2 d', '4hx', '0h', '00d', '-1h', '1.5h'])('period=%p is invalid', async (value) => {
-    expect(await err(`period=${encodeURIComponent(value)}`)).toEqual([{ exception: 'ValidationError', message: 'Invalid time period', field: 'period' }]);
+    expect(await err(`period=${encodeURIComponent(value)}`)).toEqual([
+      { exception: 'ValidationError', message: 'Invalid time period', field: 'period' },
+    ]);
   });
 
   it.each([
@@ -84,7 +96,9 @@ describe('parameter validation (2.3)', () => {
     ['a.', 'Invalid path'],
     ['.', 'Invalid path'],
   ])('tag=%p', async (value, message) => {
-    expect(await err(`tag=${encodeURIComponent(value)}`)).toEqual([{ exception: 'ValidationError', message, field: 'tag' }]);
+    expect(await err(`tag=${encodeURIComponent(value)}`)).toEqual([
+      { exception: 'ValidationError', message, field: 'tag' },
+    ]);
   });
 
   it('lists every problem in the spec order, one per parameter', async () => {
@@ -152,7 +166,20 @@ describe('tag (5.3)', () => {
     api = new BetaClient(s.url);
     const f = new DiscussionFactory(s);
     const a = await f.user('alice');
-    for (const tag of ['ask', 'ask.survey', 'foo.ask', 'asking', 'ask me', 'surveys', 'ask.survey.x', 'meta.ask.survey', 'survey.ask', 'hello world', 'misc.hello world', 'hello']) {
+    for (const tag of [
+      'ask',
+      'ask.survey',
+      'foo.ask',
+      'asking',
+      'ask me',
+      'surveys',
+      'ask.survey.x',
+      'meta.ask.survey',
+      'survey.ask',
+      'hello world',
+      'misc.hello world',
+      'hello',
+    ]) {
       tagged[tag] = (await f.topic(a, { tags: [tag] })).id36;
     }
   });
@@ -311,27 +338,50 @@ describe('viewer-specific fields (1.5, 4.1, 4.7)', () => {
 
   it('are null for anonymous viewers', async () => {
     const x = (await api.get('/topics')).body.topics[0];
-    expect(x).toMatchObject({ new_comment_count: null, voted: null, bookmarked: null, ignored: null, last_visit_time: null });
+    expect(x).toMatchObject({
+      new_comment_count: null,
+      voted: null,
+      bookmarked: null,
+      ignored: null,
+      last_visit_time: null,
+    });
     expect(x.content_metadata).toEqual(['4 words']);
   });
 
   it('are concrete for logged-in viewers; new_comment_count needs a visit', async () => {
     const token = await bob.token();
     const before = (await api.get('/topics', { token })).body.topics[0];
-    expect(before).toMatchObject({ new_comment_count: null, voted: false, bookmarked: false, ignored: false, last_visit_time: null });
+    expect(before).toMatchObject({
+      new_comment_count: null,
+      voted: false,
+      bookmarked: false,
+      ignored: false,
+      last_visit_time: null,
+    });
 
     f.at('2026-03-01T11:00:00.000Z');
-    await f.voteTopic(bob, (await f.d.topics.get(bob.actor, topic)));
+    await f.voteTopic(bob, await f.d.topics.get(bob.actor, topic));
     await f.d.bookmarks.bookmark(bob.actor, 'topic', topic);
     expect((await api.get(`/topic/${topic}`, { token })).status).toBe(200); // records the visit (2 comments)
     const after = (await api.get('/topics', { token })).body.topics[0];
-    expect(after).toMatchObject({ new_comment_count: 0, voted: true, bookmarked: true, ignored: false, last_visit_time: '2026-03-01T11:00:00.000Z', vote_count: 1 });
+    expect(after).toMatchObject({
+      new_comment_count: 0,
+      voted: true,
+      bookmarked: true,
+      ignored: false,
+      last_visit_time: '2026-03-01T11:00:00.000Z',
+      vote_count: 1,
+    });
 
     f.at('2026-03-01T12:00:00.000Z');
     await f.comment(alice, topic);
     await f.comment(alice, topic);
     const later = (await api.get('/topics', { token })).body.topics[0];
-    expect(later).toMatchObject({ comment_count: 4, new_comment_count: 2, last_visit_time: '2026-03-01T11:00:00.000Z' });
+    expect(later).toMatchObject({
+      comment_count: 4,
+      new_comment_count: 2,
+      last_visit_time: '2026-03-01T11:00:00.000Z',
+    });
 
     // Removing comments can bring the count below the visit's: never negative.
     const tree = (await api.get(`/topic/${topic}`)).body.comments;

@@ -13,7 +13,9 @@ describe('the worked example of 5.6', () => {
     api = new BetaClient(s.url);
     const f = new DiscussionFactory(s);
     const alice = await f.user('alice');
-    await s.agora.db.conn.collection('discussion_counters').updateOne({ _id: 'topic' as never }, { $set: { seq: 45 } }, { upsert: true });
+    await s.agora.db.conn
+      .collection('discussion_counters')
+      .updateOne({ _id: 'topic' as never }, { $set: { seq: 45 } }, { upsert: true });
     for (let i = 0; i < 5; i++) await f.topic(alice, { at: `2026-03-01T1${i}:00:00.000Z` });
     f.at('2026-03-02T00:00:00.000Z');
   });
@@ -48,9 +50,13 @@ describe('the worked example of 5.6', () => {
     const res = await api.get('/topics?after=1e&order=new&foo=bar&limit=2&limit=3');
     expect(res.body.pagination.next_link).toBe('https://example.org/api/beta/topics?limit=2&order=new&after=1c');
     const noParams = await api.get('/topics?limit=1');
-    expect(noParams.body.pagination.next_link).toMatch(/^https:\/\/example\.org\/api\/beta\/topics\?limit=1&after=[0-9a-z]+$/);
+    expect(noParams.body.pagination.next_link).toMatch(
+      /^https:\/\/example\.org\/api\/beta\/topics\?limit=1&after=[0-9a-z]+$/,
+    );
     const period = await api.get('/topics?limit=1&period=all&order=new&limit=9');
-    expect(period.body.pagination.next_link).toBe('https://example.org/api/beta/topics?limit=1&period=all&order=new&after=1e');
+    expect(period.body.pagination.next_link).toBe(
+      'https://example.org/api/beta/topics?limit=1&period=all&order=new&after=1e',
+    );
   });
 });
 
@@ -62,7 +68,8 @@ describe('links with encoded values and a derived base URL', () => {
     api = new BetaClient(s.url);
     const f = new DiscussionFactory(s);
     const alice = await f.user('alice');
-    for (let i = 0; i < 12; i++) await f.topic(alice, { tags: ['misc.hello world'], at: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z` });
+    for (let i = 0; i < 12; i++)
+      await f.topic(alice, { tags: ['misc.hello world'], at: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z` });
     f.at('2026-03-02T00:00:00.000Z');
   });
   afterAll(async () => {
@@ -70,11 +77,19 @@ describe('links with encoded values and a derived base URL', () => {
   });
 
   it('encodes as application/x-www-form-urlencoded (space → +)', async () => {
-    const res = await api.get('/topics?tag=hello%20world&period=2D&limit=10', { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'example.org' } });
+    const res = await api.get('/topics?tag=hello%20world&period=2D&limit=10', {
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'example.org' },
+    });
     expect(res.body.topics).toHaveLength(10);
-    expect(res.body.pagination.next_link).toBe(`https://example.org/api/beta/topics?limit=10&period=2D&tag=hello+world&after=${res.body.topics[9].id}`);
-    const plus = await api.get('/topics?tag=Hello+World&limit=10', { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'example.org' } });
-    expect(plus.body.pagination.next_link).toBe(`https://example.org/api/beta/topics?limit=10&tag=Hello+World&after=${plus.body.topics[9].id}`);
+    expect(res.body.pagination.next_link).toBe(
+      `https://example.org/api/beta/topics?limit=10&period=2D&tag=hello+world&after=${res.body.topics[9].id}`,
+    );
+    const plus = await api.get('/topics?tag=Hello+World&limit=10', {
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'example.org' },
+    });
+    expect(plus.body.pagination.next_link).toBe(
+      `https://example.org/api/beta/topics?limit=10&tag=Hello+World&after=${plus.body.topics[9].id}`,
+    );
   });
 
   it('derives the base from the Host header without PUBLIC_URL', async () => {
@@ -108,7 +123,8 @@ describe('walking 120 topics', () => {
     f.at('2026-03-02T00:00:00.000Z');
     for (let i = 0; i < 120; i++) {
       for (let v = 0; v < i % 4 && v < voters.length; v++) await f.voteTopic(voters[v]!, topics[i]!);
-      if (i % 5 === 0) await f.comment(voters[0]!, topics[i]!, { at: new Date(Date.UTC(2026, 2, 2, i % 7)).toISOString() });
+      if (i % 5 === 0)
+        await f.comment(voters[0]!, topics[i]!, { at: new Date(Date.UTC(2026, 2, 2, i % 7)).toISOString() });
     }
     f.at('2026-03-03T00:00:00.000Z');
     token = await viewer.token();
@@ -157,10 +173,21 @@ describe('walking 120 topics', () => {
     await f.d.ignores.ignore(viewer.actor, (await api.get('/topics?limit=1')).body.topics[0].id);
     const second = (await api.get('/topics?order=votes&limit=3')).body.topics[2].id;
     for (const auth of [undefined, token]) {
-      for (const q of ['limit=1', 'limit=100', `limit=100&after=${second}`, `limit=50&before=${second}&order=votes`, 'order=new&tag=test&period=4h', 'order=comments&limit=100']) {
+      for (const q of [
+        'limit=1',
+        'limit=100',
+        `limit=100&after=${second}`,
+        `limit=50&before=${second}&order=votes`,
+        'order=new&tag=test&period=4h',
+        'order=comments&limit=100',
+      ]) {
         const { result, commands } = await s.countCommands(() => api.get(`/topics?${q}`, { token: auth }));
         expect(result.status).toBe(200);
-        expect([q, auth ? 'viewer' : 'anonymous', commands]).toEqual([q, auth ? 'viewer' : 'anonymous', expect.any(Number)]);
+        expect([q, auth ? 'viewer' : 'anonymous', commands]).toEqual([
+          q,
+          auth ? 'viewer' : 'anonymous',
+          expect.any(Number),
+        ]);
         expect(commands).toBeLessThanOrEqual(4);
       }
     }

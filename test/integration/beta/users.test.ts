@@ -33,13 +33,16 @@ describe('lookup and access (7.1)', () => {
     expect(res.body.user).toEqual({ username: 'alice' });
   });
 
-  it.each(['nobody', 'a', 'x'.repeat(40), 'bad name', '_a_'])('%p → 404 User not found on all three paths', async (name) => {
-    for (const feed of FEEDS) {
-      const res = await api.get(`/user/${encodeURIComponent(name)}${feed}`);
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual([{ message: 'User not found' }]);
-    }
-  });
+  it.each(['nobody', 'a', 'x'.repeat(40), 'bad name', '_a_'])(
+    '%p → 404 User not found on all three paths',
+    async (name) => {
+      for (const feed of FEEDS) {
+        const res = await api.get(`/user/${encodeURIComponent(name)}${feed}`);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual([{ message: 'User not found' }]);
+      }
+    },
+  );
 
   it('banned → 403, deleted → 403, restricted history → 403 for anonymous only', async () => {
     await f.user('banned2');
@@ -51,8 +54,12 @@ describe('lookup and access (7.1)', () => {
     const token = await bob.token();
     for (const feed of FEEDS) {
       for (const auth of [undefined, token]) {
-        expect((await api.get(`/user/banned2${feed}`, { token: auth })).body).toEqual([{ message: 'This user is banned' }]);
-        expect((await api.get(`/user/gone2${feed}`, { token: auth })).body).toEqual([{ message: 'This user has deleted their account' }]);
+        expect((await api.get(`/user/banned2${feed}`, { token: auth })).body).toEqual([
+          { message: 'This user is banned' },
+        ]);
+        expect((await api.get(`/user/gone2${feed}`, { token: auth })).body).toEqual([
+          { message: 'This user has deleted their account' },
+        ]);
       }
       const anon = await api.get(`/user/shy${feed}`);
       expect(anon.status).toBe(403);
@@ -65,19 +72,29 @@ describe('lookup and access (7.1)', () => {
     for (const feed of FEEDS) {
       const res = await api.get(`/user/nobody${feed}?limit=0&order=whatever`);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual([{ exception: 'ValidationError', message: '0 is less than the minimum of 1', field: 'limit' }]);
+      expect(res.body).toEqual([
+        { exception: 'ValidationError', message: '0 is less than the minimum of 1', field: 'limit' },
+      ]);
       expect((await api.get(`/user/alice${feed}?order=whatever`)).status).toBe(200);
     }
   });
 
   it('refuses prefixed cursors on single feeds and bare ones on the mixed feed', async () => {
-    const pattern = (field: string) => [{ exception: 'ValidationError', message: 'String does not match expected pattern.', field }];
-    for (const bad of ['1a', 'T-1a', 'x-1a', 't-0', 't_1a', 'c-', '']) expect((await api.get(`/user/alice?after=${bad}`)).body).toEqual(pattern('after'));
+    const pattern = (field: string) => [
+      { exception: 'ValidationError', message: 'String does not match expected pattern.', field },
+    ];
+    for (const bad of ['1a', 'T-1a', 'x-1a', 't-0', 't_1a', 'c-', ''])
+      expect((await api.get(`/user/alice?after=${bad}`)).body).toEqual(pattern('after'));
     for (const feed of ['/topics', '/comments']) {
       expect((await api.get(`/user/alice${feed}?before=t-1a`)).body).toEqual(pattern('before'));
-      expect((await api.get(`/user/alice${feed}?before=1&after=1`)).body).toEqual([{ exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' }]);
+      expect((await api.get(`/user/alice${feed}?before=1&after=1`)).body).toEqual([
+        { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' },
+      ]);
     }
-    expect((await api.get('/user/alice?before=t-1&after=1')).body).toEqual([...pattern('after'), { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' }]);
+    expect((await api.get('/user/alice?before=t-1&after=1')).body).toEqual([
+      ...pattern('after'),
+      { exception: 'ValidationError', message: "Can't specify both after and before.", field: 'before' },
+    ]);
   });
 });
 
@@ -97,7 +114,11 @@ describe('feeds (7.2, 7.3)', () => {
       await f.comment(carol, topics[i]!, { at });
     }
     f.at('2026-03-02T00:00:00.000Z');
-    const all = (await api.get('/user/carol?limit=100')).body.history as { id: string; title?: string; created_at: string }[];
+    const all = (await api.get('/user/carol?limit=100')).body.history as {
+      id: string;
+      title?: string;
+      created_at: string;
+    }[];
     expectedMixed.push(...all.map((x) => `${x.title === undefined ? 'c' : 't'}-${x.id}`));
   }, 60_000);
 
@@ -117,9 +138,13 @@ describe('feeds (7.2, 7.3)', () => {
   it('walks the mixed feed forwards and backwards with prefixed cursors', async () => {
     const forward: string[] = [];
     let res = await api.get('/user/CAROL?limit=4');
-    expect(res.body.pagination.next_link).toMatch(/^https:\/\/example\.org\/api\/beta\/user\/carol\?limit=4&after=[tc]-[0-9a-z]+$/);
+    expect(res.body.pagination.next_link).toMatch(
+      /^https:\/\/example\.org\/api\/beta\/user\/carol\?limit=4&after=[tc]-[0-9a-z]+$/,
+    );
     for (;;) {
-      forward.push(...res.body.history.map((x: { id: string; title?: string }) => `${x.title === undefined ? 'c' : 't'}-${x.id}`));
+      forward.push(
+        ...res.body.history.map((x: { id: string; title?: string }) => `${x.title === undefined ? 'c' : 't'}-${x.id}`),
+      );
       if (!res.body.pagination.next_link) break;
       res = await api.follow(res.body.pagination.next_link);
     }
@@ -128,7 +153,9 @@ describe('feeds (7.2, 7.3)', () => {
     const backward: string[] = [];
     res = await api.get(`/user/carol?limit=4&before=${expectedMixed[expectedMixed.length - 1]}`);
     for (;;) {
-      backward.unshift(...res.body.history.map((x: { id: string; title?: string }) => `${x.title === undefined ? 'c' : 't'}-${x.id}`));
+      backward.unshift(
+        ...res.body.history.map((x: { id: string; title?: string }) => `${x.title === undefined ? 'c' : 't'}-${x.id}`),
+      );
       if (!res.body.pagination.prev_link) break;
       res = await api.follow(res.body.pagination.prev_link);
     }
@@ -136,19 +163,28 @@ describe('feeds (7.2, 7.3)', () => {
   });
 
   it('walks the single feeds with bare cursors', async () => {
-    for (const [feed, key, count] of [['/topics', 'topics', 9], ['/comments', 'comments', 18]] as const) {
+    for (const [feed, key, count] of [
+      ['/topics', 'topics', 9],
+      ['/comments', 'comments', 18],
+    ] as const) {
       const seen: string[] = [];
       let res = await api.get(`/user/carol${feed}?limit=5`);
       for (;;) {
         seen.push(...res.body[key].map((x: { id: string }) => x.id));
         if (!res.body.pagination.next_link) break;
-        expect(res.body.pagination.next_link).toMatch(new RegExp(`^https://example\\.org/api/beta/user/carol${feed}\\?limit=5&after=[0-9a-z]+$`));
+        expect(res.body.pagination.next_link).toMatch(
+          new RegExp(`^https://example\\.org/api/beta/user/carol${feed}\\?limit=5&after=[0-9a-z]+$`),
+        );
         res = await api.follow(res.body.pagination.next_link);
       }
       expect(seen).toHaveLength(count);
       expect(new Set(seen).size).toBe(count);
       const created = seen.map((id) => parseInt(id, 36));
-      expect(expectedMixed.filter((x) => x.startsWith(feed === '/topics' ? 't-' : 'c-')).map((x) => parseInt(x.slice(2), 36))).toEqual(created);
+      expect(
+        expectedMixed
+          .filter((x) => x.startsWith(feed === '/topics' ? 't-' : 'c-'))
+          .map((x) => parseInt(x.slice(2), 36)),
+      ).toEqual(created);
     }
   });
 
@@ -157,9 +193,15 @@ describe('feeds (7.2, 7.3)', () => {
     f.at('2026-03-02T00:00:00.000Z');
     const res = await api.get(`/user/carol?after=t-${other.id36}`);
     expect(res.status).toBe(200);
-    expect(res.body.history.every((x: { created_at: string }) => x.created_at <= '2026-03-01T11:30:00.000Z')).toBe(true);
+    expect(res.body.history.every((x: { created_at: string }) => x.created_at <= '2026-03-01T11:30:00.000Z')).toBe(
+      true,
+    );
     for (const q of ['after=t-zzzzz', 'before=c-zzzzz']) {
-      expect((await api.get(`/user/carol?${q}`)).body).toEqual({ user: { username: 'carol' }, history: [], pagination: { num_items: 0, next_link: null, prev_link: null } });
+      expect((await api.get(`/user/carol?${q}`)).body).toEqual({
+        user: { username: 'carol' },
+        history: [],
+        pagination: { num_items: 0, next_link: null, prev_link: null },
+      });
     }
     expect((await api.get('/user/carol/comments?after=zzzzz')).body.comments).toEqual([]);
   });
@@ -167,7 +209,14 @@ describe('feeds (7.2, 7.3)', () => {
   it('each feed costs at most 6 database commands', async () => {
     const token = await bob.token();
     for (const auth of [undefined, token]) {
-      for (const q of ['/user/carol', '/user/carol?limit=100', `/user/carol?limit=3&after=${expectedMixed[5]}`, `/user/carol?before=${expectedMixed[20]}`, '/user/carol/topics?limit=100', `/user/carol/comments?limit=2&after=${expectedMixed[1]!.slice(2)}`]) {
+      for (const q of [
+        '/user/carol',
+        '/user/carol?limit=100',
+        `/user/carol?limit=3&after=${expectedMixed[5]}`,
+        `/user/carol?before=${expectedMixed[20]}`,
+        '/user/carol/topics?limit=100',
+        `/user/carol/comments?limit=2&after=${expectedMixed[1]!.slice(2)}`,
+      ]) {
         const { result, commands } = await s.countCommands(() => api.get(q, { token: auth }));
         expect(result.status).toBe(200);
         expect(commands).toBeLessThanOrEqual(6);
@@ -193,12 +242,24 @@ describe('feed content (7.2 example, 7.3)', () => {
     expect(res.body.history[1].id).toBe(t1a.id36);
     expect(res.body.pagination).toEqual({ num_items: 2, next_link: null, prev_link: null });
     const one = await api.get('/user/DAVE?limit=1');
-    expect(one.body.pagination.next_link).toBe(`https://example.org/api/beta/user/dave?limit=1&after=c-${res.body.history[0].id}`);
+    expect(one.body.pagination.next_link).toBe(
+      `https://example.org/api/beta/user/dave?limit=1&after=c-${res.body.history[0].id}`,
+    );
   });
 
   it('gives feed comments depth 0, no children, no collapse, and viewer fields by viewer', async () => {
     const anon = (await api.get('/user/dave/comments')).body.comments[0];
-    expect(anon).toMatchObject({ depth: 0, collapsed: false, collapsed_individual: false, is_me: null, is_new: null, voted: null, bookmarked: null, is_op: true, author: 'dave' });
+    expect(anon).toMatchObject({
+      depth: 0,
+      collapsed: false,
+      collapsed_individual: false,
+      is_me: null,
+      is_new: null,
+      voted: null,
+      bookmarked: null,
+      is_op: true,
+      author: 'dave',
+    });
     expect('children' in anon).toBe(false);
     const token = await bob.token();
     await f.visit(bob, t1a, '2026-03-01T10:00:00.000Z');
@@ -224,7 +285,8 @@ describe('feed content (7.2 example, 7.3)', () => {
     const onDeletedTopic = await f.comment(erin, elsewhere);
     await f.d.topics.delete(alice.actor, elsewhere.id36);
 
-    const ids = async (token?: string) => ((await api.get('/user/erin?limit=100', { token })).body.history as { id: string }[]).map((x) => x.id);
+    const ids = async (token?: string) =>
+      ((await api.get('/user/erin?limit=100', { token })).body.history as { id: string }[]).map((x) => x.id);
     for (const token of [undefined, await bob.token()]) {
       const seen = await ids(token);
       expect(seen).not.toContain(removed.id36);
@@ -235,7 +297,11 @@ describe('feed content (7.2 example, 7.3)', () => {
     for (const token of [await erin.token(), await admin.token()]) {
       const res = await api.get('/user/erin?limit=100', { token });
       const byId = Object.fromEntries((res.body.history as { id: string }[]).map((x) => [x.id, x]));
-      expect(byId[removed.id36]).toMatchObject({ is_removed: true, author: 'erin', rendered_html: '<p>Removed words</p>' });
+      expect(byId[removed.id36]).toMatchObject({
+        is_removed: true,
+        author: 'erin',
+        rendered_html: '<p>Removed words</p>',
+      });
       expect(byId[removedTopic.id36]).toBeDefined();
       expect(byId[deleted.id36]).toBeUndefined();
     }

@@ -26,7 +26,12 @@ async function cli(s: TestServer, argv: string[]): Promise<{ code: number; out: 
     LOG_LEVEL: 'silent',
     FILES_STORAGE: s.config.files.storage,
   };
-  const code = await runCli(argv, env, { out: (l) => out.push(l), err: (l) => err.push(l), readStdin: async () => '', env: (n) => env[n as keyof typeof env] });
+  const code = await runCli(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    readStdin: async () => '',
+    env: (n) => env[n as keyof typeof env],
+  });
   return { code, out, err };
 }
 
@@ -38,8 +43,15 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
   let c: ReturnType<typeof client>;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-auth-'));
-    fs.writeFileSync(path.join(dir, 'authfile'), '# migrated from linx\n\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\nQwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n');
-    s = await startFor(backend, { FILES_REQUIRE_API_KEY: 'true', FILES_AUTH_FILE: path.join(dir, 'authfile'), FILES_MAX_SIZE: '100' });
+    fs.writeFileSync(
+      path.join(dir, 'authfile'),
+      '# migrated from linx\n\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\nQwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n',
+    );
+    s = await startFor(backend, {
+      FILES_REQUIRE_API_KEY: 'true',
+      FILES_AUTH_FILE: path.join(dir, 'authfile'),
+      FILES_MAX_SIZE: '100',
+    });
     c = client(s);
   });
   afterAll(async () => {
@@ -49,8 +61,16 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
 
   it('uploads and deletes need a key; reads and OPTIONS never do', async () => {
     expect(await c.put('/upload/a.txt', 'x')).toMatchObject({ status: 401, text: 'Unauthorized\n' });
-    expect(await c.put('/upload/a.txt', 'x', { accept: 'application/json' })).toMatchObject({ status: 401, text: '{"error":"Unauthorized"}' });
-    expect(await c.post('/upload', 'content=x', { 'content-type': 'application/x-www-form-urlencoded', 'x-requested-with': 'x' })).toMatchObject({ status: 401 });
+    expect(await c.put('/upload/a.txt', 'x', { accept: 'application/json' })).toMatchObject({
+      status: 401,
+      text: '{"error":"Unauthorized"}',
+    });
+    expect(
+      await c.post('/upload', 'content=x', {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-requested-with': 'x',
+      }),
+    ).toMatchObject({ status: 401 });
     expect(await c.del('/a.txt', { 'files-delete-key': 'k' })).toMatchObject({ status: 401, text: 'Unauthorized\n' });
     expect((await c.req('OPTIONS', '/upload')).status).toBe(200);
     const up = await c.put('/upload/pub.txt', 'public', { 'files-api-key': 'haPVipRnGJ0QovA9nyqK' });
@@ -64,7 +84,9 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     // (A declared body over 1 MiB is not drained first: refused at once, docs/files-api.md §3.)
     const big = await c.put('/upload/big.txt', 'x', { 'content-length': '2000000' });
     expect([big.status, big.headers.connection]).toEqual([401, 'close']);
-    expect((await c.post('/upload', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(401);
+    expect((await c.post('/upload', 'content=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(
+      401,
+    );
     expect((await c.del('/nope.txt')).status).toBe(401);
   });
 
@@ -76,17 +98,21 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     expect((await c.put('/upload/b.txt', 'x', { 'files-api-key': '' })).status).toBe(401);
     expect((await c.put('/upload/b.txt', 'x', { authorization: basic('') })).status).toBe(401);
     // An empty Files-Api-Key falls back to the Basic password.
-    expect((await c.put('/upload/b.txt', 'x', { 'files-api-key': '', authorization: basic('haPVipRnGJ0QovA9nyqK') })).status).toBe(200);
+    expect(
+      (await c.put('/upload/b.txt', 'x', { 'files-api-key': '', authorization: basic('haPVipRnGJ0QovA9nyqK') })).status,
+    ).toBe(200);
   });
 
-  it('one rule with GraphQL: a logged-in user\'s bearer token writes without a key; a bad token does not', async () => {
+  it("one rule with GraphQL: a logged-in user's bearer token writes without a key; a bad token does not", async () => {
     const user = await new DiscussionFactory(s).user(`keyless${backend}`);
     const token = await user.token();
     const up = await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}`, 'files-delete-key': 'dk' });
     expect(up.status).toBe(200);
     expect((await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}x` })).status).toBe(401);
     expect((await c.del('/by-user.txt', { 'files-delete-key': 'dk' })).status).toBe(401);
-    expect((await c.del('/by-user.txt', { 'files-delete-key': 'dk', authorization: `Bearer ${token}` })).status).toBe(200);
+    expect((await c.del('/by-user.txt', { 'files-delete-key': 'dk', authorization: `Bearer ${token}` })).status).toBe(
+      200,
+    );
   });
 
   it('apikey:create prints a new key once (43 characters, alone on the last line); only its SHA-256 is stored', async () => {
@@ -128,7 +154,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
 
   it('files:cleanup deletes every expired file and prints how many', async () => {
     const key = 'haPVipRnGJ0QovA9nyqK';
-    for (const n of ['e1.txt', 'e2.txt', 'keep.txt']) expect((await c.put(`/upload/${n}`, 'x', { 'files-api-key': key })).status).toBe(200);
+    for (const n of ['e1.txt', 'e2.txt', 'keep.txt'])
+      expect((await c.put(`/upload/${n}`, 'x', { 'files-api-key': key })).status).toBe(200);
     await setExpiry(s, 'e1.txt', 1);
     await setExpiry(s, 'e2.txt', Math.floor(Date.now() / 1000) - 1);
     const r = await cli(s, ['files:cleanup']);

@@ -110,14 +110,17 @@ describe.each(BACKENDS)('consistency on %s', (backend) => {
 
 /** Writes an unreferenced object and backdates it beyond the grace period; returns its id. */
 async function makeOrphan(s: TestServer): Promise<string> {
-  const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore }).store;
+  const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore })
+    .store;
   const temp = await store.create();
   await temp.write(Buffer.from('orphan'));
   await temp.commit();
   await temp.settle();
   const past = new Date(Date.now() - 2 * 60 * 60 * 1000);
   if (s.config.files.storage === 'gridfs') {
-    await s.agora.db.conn.collection('filedata.files').updateOne({ _id: new mongoose.mongo.ObjectId(temp.id) }, { $set: { uploadDate: past } });
+    await s.agora.db.conn
+      .collection('filedata.files')
+      .updateOne({ _id: new mongoose.mongo.ObjectId(temp.id) }, { $set: { uploadDate: past } });
   } else {
     const p = path.join(s.config.dataDir, 'files', 'objects', temp.id.slice(0, 2), temp.id);
     fs.utimesSync(p, past, past);
@@ -127,7 +130,9 @@ async function makeOrphan(s: TestServer): Promise<string> {
 
 async function objectExists(s: TestServer, id: string): Promise<boolean> {
   if (s.config.files.storage === 'gridfs') {
-    return (await s.agora.db.conn.collection('filedata.files').countDocuments({ _id: new mongoose.mongo.ObjectId(id) })) > 0;
+    return (
+      (await s.agora.db.conn.collection('filedata.files').countDocuments({ _id: new mongoose.mongo.ObjectId(id) })) > 0
+    );
   }
   return fs.existsSync(path.join(s.config.dataDir, 'files', 'objects', id.slice(0, 2), id));
 }
@@ -197,11 +202,17 @@ describe('disk metadata cache', () => {
     await c.upload('other-ow.txt', 'old version');
     expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('11');
     const { objectId } = await doc('other-ow.txt');
-    const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore }).store;
+    const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore })
+      .store;
     const temp = await store.create();
     await temp.write(Buffer.from('new'));
     await temp.commit();
-    await s.agora.db.conn.collection('files').updateOne({ _id: 'other-ow.txt' as never }, { $set: { objectId: temp.id, size: 3, sha256: sha(Buffer.from('new')) } });
+    await s.agora.db.conn
+      .collection('files')
+      .updateOne(
+        { _id: 'other-ow.txt' as never },
+        { $set: { objectId: temp.id, size: 3, sha256: sha(Buffer.from('new')) } },
+      );
     fs.unlinkSync(objectPath(objectId));
     expect((await c.get('/selif/other-ow.txt')).text).toBe('new');
     expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('3');

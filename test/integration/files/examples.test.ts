@@ -59,7 +59,9 @@ describe.each(BACKENDS)('§14 examples on %s', (backend) => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(r.headers.vary).toBe('Accept');
-    expect(r.text).toBe(`{"direct_url":"${BASE}/selif/notes1.txt","expiry":"0","filename":"notes1.txt","mimetype":"text/plain; charset=utf-8","sha256sum":"${SHA}","size":"23"}`);
+    expect(r.text).toBe(
+      `{"direct_url":"${BASE}/selif/notes1.txt","expiry":"0","filename":"notes1.txt","mimetype":"text/plain; charset=utf-8","sha256sum":"${SHA}","size":"23"}`,
+    );
   });
 
   it('curl -r 0-3 → 206 This', async () => {
@@ -113,7 +115,11 @@ describe.each(BACKENDS)('§14 API-key example on %s', (backend) => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-auth-'));
     fs.writeFileSync(path.join(dir, 'authfile'), '+WF9cp911lSS1SnCRFBwu7rWQ5qeK8t7oFgq9pNHER8=\n');
-    s = await startFor(backend, { PUBLIC_URL: BASE, FILES_REQUIRE_API_KEY: 'true', FILES_AUTH_FILE: path.join(dir, 'authfile') });
+    s = await startFor(backend, {
+      PUBLIC_URL: BASE,
+      FILES_REQUIRE_API_KEY: 'true',
+      FILES_AUTH_FILE: path.join(dir, 'authfile'),
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -124,9 +130,17 @@ describe.each(BACKENDS)('§14 API-key example on %s', (backend) => {
     const c = client(s);
     const denied = await c.put('/upload/notes.txt', NOTES, CURL);
     expect([denied.status, denied.text]).toEqual([401, 'Unauthorized\n']);
-    const ok = await c.put('/upload/notes.txt', NOTES, { ...CURL, 'files-api-key': 'mysecretkey', 'files-delete-key': 'dk' });
+    const ok = await c.put('/upload/notes.txt', NOTES, {
+      ...CURL,
+      'files-api-key': 'mysecretkey',
+      'files-delete-key': 'dk',
+    });
     expect([ok.status, ok.text]).toEqual([200, `${BASE}/notes.txt\n`]);
-    const del = await c.del('/notes.txt', { ...CURL, authorization: `Basic ${Buffer.from('any:mysecretkey').toString('base64')}`, 'files-delete-key': 'dk' });
+    const del = await c.del('/notes.txt', {
+      ...CURL,
+      authorization: `Basic ${Buffer.from('any:mysecretkey').toString('base64')}`,
+      'files-delete-key': 'dk',
+    });
     expect([del.status, del.text]).toEqual([200, 'DELETED']);
   });
 });

@@ -28,7 +28,8 @@ function startUpload(url: string, head: string, partBytes: number): Promise<net.
   });
 }
 
-const putHead = (name: string, length: number, extra = '') => `PUT /upload/${name} HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+const putHead = (name: string, length: number, extra = '') =>
+  `PUT /upload/${name} HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
 describe.each(BACKENDS)('client faults on %s', (backend) => {
   let s: TestServer;
@@ -66,7 +67,8 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
     const count = (await metadata(s)).length;
     const boundary = 'b0undary';
     const mp = `POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 3000000\r\n\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
-    const paste = 'POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\ncontent=';
+    const paste =
+      'POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\ncontent=';
     for (const head of [mp, paste]) {
       const sock = await startUpload(s.url, head, 300 * 1024);
       await new Promise((r) => setTimeout(r, 150));
@@ -80,36 +82,38 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
     const before = await storeCounts(s);
     const limit = 8 * 1024 * 1024;
     const u = new URL(s.url);
-    const { status, sent, headers } = await new Promise<{ status: number; sent: number; headers: string }>((resolve, reject) => {
-      const sock = net.connect(Number(u.port), u.hostname);
-      let sent = 0;
-      let answer = '';
-      let done = false;
-      const chunk = Buffer.alloc(256 * 1024, 0x42);
-      const pump = () => {
-        while (!done && sent < 10 * limit) {
-          const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
-          sent += chunk.length;
-          if (!sock.write(frame)) return void sock.once('drain', pump);
-        }
-      };
-      sock.on('data', (d: Buffer) => {
-        answer += d.toString('latin1');
-        const m = /^HTTP\/1\.1 (\d{3})/.exec(answer);
-        if (m && answer.includes('\r\n\r\n') && !done) {
-          done = true;
-          resolve({ status: Number(m[1]), sent, headers: answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase() });
-          sock.destroy();
-        }
-      });
-      sock.on('error', (err) => {
-        if (!done) reject(err);
-      });
-      sock.on('connect', () => {
-        sock.write('PUT /upload/endless.bin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
-        pump();
-      });
-    });
+    const { status, sent, headers } = await new Promise<{ status: number; sent: number; headers: string }>(
+      (resolve, reject) => {
+        const sock = net.connect(Number(u.port), u.hostname);
+        let sent = 0;
+        let answer = '';
+        let done = false;
+        const chunk = Buffer.alloc(256 * 1024, 0x42);
+        const pump = () => {
+          while (!done && sent < 10 * limit) {
+            const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+            sent += chunk.length;
+            if (!sock.write(frame)) return void sock.once('drain', pump);
+          }
+        };
+        sock.on('data', (d: Buffer) => {
+          answer += d.toString('latin1');
+          const m = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+          if (m && answer.includes('\r\n\r\n') && !done) {
+            done = true;
+            resolve({ status: Number(m[1]), sent, headers: answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase() });
+            sock.destroy();
+          }
+        });
+        sock.on('error', (err) => {
+          if (!done) reject(err);
+        });
+        sock.on('connect', () => {
+          sock.write('PUT /upload/endless.bin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+          pump();
+        });
+      },
+    );
     expect(status).toBe(413);
     expect(headers).toContain('connection: close');
     // Refused long before the client would have finished (it meant to send 10× the limit).
@@ -163,11 +167,14 @@ describe('Expect: 100-continue (curl -T with files over 1 MiB)', () => {
 
   it('an acceptable upload gets 100 Continue, then its answer', async () => {
     const head = 'PUT /upload/ok.txt HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n';
-    expect(await expectContinue(s.url, head, Buffer.from('hello'))).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
+    expect(await expectContinue(s.url, head, Buffer.from('hello'))).toEqual([
+      'HTTP/1.1 100 Continue',
+      'HTTP/1.1 200 OK',
+    ]);
     expect((await client(s).get('/selif/ok.txt')).text).toBe('hello');
   });
 
-  it('other routes keep Node\'s immediate 100 Continue', async () => {
+  it("other routes keep Node's immediate 100 Continue", async () => {
     const body = JSON.stringify({ query: '{ serverInfo { version } }' });
     const head = `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     expect(await expectContinue(s.url, head, Buffer.from(body))).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
@@ -185,7 +192,13 @@ describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => 
     ensureBuilt();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-kill-'));
     const uri = withDatabaseName(process.env.MONGODB_URI!, dbName);
-    env = baseEnv({ MONGODB_URI: uri, DATA_DIR: dataDir, FILES_STORAGE: backend, FILES_CLEANUP_INTERVAL: '0', JWT_SECRET: 'kill-test-secret-0123456789-0123456789-abc' });
+    env = baseEnv({
+      MONGODB_URI: uri,
+      DATA_DIR: dataDir,
+      FILES_STORAGE: backend,
+      FILES_CLEANUP_INTERVAL: '0',
+      JWT_SECRET: 'kill-test-secret-0123456789-0123456789-abc',
+    });
     conn = await mongoose.createConnection(uri).asPromise();
   }, 180_000);
 
@@ -206,8 +219,17 @@ describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => 
       return fs.existsSync(tmp) ? fs.readdirSync(tmp).length : 0;
     }
     const pending = await conn.collection('filedata.pending').countDocuments();
-    const fileIds = new Set((await conn.collection('filedata.files').find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)));
-    const orphanChunks = (await conn.collection('filedata.chunks').distinct('files_id')).filter((id) => !fileIds.has(String(id))).length;
+    const fileIds = new Set(
+      (
+        await conn
+          .collection('filedata.files')
+          .find({}, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => String(d._id)),
+    );
+    const orphanChunks = (await conn.collection('filedata.chunks').distinct('files_id')).filter(
+      (id) => !fileIds.has(String(id)),
+    ).length;
     return pending + orphanChunks;
   }
 
@@ -219,7 +241,10 @@ describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => 
       'large.bin': crypto.randomBytes(3 * 1024 * 1024 + 17),
     };
     for (const [name, bytes] of Object.entries(files)) {
-      const r = await request(proc.url, 'PUT', `/upload/${name}`, { body: bytes, headers: { accept: 'application/json' } });
+      const r = await request(proc.url, 'PUT', `/upload/${name}`, {
+        body: bytes,
+        headers: { accept: 'application/json' },
+      });
       expect(r.status).toBe(200);
     }
 
@@ -245,7 +270,9 @@ describe.each(BACKENDS)('SIGKILL mid-upload on %s (real process)', (backend) => 
     for (const [name, bytes] of Object.entries(files)) {
       const r = await request(proc.url, 'GET', `/selif/${name}`);
       expect([name, r.status]).toEqual([name, 200]);
-      expect(crypto.createHash('sha256').update(r.body).digest('hex')).toBe(crypto.createHash('sha256').update(bytes).digest('hex'));
+      expect(crypto.createHash('sha256').update(r.body).digest('hex')).toBe(
+        crypto.createHash('sha256').update(bytes).digest('hex'),
+      );
       const info = await request(proc.url, 'GET', `/${name}`, { headers: { accept: 'application/json' } });
       expect(info.json()).toMatchObject({ filename: name, size: String(bytes.length) });
     }

@@ -6,13 +6,22 @@
 import http from 'node:http';
 import net from 'node:net';
 import { TestServer } from '../../helpers/server';
-import { BACKENDS, client, eventually, metadata, request, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
+import {
+  BACKENDS,
+  client,
+  eventually,
+  metadata,
+  request,
+  startFor,
+  storeCounts,
+  TEST_CONTENT,
+  TEST_SHA,
+} from './helpers';
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 // apollo-upload-client is ESM-only; Jest loads it through swc (see jest.config.js).
-const createUploadLink: (opts: Record<string, unknown>) => unknown = require('apollo-upload-client/createUploadLink.mjs').default;
+const createUploadLink: (opts: Record<string, unknown>) => unknown =
+  require('apollo-upload-client/createUploadLink.mjs').default;
 const { ApolloClient, InMemoryCache, gql } = require('@apollo/client/core');
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 const BASE = 'https://files.example.org';
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
@@ -34,7 +43,11 @@ function multipart(parts: Part[], boundary = 'gqlBoundary42') {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const disp = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
+      ),
+    );
     chunks.push(Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value));
     chunks.push(Buffer.from('\r\n'));
   }
@@ -50,14 +63,22 @@ function uploadParts(content: string | Buffer, variables: Record<string, unknown
   ];
 }
 
-async function postMultipart(s: TestServer, parts: Part[], headers: Record<string, string> = PREFLIGHT, agent?: http.Agent) {
+async function postMultipart(
+  s: TestServer,
+  parts: Part[],
+  headers: Record<string, string> = PREFLIGHT,
+  agent?: http.Agent,
+) {
   const m = multipart(parts);
   return request(s.url, 'POST', '/graphql', { headers: { 'content-type': m.type, ...headers }, body: m.body, agent });
 }
 
 describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
   let s: TestServer;
-  let apollo: { mutate(o: unknown): Promise<{ data: Record<string, any> }>; query(o: unknown): Promise<{ data: Record<string, any> }> };
+  let apollo: {
+    mutate(o: unknown): Promise<{ data: Record<string, any> }>;
+    query(o: unknown): Promise<{ data: Record<string, any> }>;
+  };
   beforeAll(async () => {
     s = await startFor(backend, { PUBLIC_URL: BASE, FILES_MAX_SIZE: '2000', BODY_LIMIT: '4096' });
     apollo = new ApolloClient({
@@ -90,34 +111,114 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
 
     it('takes filename, randomize, deleteKey (overwrite), expiresIn and accessKey', async () => {
       const blob = (text: string) => new File([Buffer.from(text)], 'ignored.bin');
-      const named = (await apollo.mutate({ mutation: gql(UPLOAD), variables: { file: blob('abc'), filename: 'My Doc.TXT', deleteKey: 'gk', expiresIn: 60 } })).data.uploadFile;
+      const named = (
+        await apollo.mutate({
+          mutation: gql(UPLOAD),
+          variables: { file: blob('abc'), filename: 'My Doc.TXT', deleteKey: 'gk', expiresIn: 60 },
+        })
+      ).data.uploadFile;
       expect(named.filename).toBe('mydoc.txt');
       expect(named.deleteKey).toBe('gk');
       expect(Math.abs(Date.parse(named.expiresAt) - (Date.now() + 60_000))).toBeLessThan(5000);
-      const over = (await apollo.mutate({ mutation: gql(UPLOAD), variables: { file: blob('xyz!'), filename: 'mydoc.txt', deleteKey: 'gk' } })).data.uploadFile;
+      const over = (
+        await apollo.mutate({
+          mutation: gql(UPLOAD),
+          variables: { file: blob('xyz!'), filename: 'mydoc.txt', deleteKey: 'gk' },
+        })
+      ).data.uploadFile;
       expect([over.filename, over.size, over.expiresAt]).toEqual(['mydoc.txt', 4, null]);
-      const random = (await apollo.mutate({ mutation: gql(UPLOAD), variables: { file: blob('r'), filename: 'keep.png', randomize: true } })).data.uploadFile;
+      const random = (
+        await apollo.mutate({
+          mutation: gql(UPLOAD),
+          variables: { file: blob('r'), filename: 'keep.png', randomize: true },
+        })
+      ).data.uploadFile;
       expect(random.filename).toMatch(/^[a-z0-9]{8}\.png$/);
-      const secret = (await apollo.mutate({ mutation: gql(UPLOAD), variables: { file: blob('s'), filename: 'gsec.txt', accessKey: 'pw' } })).data.uploadFile;
+      const secret = (
+        await apollo.mutate({
+          mutation: gql(UPLOAD),
+          variables: { file: blob('s'), filename: 'gsec.txt', accessKey: 'pw' },
+        })
+      ).data.uploadFile;
       expect((await client(s).get(`/selif/${secret.filename}`)).status).toBe(401);
       expect((await client(s).get(`/selif/${secret.filename}?access_key=pw`)).text).toBe('s');
     });
 
     it('file: information, null when unknown, the access key for protected files', async () => {
-      const info = (await apollo.query({ query: gql`query { file(filename: "notes.txt") { url directUrl filename expiresAt size mimetype sha256sum } }` })).data.file;
-      expect(info).toMatchObject({ url: `${BASE}/notes.txt`, filename: 'notes.txt', size: 23, sha256sum: TEST_SHA, expiresAt: null });
-      expect((await apollo.query({ query: gql`query { file(filename: "nope.txt") { filename } }` })).data.file).toBeNull();
-      expect((await apollo.query({ query: gql`query { file(filename: "gsec.txt", accessKey: "pw") { size } }` })).data.file).toEqual({ __typename: 'FileInfo', size: 1 });
-      const denied = await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ file(filename: "gsec.txt") { size } }' }) });
-      expect(denied.json<{ errors: { message: string; extensions: { code: string } }[] }>().errors[0]).toMatchObject({ message: 'Invalid access key', extensions: { code: 'UNAUTHENTICATED' } });
+      const info = (
+        await apollo.query({
+          query: gql`
+            query {
+              file(filename: "notes.txt") {
+                url
+                directUrl
+                filename
+                expiresAt
+                size
+                mimetype
+                sha256sum
+              }
+            }
+          `,
+        })
+      ).data.file;
+      expect(info).toMatchObject({
+        url: `${BASE}/notes.txt`,
+        filename: 'notes.txt',
+        size: 23,
+        sha256sum: TEST_SHA,
+        expiresAt: null,
+      });
+      expect(
+        (
+          await apollo.query({
+            query: gql`
+              query {
+                file(filename: "nope.txt") {
+                  filename
+                }
+              }
+            `,
+          })
+        ).data.file,
+      ).toBeNull();
+      expect(
+        (
+          await apollo.query({
+            query: gql`
+              query {
+                file(filename: "gsec.txt", accessKey: "pw") {
+                  size
+                }
+              }
+            `,
+          })
+        ).data.file,
+      ).toEqual({ __typename: 'FileInfo', size: 1 });
+      const denied = await request(s.url, 'POST', '/graphql', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ file(filename: "gsec.txt") { size } }' }),
+      });
+      expect(denied.json<{ errors: { message: string; extensions: { code: string } }[] }>().errors[0]).toMatchObject({
+        message: 'Invalid access key',
+        extensions: { code: 'UNAUTHENTICATED' },
+      });
     });
 
     it('deleteFile: true with the key, an error with a wrong key, false when unknown', async () => {
-      const up = (await apollo.mutate({ mutation: gql(UPLOAD), variables: { file: new File(['bye'], 'bye.txt'), deleteKey: 'dk' } })).data.uploadFile;
+      const up = (
+        await apollo.mutate({
+          mutation: gql(UPLOAD),
+          variables: { file: new File(['bye'], 'bye.txt'), deleteKey: 'dk' },
+        })
+      ).data.uploadFile;
       const del = (key: string, name = up.filename) =>
         request(s.url, 'POST', '/graphql', {
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: 'mutation($n: String!, $k: String!) { deleteFile(filename: $n, deleteKey: $k) }', variables: { n: name, k: key } }),
+          body: JSON.stringify({
+            query: 'mutation($n: String!, $k: String!) { deleteFile(filename: $n, deleteKey: $k) }',
+            variables: { n: name, k: key },
+          }),
         });
       const wrong = await del('wrong');
       expect(wrong.status).toBe(401);
@@ -135,19 +236,41 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
       expect(r.status).toBe(400);
       expect(r.text).toMatch(/CSRF|preflight/i);
       expect((await metadata(s)).length).toBe(before);
-      expect((await postMultipart(s, uploadParts('op name'), { 'x-apollo-operation-name': 'Upload' })).status).toBe(200);
+      expect((await postMultipart(s, uploadParts('op name'), { 'x-apollo-operation-name': 'Upload' })).status).toBe(
+        200,
+      );
     });
 
     it('400 for misordered fields, bad JSON and bad map shapes', async () => {
       const ops = JSON.stringify({ query: UPLOAD, variables: { file: null } });
       const map = JSON.stringify({ '0': ['variables.file'] });
       const cases: Part[][] = [
-        [{ name: 'map', value: map }, { name: 'operations', value: ops }, { name: '0', filename: 'a', value: 'x' }],
-        [{ name: 'operations', value: ops }, { name: '0', filename: 'a', value: 'x' }, { name: 'map', value: map }],
-        [{ name: 'operations', value: '{not json' }, { name: 'map', value: map }],
-        [{ name: 'operations', value: ops }, { name: 'map', value: '[1]' }],
-        [{ name: 'operations', value: ops }, { name: 'map', value: JSON.stringify({ '0': ['variables.nope'] }) }],
-        [{ name: 'operations', value: ops }, { name: 'map', value: JSON.stringify({ '0': ['query'] }) }],
+        [
+          { name: 'map', value: map },
+          { name: 'operations', value: ops },
+          { name: '0', filename: 'a', value: 'x' },
+        ],
+        [
+          { name: 'operations', value: ops },
+          { name: '0', filename: 'a', value: 'x' },
+          { name: 'map', value: map },
+        ],
+        [
+          { name: 'operations', value: '{not json' },
+          { name: 'map', value: map },
+        ],
+        [
+          { name: 'operations', value: ops },
+          { name: 'map', value: '[1]' },
+        ],
+        [
+          { name: 'operations', value: ops },
+          { name: 'map', value: JSON.stringify({ '0': ['variables.nope'] }) },
+        ],
+        [
+          { name: 'operations', value: ops },
+          { name: 'map', value: JSON.stringify({ '0': ['query'] }) },
+        ],
         [{ name: 'operations', value: ops }],
       ];
       for (const parts of cases) {
@@ -159,7 +282,12 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
 
     it('a map cannot pollute prototypes', async () => {
       const ops = JSON.stringify({ query: UPLOAD, variables: { file: null } });
-      for (const path of ['variables.__proto__.polluted', 'variables.constructor.prototype.polluted', '__proto__.polluted', 'variables.file.__proto__']) {
+      for (const path of [
+        'variables.__proto__.polluted',
+        'variables.constructor.prototype.polluted',
+        '__proto__.polluted',
+        'variables.file.__proto__',
+      ]) {
         const r = await postMultipart(s, [
           { name: 'operations', value: ops },
           { name: 'map', value: JSON.stringify({ '0': [path] }) },
@@ -172,19 +300,26 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
     });
 
     it('a file just within the limit is stored; one byte over → 413, nothing kept', async () => {
-      expect((await postMultipart(s, uploadParts(Buffer.alloc(2000, 0x61), { filename: 'limit.txt' }))).json()).toMatchObject({ data: { uploadFile: { size: 2000 } } });
+      expect(
+        (await postMultipart(s, uploadParts(Buffer.alloc(2000, 0x61), { filename: 'limit.txt' }))).json(),
+      ).toMatchObject({ data: { uploadFile: { size: 2000 } } });
       const before = await storeCounts(s);
       const count = (await metadata(s)).length;
       const r = await postMultipart(s, uploadParts(Buffer.alloc(2001, 0x61), { filename: 'over.txt' }));
       expect(r.status).toBe(413);
-      expect(r.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(r.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe(
+        'PAYLOAD_TOO_LARGE',
+      );
       expect((await metadata(s)).length).toBe(count);
       await eventually(async () => expect(await storeCounts(s)).toEqual(before));
     });
 
     it('413 for an operations field over the limit and for too many files', async () => {
       const huge = JSON.stringify({ query: UPLOAD, variables: { file: null, pad: 'x'.repeat(5000) } });
-      const r = await postMultipart(s, [{ name: 'operations', value: huge }, { name: 'map', value: '{}' }]);
+      const r = await postMultipart(s, [
+        { name: 'operations', value: huge },
+        { name: 'map', value: '{}' },
+      ]);
       expect(r.status).toBe(413);
       const map: Record<string, string[]> = {};
       const variables: Record<string, null> = {};
@@ -203,7 +338,10 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const parts = [
-          { name: 'operations', value: JSON.stringify({ query: '{ serverInfo { version } }', variables: { unused: null } }) },
+          {
+            name: 'operations',
+            value: JSON.stringify({ query: '{ serverInfo { version } }', variables: { unused: null } }),
+          },
           { name: 'map', value: JSON.stringify({ '0': ['variables.unused'] }) },
           { name: '0', filename: 'big.bin', value: Buffer.alloc(1500, 0x62) },
         ];
@@ -211,7 +349,16 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
         expect(first.status).toBe(200);
         expect(first.json()).toMatchObject({ data: { serverInfo: { version: expect.any(String) } } });
         // A failing operation (validation error) leaves its upload unread too.
-        const bad = await postMultipart(s, [{ name: 'operations', value: JSON.stringify({ query: '{ nope }', variables: { f: null } }) }, { name: 'map', value: '{"0":["variables.f"]}' }, { name: '0', filename: 'x', value: 'y' }], PREFLIGHT, agent);
+        const bad = await postMultipart(
+          s,
+          [
+            { name: 'operations', value: JSON.stringify({ query: '{ nope }', variables: { f: null } }) },
+            { name: 'map', value: '{"0":["variables.f"]}' },
+            { name: '0', filename: 'x', value: 'y' },
+          ],
+          PREFLIGHT,
+          agent,
+        );
         expect(bad.status).toBe(400);
         const second = await postMultipart(s, uploadParts('after drain', { filename: 'after.txt' }), PREFLIGHT, agent);
         expect(second.json()).toMatchObject({ data: { uploadFile: { filename: 'after.txt' } } });
@@ -227,9 +374,14 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
 
     it('an Upload variable sent as JSON is refused and stores nothing', async () => {
       const count = (await metadata(s)).length;
-      const r = await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: UPLOAD, variables: { file: 'not a file' } }) });
+      const r = await request(s.url, 'POST', '/graphql', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: UPLOAD, variables: { file: 'not a file' } }),
+      });
       expect(r.status).toBe(400);
-      expect(r.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+      expect(r.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe(
+        'BAD_USER_INPUT',
+      );
       expect((await metadata(s)).length).toBe(count);
     });
 
@@ -246,11 +398,15 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
       const cut = m.body.length - 900;
       await new Promise<void>((resolve, reject) => {
         const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => {
-          sock.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: ${m.type}\r\nApollo-Require-Preflight: true\r\nContent-Length: ${m.body.length}\r\n\r\n`);
-          sock.write(m.body.subarray(0, cut), () => setTimeout(() => {
-            sock.destroy();
-            resolve();
-          }, 200));
+          sock.write(
+            `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: ${m.type}\r\nApollo-Require-Preflight: true\r\nContent-Length: ${m.body.length}\r\n\r\n`,
+          );
+          sock.write(m.body.subarray(0, cut), () =>
+            setTimeout(() => {
+              sock.destroy();
+              resolve();
+            }, 200),
+          );
         });
         sock.on('error', reject);
       });
@@ -274,7 +430,9 @@ describe('GraphQL uploads with API keys required', () => {
   it('needs a valid Files-Api-Key header (or a logged-in user)', async () => {
     const denied = await postMultipart(s, uploadParts('x'));
     expect(denied.status).toBe(401);
-    expect(denied.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+    expect(denied.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe(
+      'UNAUTHENTICATED',
+    );
     expect((await postMultipart(s, uploadParts('x'), { ...PREFLIGHT, 'files-api-key': 'wrong' })).status).toBe(401);
     const key = (await s.agora.services.files.apiKeys.create('gql')).key;
     const ok = await postMultipart(s, uploadParts('x', { filename: 'k.txt' }), { ...PREFLIGHT, 'files-api-key': key });

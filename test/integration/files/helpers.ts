@@ -27,19 +27,39 @@ export function request(base: string, method: string, path: string, opts: ReqOpt
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | string[] | number> = { ...(opts.headers ?? {}) };
     if (typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) {
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-length' || h.toLowerCase() === 'transfer-encoding')) {
+      if (
+        !Object.keys(headers).some(
+          (h) => h.toLowerCase() === 'content-length' || h.toLowerCase() === 'transfer-encoding',
+        )
+      ) {
         headers['content-length'] = Buffer.byteLength(opts.body);
       }
     }
-    const req = http.request({ method, host: url.hostname, port: url.port, path: url.pathname + url.search, headers, agent: opts.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode!, headers: res.headers, body, text: body.toString('utf8'), json: () => JSON.parse(body.toString('utf8')) });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        method,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        headers,
+        agent: opts.agent ?? false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body,
+            text: body.toString('utf8'),
+            json: () => JSON.parse(body.toString('utf8')),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     const b = opts.body;
     if (b === undefined) req.end();
@@ -57,8 +77,10 @@ export function client(s: TestServer) {
   return {
     get: (path: string, headers: Record<string, string | string[]> = {}) => request(s.url, 'GET', path, { headers }),
     head: (path: string, headers: Record<string, string | string[]> = {}) => request(s.url, 'HEAD', path, { headers }),
-    put: (path: string, body: string | Buffer | Readable, headers: Record<string, string | string[]> = {}) => request(s.url, 'PUT', path, { headers, body }),
-    post: (path: string, body: string | Buffer | Readable, headers: Record<string, string | string[]> = {}) => request(s.url, 'POST', path, { headers, body }),
+    put: (path: string, body: string | Buffer | Readable, headers: Record<string, string | string[]> = {}) =>
+      request(s.url, 'PUT', path, { headers, body }),
+    post: (path: string, body: string | Buffer | Readable, headers: Record<string, string | string[]> = {}) =>
+      request(s.url, 'POST', path, { headers, body }),
     del: (path: string, headers: Record<string, string | string[]> = {}) => request(s.url, 'DELETE', path, { headers }),
     req: (method: string, path: string, opts: ReqOptions = {}) => request(s.url, method, path, opts),
     /** PUT with JSON preferred; returns the parsed upload JSON (asserting 200). */
@@ -85,9 +107,18 @@ export async function storeCounts(s: TestServer): Promise<{ objects: number; tem
   if (s.config.files.storage === 'gridfs') {
     const db = s.agora.db.conn;
     // Released objects wait out the grace period before removal; they are not live.
-    const objects = (await db.collection('filedata.files').countDocuments()) - (await db.collection('filedata.released').countDocuments());
+    const objects =
+      (await db.collection('filedata.files').countDocuments()) -
+      (await db.collection('filedata.released').countDocuments());
     const chunkIds = await db.collection('filedata.chunks').distinct('files_id');
-    const fileIds = new Set((await db.collection('filedata.files').find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)));
+    const fileIds = new Set(
+      (
+        await db
+          .collection('filedata.files')
+          .find({}, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => String(d._id)),
+    );
     const pending = await db.collection('filedata.pending').countDocuments();
     return { objects, temporary: pending + chunkIds.filter((id) => !fileIds.has(String(id))).length };
   }
@@ -97,7 +128,8 @@ export async function storeCounts(s: TestServer): Promise<{ objects: number; tem
   const tmp = fs.existsSync(path.join(root, 'tmp')) ? fs.readdirSync(path.join(root, 'tmp')).length : 0;
   let objects = 0;
   const objDir = path.join(root, 'objects');
-  if (fs.existsSync(objDir)) for (const d of fs.readdirSync(objDir)) objects += fs.readdirSync(path.join(objDir, d)).length;
+  if (fs.existsSync(objDir))
+    for (const d of fs.readdirSync(objDir)) objects += fs.readdirSync(path.join(objDir, d)).length;
   return { objects, temporary: tmp };
 }
 

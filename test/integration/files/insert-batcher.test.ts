@@ -40,7 +40,11 @@ it('an error other than a taken key reaches its caller', async () => {
   const batcher = new InsertBatcher<Doc>(() => coll as never);
   // An _id that is not a valid key (an array) fails as a whole, alone or in a batch.
   const bad = { _id: ['x'] as unknown as string, filename: 'bad', n: 0 };
-  const results = await Promise.allSettled([batcher.insert({ _id: 'ok1', filename: 'ok1', n: 1 }), batcher.insert(bad), batcher.insert({ _id: 'ok2', filename: 'ok2', n: 2 })]);
+  const results = await Promise.allSettled([
+    batcher.insert({ _id: 'ok1', filename: 'ok1', n: 1 }),
+    batcher.insert(bad),
+    batcher.insert({ _id: 'ok2', filename: 'ok2', n: 2 }),
+  ]);
   expect(results[0]).toEqual({ status: 'fulfilled', value: true });
   expect(results[1]!.status).toBe('rejected');
   expect(results[2]).toEqual({ status: 'fulfilled', value: true });

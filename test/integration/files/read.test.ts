@@ -5,11 +5,22 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { TestServer } from '../../helpers/server';
-import { BACKENDS, client, JSON_ACCEPT, metadata, setExpiry, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
+import {
+  BACKENDS,
+  client,
+  JSON_ACCEPT,
+  metadata,
+  setExpiry,
+  startFor,
+  storeCounts,
+  TEST_CONTENT,
+  TEST_SHA,
+} from './helpers';
 
 const BASE = 'https://files.example.org';
 const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
-const RAW_CSP = "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
+const RAW_CSP =
+  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
 const ETAG = `"${TEST_SHA}"`;
 const SIXTEEN = '0123456789abcdef';
 
@@ -39,7 +50,9 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
     });
 
     it('follows the JSON preference of the Accept header', async () => {
-      expect((await c.get('/notes.txt', { accept: 'text/html;q=0.9, application/json' })).headers['content-type']).toBe('application/json; charset=utf-8');
+      expect((await c.get('/notes.txt', { accept: 'text/html;q=0.9, application/json' })).headers['content-type']).toBe(
+        'application/json; charset=utf-8',
+      );
       for (const accept of ['text/plain, application/json', '*/*', 'application/json;q=0.5, text/plain']) {
         const r = await c.get('/notes.txt', { accept });
         expect(r.text).toBe(TEST_CONTENT);
@@ -92,7 +105,11 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
       const r = await c.head('/selif/notes.txt');
       expect(r.status).toBe(200);
       expect(r.body.length).toBe(0);
-      expect(r.headers).toMatchObject({ 'content-length': '23', etag: ETAG, 'content-type': 'text/plain; charset=utf-8' });
+      expect(r.headers).toMatchObject({
+        'content-length': '23',
+        etag: ETAG,
+        'content-type': 'text/plain; charset=utf-8',
+      });
     });
 
     it('Range: bytes=0-3 on a 16-byte file → 206 with 4 bytes', async () => {
@@ -119,7 +136,9 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
         const r = await c.get('/selif/sixteen.txt', { range });
         expect([r.status, r.text, r.headers['content-range']]).toEqual([416, 'Range not satisfiable\n', 'bytes */16']);
       }
-      expect((await c.get('/selif/sixteen.txt', { range: 'bytes=16-', ...JSON_ACCEPT })).text).toBe('{"error":"Range not satisfiable"}');
+      expect((await c.get('/selif/sixteen.txt', { range: 'bytes=16-', ...JSON_ACCEPT })).text).toBe(
+        '{"error":"Range not satisfiable"}',
+      );
     });
 
     it('other Range headers are ignored: 200 with the whole file', async () => {
@@ -136,30 +155,58 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
       expect((await c.get('/selif/sixteen.txt', { range: 'bytes=0-3', 'if-range': etag })).status).toBe(206);
       expect((await c.get('/selif/sixteen.txt', { range: 'bytes=0-3', 'if-range': lm })).status).toBe(206);
       expect((await c.get('/selif/sixteen.txt', { range: 'bytes=0-3', 'if-range': '"other"' })).status).toBe(200);
-      expect((await c.get('/selif/sixteen.txt', { range: 'bytes=0-3', 'if-range': new Date(Date.parse(lm) - 1000).toUTCString() })).status).toBe(200);
+      expect(
+        (
+          await c.get('/selif/sixteen.txt', {
+            range: 'bytes=0-3',
+            'if-range': new Date(Date.parse(lm) - 1000).toUTCString(),
+          })
+        ).status,
+      ).toBe(200);
     });
 
     it('304 for If-None-Match (strong, weak, *) and If-Modified-Since, with validators and no body', async () => {
       const lm = (await c.get('/notes.txt')).headers['last-modified']!;
-      const conditions: Record<string, string>[] = [{ 'if-none-match': ETAG }, { 'if-none-match': `W/${ETAG}` }, { 'if-none-match': '*' }, { 'if-modified-since': lm }];
+      const conditions: Record<string, string>[] = [
+        { 'if-none-match': ETAG },
+        { 'if-none-match': `W/${ETAG}` },
+        { 'if-none-match': '*' },
+        { 'if-modified-since': lm },
+      ];
       for (const h of conditions) {
         const r = await c.get('/notes.txt', h);
         expect(r.status).toBe(304);
         expect(r.body.length).toBe(0);
-        expect(r.headers).toMatchObject({ etag: ETAG, 'last-modified': lm, 'cache-control': 'public, no-cache', vary: 'Accept', 'x-frame-options': 'SAMEORIGIN' });
+        expect(r.headers).toMatchObject({
+          etag: ETAG,
+          'last-modified': lm,
+          'cache-control': 'public, no-cache',
+          vary: 'Accept',
+          'x-frame-options': 'SAMEORIGIN',
+        });
       }
       expect((await c.get('/notes.txt', { 'if-none-match': '"other"' })).status).toBe(200);
-      expect((await c.get('/notes.txt', { 'if-modified-since': new Date(Date.parse(lm) - 1000).toUTCString() })).status).toBe(200);
+      expect(
+        (await c.get('/notes.txt', { 'if-modified-since': new Date(Date.parse(lm) - 1000).toUTCString() })).status,
+      ).toBe(200);
       expect((await c.get('/notes.txt', { 'if-none-match': '"other"', 'if-modified-since': lm })).status).toBe(200);
     });
 
     it('412 for If-Match without a strong match and for If-Unmodified-Since before Last-Modified', async () => {
       const lm = (await c.get('/notes.txt')).headers['last-modified']!;
-      expect(await c.get('/selif/notes.txt', { 'if-match': '"other"' })).toMatchObject({ status: 412, text: 'Precondition failed\n' });
+      expect(await c.get('/selif/notes.txt', { 'if-match': '"other"' })).toMatchObject({
+        status: 412,
+        text: 'Precondition failed\n',
+      });
       expect((await c.get('/selif/notes.txt', { 'if-match': `W/${ETAG}` })).status).toBe(412);
       expect((await c.get('/selif/notes.txt', { 'if-match': ETAG })).status).toBe(200);
       expect((await c.get('/selif/notes.txt', { 'if-match': '*' })).status).toBe(200);
-      expect(await c.get('/selif/notes.txt', { 'if-unmodified-since': new Date(Date.parse(lm) - 1000).toUTCString(), ...JSON_ACCEPT })).toMatchObject({
+      expect(
+        await c.get('/selif/notes.txt', {
+          'if-unmodified-since': new Date(Date.parse(lm) - 1000).toUTCString(),
+          ...JSON_ACCEPT,
+        }),
+      ).toMatchObject({
         status: 412,
         text: '{"error":"Precondition failed"}',
       });
@@ -190,15 +237,24 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
 
     it('without the key: 401 Invalid access key on info and raw', async () => {
       expect(await c.get('/selif/sec.txt')).toMatchObject({ status: 401, text: 'Invalid access key\n' });
-      expect(await c.get('/sec.txt', JSON_ACCEPT)).toMatchObject({ status: 401, text: '{"error":"Invalid access key"}' });
+      expect(await c.get('/sec.txt', JSON_ACCEPT)).toMatchObject({
+        status: 401,
+        text: '{"error":"Invalid access key"}',
+      });
       expect((await c.get('/selif/sec.txt', { 'files-access-key': 'wrong' })).status).toBe(401);
     });
 
     it('from the header, the query, a url-encoded body or the cookie', async () => {
-      expect(await c.get('/selif/sec.txt', { 'files-access-key': 'pw 1/ü' })).toMatchObject({ status: 200, text: TEST_CONTENT });
+      expect(await c.get('/selif/sec.txt', { 'files-access-key': 'pw 1/ü' })).toMatchObject({
+        status: 200,
+        text: TEST_CONTENT,
+      });
       expect(await c.get('/selif/sec.txt', { 'linx-access-key': 'pw 1/ü' })).toMatchObject({ status: 200 });
       expect(await c.get(`/selif/sec.txt?access_key=${enc}`)).toMatchObject({ status: 200, text: TEST_CONTENT });
-      const body = await c.req('GET', '/selif/sec.txt', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `access_key=${enc}` });
+      const body = await c.req('GET', '/selif/sec.txt', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `access_key=${enc}`,
+      });
       expect(body).toMatchObject({ status: 200, text: TEST_CONTENT });
       expect(await c.get('/selif/sec.txt', { cookie: `Files-Access-Key=${enc}` })).toMatchObject({ status: 200 });
       expect(await c.get('/selif/sec.txt', { cookie: `Linx-Access-Key=${enc}` })).toMatchObject({ status: 200 });
@@ -207,15 +263,25 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
     it('the first non-empty source decides: cookie, header, body, query', async () => {
       expect((await c.get(`/selif/sec.txt?access_key=${enc}`, { 'files-access-key': 'wrong' })).status).toBe(401);
       expect((await c.get(`/selif/sec.txt?access_key=wrong`, { 'files-access-key': 'pw 1/ü' })).status).toBe(200);
-      expect((await c.get('/selif/sec.txt', { cookie: 'Files-Access-Key=wrong', 'files-access-key': 'pw 1/ü' })).status).toBe(401);
-      expect((await c.get('/selif/sec.txt', { cookie: 'Files-Access-Key=', 'files-access-key': 'pw 1/ü' })).status).toBe(200);
+      expect(
+        (await c.get('/selif/sec.txt', { cookie: 'Files-Access-Key=wrong', 'files-access-key': 'pw 1/ü' })).status,
+      ).toBe(401);
+      expect(
+        (await c.get('/selif/sec.txt', { cookie: 'Files-Access-Key=', 'files-access-key': 'pw 1/ü' })).status,
+      ).toBe(200);
       expect((await c.get('/selif/sec.txt', { 'files-access-key': '', 'linx-access-key': 'pw 1/ü' })).status).toBe(401);
     });
 
     it('a successful read of /{name} with the key from header or query sets the cookie for both paths', async () => {
-      for (const r of [await c.get('/sec.txt', { 'files-access-key': 'pw 1/ü' }), await c.get(`/sec.txt?access_key=${enc}`, JSON_ACCEPT)]) {
+      for (const r of [
+        await c.get('/sec.txt', { 'files-access-key': 'pw 1/ü' }),
+        await c.get(`/sec.txt?access_key=${enc}`, JSON_ACCEPT),
+      ]) {
         expect(r.status).toBe(200);
-        expect(r.headers['set-cookie']).toEqual([`Files-Access-Key=${enc}; Path=/sec.txt; HttpOnly`, `Files-Access-Key=${enc}; Path=/selif/sec.txt; HttpOnly`]);
+        expect(r.headers['set-cookie']).toEqual([
+          `Files-Access-Key=${enc}; Path=/sec.txt; HttpOnly`,
+          `Files-Access-Key=${enc}; Path=/selif/sec.txt; HttpOnly`,
+        ]);
         expect(r.headers['cache-control']).toBe('private, no-cache');
       }
       expect((await c.get('/selif/sec.txt', { 'files-access-key': 'pw 1/ü' })).headers['set-cookie']).toBeUndefined();
@@ -241,10 +307,16 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
   describe('delete (§6)', () => {
     it('404 for an unknown file, 401 for a missing or wrong key, 200 DELETED (no newline) whatever Accept', async () => {
       await c.upload('del.txt', 'bye', { 'files-delete-key': 'right' });
-      expect(await c.del('/nope.txt', { 'files-delete-key': 'x' })).toMatchObject({ status: 404, text: 'File not found\n' });
+      expect(await c.del('/nope.txt', { 'files-delete-key': 'x' })).toMatchObject({
+        status: 404,
+        text: 'File not found\n',
+      });
       expect(await c.del('/del.txt')).toMatchObject({ status: 401, text: 'Invalid delete key\n' });
       expect(await c.del('/del.txt', { 'files-delete-key': '' })).toMatchObject({ status: 401 });
-      expect(await c.del('/del.txt', { 'files-delete-key': 'wrong', ...JSON_ACCEPT })).toMatchObject({ status: 401, text: '{"error":"Invalid delete key"}' });
+      expect(await c.del('/del.txt', { 'files-delete-key': 'wrong', ...JSON_ACCEPT })).toMatchObject({
+        status: 401,
+        text: '{"error":"Invalid delete key"}',
+      });
       const ok = await c.del('/del.txt', { 'linx-delete-key': 'right', ...JSON_ACCEPT });
       expect([ok.status, ok.text, ok.headers['content-type']]).toEqual([200, 'DELETED', 'text/plain; charset=utf-8']);
     });
@@ -334,13 +406,19 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
     });
 
     it('every response carries Referrer-Policy and X-Frame-Options; non-raw ones the page CSP', async () => {
-      const responses = [await c.get('/notes.txt', JSON_ACCEPT), await c.get('/nope.txt'), await c.req('OPTIONS', '/upload'), await c.put('/upload/h.txt', 'x')];
+      const responses = [
+        await c.get('/notes.txt', JSON_ACCEPT),
+        await c.get('/nope.txt'),
+        await c.req('OPTIONS', '/upload'),
+        await c.put('/upload/h.txt', 'x'),
+      ];
       for (const r of responses) {
         expect(r.headers['referrer-policy']).toBe('same-origin');
         expect(r.headers['x-frame-options']).toBe('SAMEORIGIN');
         expect(r.headers['content-security-policy']).toBe(PAGE_CSP);
       }
-      for (const method of ['GET', 'HEAD', 'DELETE', 'OPTIONS', 'POST', 'PATCH']) expect([method, (await c.req(method, '/nope.txt')).headers.vary]).toEqual([method, 'Accept']);
+      for (const method of ['GET', 'HEAD', 'DELETE', 'OPTIONS', 'POST', 'PATCH'])
+        expect([method, (await c.req(method, '/nope.txt')).headers.vary]).toEqual([method, 'Accept']);
     });
 
     it('the server routes win over /{filename}', async () => {
@@ -362,8 +440,16 @@ describe('base URL without PUBLIC_URL (§2.3)', () => {
     const c = client(s);
     const plain = await c.put('/upload/b.txt', 'x', { host: 'example.test:8080' });
     expect(plain.text).toBe('http://example.test:8080/b.txt\n');
-    const proxied = await c.put('/upload/c.txt', 'x', { host: 'internal', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'files.example.org', ...JSON_ACCEPT });
-    expect(proxied.json()).toMatchObject({ url: 'https://files.example.org/c.txt', direct_url: 'https://files.example.org/selif/c.txt' });
+    const proxied = await c.put('/upload/c.txt', 'x', {
+      host: 'internal',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'files.example.org',
+      ...JSON_ACCEPT,
+    });
+    expect(proxied.json()).toMatchObject({
+      url: 'https://files.example.org/c.txt',
+      direct_url: 'https://files.example.org/selif/c.txt',
+    });
   });
 });
 
@@ -381,7 +467,10 @@ describe('FILES_ACCESS_COOKIE_EXPIRY (§9)', () => {
     await c.upload('aged.txt', 'x', { 'files-access-key': 'k&1' });
     const r = await c.get('/aged.txt?access_key=k%261');
     expect(r.status).toBe(200);
-    expect(r.headers['set-cookie']).toEqual(['Files-Access-Key=k%261; Path=/aged.txt; Max-Age=3600; HttpOnly', 'Files-Access-Key=k%261; Path=/selif/aged.txt; Max-Age=3600; HttpOnly']);
+    expect(r.headers['set-cookie']).toEqual([
+      'Files-Access-Key=k%261; Path=/aged.txt; Max-Age=3600; HttpOnly',
+      'Files-Access-Key=k%261; Path=/selif/aged.txt; Max-Age=3600; HttpOnly',
+    ]);
     expect((await c.get('/selif/aged.txt', { cookie: 'Files-Access-Key=k%261' })).text).toBe('x');
   });
 });

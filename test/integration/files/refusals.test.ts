@@ -72,7 +72,8 @@ function bigExchange(s: TestServer, head: string, chunked = false): Promise<Exch
       sock.write(head);
       if (!chunked) return void sock.write(Buffer.alloc(256 * 1024, 0x61));
       const chunk = Buffer.alloc(64 * 1024, 0x61);
-      for (let i = 0; i < 32; i++) sock.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+      for (let i = 0; i < 32; i++)
+        sock.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
     });
     const timer = setTimeout(() => sock.destroy(), 5000);
     sock.on('data', (d: Buffer) => (out.data += d.toString('latin1')));
@@ -111,12 +112,21 @@ const put = (name: string, length: number, extra = '') =>
 const multipartHead = (length: number, extra: string) =>
   `POST /upload HTTP/1.1\r\nHost: files.example.org\r\nAccept: application/json\r\nContent-Type: multipart/form-data; boundary=bnd\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 const multipartBody = (size: number) =>
-  Buffer.concat([Buffer.from('--bnd\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n'), Buffer.alloc(size, 0x61), Buffer.from('\r\n--bnd--\r\n')]);
+  Buffer.concat([
+    Buffer.from('--bnd\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n'),
+    Buffer.alloc(size, 0x61),
+    Buffer.from('\r\n--bnd--\r\n'),
+  ]);
 
 describe('without API keys', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer({ FILES_MAX_SIZE: String(100 * 1024), FILES_UPLOAD_RATE_LIMIT: '1', FILES_UPLOAD_RATE_WINDOW: '600', TRUST_PROXY: 'true' });
+    s = await startTestServer({
+      FILES_MAX_SIZE: String(100 * 1024),
+      FILES_UPLOAD_RATE_LIMIT: '1',
+      FILES_UPLOAD_RATE_WINDOW: '600',
+      TRUST_PROXY: 'true',
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -124,11 +134,19 @@ describe('without API keys', () => {
 
   it('origin check (a cross-origin multipart POST): 400 readable, connection kept', async () => {
     const body = multipartBody(100 * 1024);
-    expectReadable(await exchange(s, multipartHead(body.length, 'Origin: https://evil.example\r\n'), body), 400, 'Bad request');
+    expectReadable(
+      await exchange(s, multipartHead(body.length, 'Origin: https://evil.example\r\n'), body),
+      400,
+      'Bad request',
+    );
   });
 
   it('origin check with a body over 1 MiB: 400 at once, Connection: close', async () => {
-    expectRefusedAtOnce(await bigExchange(s, multipartHead(5 * MiB, 'Origin: https://evil.example\r\n')), 400, 'Bad request');
+    expectRefusedAtOnce(
+      await bigExchange(s, multipartHead(5 * MiB, 'Origin: https://evil.example\r\n')),
+      400,
+      'Bad request',
+    );
   });
 
   it('413 by Content-Length (a body over FILES_MAX_SIZE, under 1 MiB): readable, connection kept', async () => {
@@ -147,7 +165,10 @@ describe('without API keys', () => {
     expectReadable(x, 429, 'Too many uploads, try again later');
     expect(firstHead(x.data)).toMatch(/\r\nretry-after: \d+/);
     // Under FILES_MAX_SIZE by its declared length: a chunked body of 2 MiB, cut after 1 MiB.
-    const chunkedHead = put('three.bin', 0, `${addr}Transfer-Encoding: chunked\r\n`).replace('Content-Length: 0\r\n', '');
+    const chunkedHead = put('three.bin', 0, `${addr}Transfer-Encoding: chunked\r\n`).replace(
+      'Content-Length: 0\r\n',
+      '',
+    );
     expectRefusedAtOnce(await bigExchange(s, chunkedHead, true), 429, 'Too many uploads, try again later');
   });
 
@@ -163,8 +184,15 @@ describe('without API keys', () => {
 
   it('a chunked body: drained to its end when it stays under 1 MiB', async () => {
     const chunk = Buffer.alloc(30 * 1024, 0x63);
-    const frames = Buffer.concat([...Array(5)].map(() => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])).concat([Buffer.from('0\r\n\r\n')]));
-    const head = multipartHead(0, 'Origin: https://evil.example\r\n').replace('Content-Length: 0', 'Transfer-Encoding: chunked');
+    const frames = Buffer.concat(
+      [...Array(5)]
+        .map(() => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]))
+        .concat([Buffer.from('0\r\n\r\n')]),
+    );
+    const head = multipartHead(0, 'Origin: https://evil.example\r\n').replace(
+      'Content-Length: 0',
+      'Transfer-Encoding: chunked',
+    );
     expectReadable(await exchange(s, head, frames), 400, 'Bad request');
   });
 });

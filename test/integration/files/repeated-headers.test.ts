@@ -36,7 +36,10 @@ describe('Files REST', () => {
   });
 
   it('two access-key and expiry lines: the first counts', async () => {
-    const j = await c.upload('ak.txt', 'x', { 'files-access-key': ['ak1', 'ak2'], 'files-expiry': ['60', '0'] } as never);
+    const j = await c.upload('ak.txt', 'x', {
+      'files-access-key': ['ak1', 'ak2'],
+      'files-expiry': ['60', '0'],
+    } as never);
     expect(j.access_key).toBe('ak1');
     expect(Number(j.expiry) - Math.floor(Date.now() / 1000)).toBeGreaterThan(50);
     expect((await c.get('/selif/ak.txt', { 'files-access-key': ['ak2', 'ak1'] })).status).toBe(401);
@@ -65,7 +68,8 @@ describe('API key (REST and GraphQL uploads)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const put = (keys: string[]) => request(s.url, 'PUT', '/upload/k.txt', { headers: { ...JSON_ACCEPT, 'files-api-key': keys }, body: 'x' });
+  const put = (keys: string[]) =>
+    request(s.url, 'PUT', '/upload/k.txt', { headers: { ...JSON_ACCEPT, 'files-api-key': keys }, body: 'x' });
 
   it('REST: the first Files-Api-Key line is the key', async () => {
     expect((await put(['haPVipRnGJ0QovA9nyqK', 'wrong'])).status).toBe(200);
@@ -78,13 +82,22 @@ describe('API key (REST and GraphQL uploads)', () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n\r\n${value}\r\n`;
     const query = 'mutation($file: Upload!) { uploadFile(file: $file) { filename } }';
     const body =
-      part('operations', JSON.stringify({ query, variables: { file: null } })) + part('map', '{"0":["variables.file"]}') + part('0', 'hello', 'g.txt') + `--${boundary}--\r\n`;
+      part('operations', JSON.stringify({ query, variables: { file: null } })) +
+      part('map', '{"0":["variables.file"]}') +
+      part('0', 'hello', 'g.txt') +
+      `--${boundary}--\r\n`;
     const send = (keys: string[]) =>
       request(s.url, 'POST', '/graphql', {
-        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'apollo-require-preflight': 'true', 'files-api-key': keys },
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'apollo-require-preflight': 'true',
+          'files-api-key': keys,
+        },
         body,
       });
-    const ok = (await send(['haPVipRnGJ0QovA9nyqK', 'wrong'])).json<{ data: { uploadFile: { filename: string } } | null }>();
+    const ok = (await send(['haPVipRnGJ0QovA9nyqK', 'wrong'])).json<{
+      data: { uploadFile: { filename: string } } | null;
+    }>();
     expect(ok.data?.uploadFile.filename).toBe('g.txt');
     const refused = (await send(['wrong', 'haPVipRnGJ0QovA9nyqK'])).json<{ errors?: unknown[] }>();
     expect(refused.errors).toHaveLength(1);

@@ -1,7 +1,17 @@
 /** Uploads over real HTTP (docs/files-api.md §2, §4), on both storage backends. */
 import { Readable } from 'node:stream';
 import { TestServer } from '../../helpers/server';
-import { BACKENDS, client, forgetCached, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
+import {
+  BACKENDS,
+  client,
+  forgetCached,
+  JSON_ACCEPT,
+  metadata,
+  startFor,
+  storeCounts,
+  TEST_CONTENT,
+  TEST_SHA,
+} from './helpers';
 
 const BASE = 'https://files.example.org';
 const RAND = '[a-z0-9]{8}';
@@ -26,12 +36,27 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('answers JSON with exactly nine string keys in alphabetical order', async () => {
-      const r = await c.put('/upload/put-json.txt', TEST_CONTENT, { ...JSON_ACCEPT, 'files-delete-key': 'dk', 'files-access-key': 'ak', 'files-expiry': '60' });
+      const r = await c.put('/upload/put-json.txt', TEST_CONTENT, {
+        ...JSON_ACCEPT,
+        'files-delete-key': 'dk',
+        'files-access-key': 'ak',
+        'files-expiry': '60',
+      });
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(r.text.endsWith('}')).toBe(true);
       const j = r.json();
-      expect(Object.keys(j)).toEqual(['access_key', 'delete_key', 'direct_url', 'expiry', 'filename', 'mimetype', 'sha256sum', 'size', 'url']);
+      expect(Object.keys(j)).toEqual([
+        'access_key',
+        'delete_key',
+        'direct_url',
+        'expiry',
+        'filename',
+        'mimetype',
+        'sha256sum',
+        'size',
+        'url',
+      ]);
       for (const v of Object.values(j)) expect(typeof v).toBe('string');
       const now = Math.floor(Date.now() / 1000);
       expect(j).toEqual({
@@ -60,10 +85,17 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('ignores the request Content-Type and accepts chunked bodies', async () => {
-      const r = await c.put('/upload/ctype.txt', Readable.from([Buffer.from('This is my '), Buffer.from('test content')]), { ...JSON_ACCEPT, 'content-type': 'application/json' });
+      const r = await c.put(
+        '/upload/ctype.txt',
+        Readable.from([Buffer.from('This is my '), Buffer.from('test content')]),
+        { ...JSON_ACCEPT, 'content-type': 'application/json' },
+      );
       expect(r.status).toBe(200);
       expect(r.json()).toMatchObject({ filename: 'ctype.txt', mimetype: 'text/plain; charset=utf-8', size: '23' });
-      const r2 = await c.put('/upload/ctype.txt', TEST_CONTENT, { ...JSON_ACCEPT, 'content-type': 'multipart/form-data; boundary=x' });
+      const r2 = await c.put('/upload/ctype.txt', TEST_CONTENT, {
+        ...JSON_ACCEPT,
+        'content-type': 'multipart/form-data; boundary=x',
+      });
       expect(r2.status).toBe(200);
       expect(r2.json()).toMatchObject({ filename: 'ctype1.txt', size: '23' });
       const odd = await c.put('/upload/ctype2.txt', TEST_CONTENT, { ...JSON_ACCEPT, 'content-type': 'not a type' });
@@ -91,12 +123,19 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect((await c.upload('binthing', Buffer.from([0, 1, 2, 3]))).filename).toBe('binthing.file');
     });
 
-    it.each(['yes', 'true', 'y', '1', 'YES', 'True'])('Files-Randomize: %s randomizes and keeps the extension', async (v) => {
-      expect((await c.upload('keepext.png', TEST_CONTENT, { 'files-randomize': v })).filename).toMatch(new RegExp(`^${RAND}\\.png$`));
-    });
+    it.each(['yes', 'true', 'y', '1', 'YES', 'True'])(
+      'Files-Randomize: %s randomizes and keeps the extension',
+      async (v) => {
+        expect((await c.upload('keepext.png', TEST_CONTENT, { 'files-randomize': v })).filename).toMatch(
+          new RegExp(`^${RAND}\\.png$`),
+        );
+      },
+    );
 
     it.each(['no', '0', 'maybe', ''])('Files-Randomize: %j does not', async (v) => {
-      expect((await c.upload(`norand-${v || 'empty'}.txt`, TEST_CONTENT, { 'files-randomize': v })).filename).toBe(`norand-${v || 'empty'}.txt`);
+      expect((await c.upload(`norand-${v || 'empty'}.txt`, TEST_CONTENT, { 'files-randomize': v })).filename).toBe(
+        `norand-${v || 'empty'}.txt`,
+      );
     });
 
     it('400 Prohibited filename for reserved names (text and JSON)', async () => {
@@ -116,8 +155,14 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('400 Empty file for an empty body, with or without Content-Length', async () => {
-      expect(await c.put('/upload/empty.txt', '', JSON_ACCEPT)).toMatchObject({ status: 400, text: '{"error":"Empty file"}' });
-      const chunked = await c.req('PUT', '/upload/empty.txt', { headers: { 'transfer-encoding': 'chunked' }, body: '' });
+      expect(await c.put('/upload/empty.txt', '', JSON_ACCEPT)).toMatchObject({
+        status: 400,
+        text: '{"error":"Empty file"}',
+      });
+      const chunked = await c.req('PUT', '/upload/empty.txt', {
+        headers: { 'transfer-encoding': 'chunked' },
+        body: '',
+      });
       expect([chunked.status, chunked.text]).toEqual([400, 'Empty file\n']);
       const none = await c.req('PUT', '/upload/empty.txt');
       expect([none.status, none.text]).toEqual([400, 'Empty file\n']);
@@ -139,7 +184,10 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
 
     it('413 for a chunked body that passes the limit, and nothing is kept', async () => {
       const before = await storeCounts(s);
-      const r = await c.req('PUT', '/upload/big-chunked.txt', { headers: { 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1001, 0x61) });
+      const r = await c.req('PUT', '/upload/big-chunked.txt', {
+        headers: { 'transfer-encoding': 'chunked' },
+        body: Buffer.alloc(1001, 0x61),
+      });
       expect([r.status, r.text]).toEqual([413, 'File too large\n']);
       expect(await metadata(s)).not.toContainEqual(expect.objectContaining({ filename: 'big-chunked.txt' }));
       expect(await storeCounts(s)).toEqual(before);
@@ -169,10 +217,21 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('the right key overwrites in place and regenerates all metadata', async () => {
-      const first = await c.upload('ow2.txt', 'original text', { 'files-delete-key': 'k1', 'files-access-key': 'secret', 'files-expiry': '600' });
+      const first = await c.upload('ow2.txt', 'original text', {
+        'files-delete-key': 'k1',
+        'files-access-key': 'secret',
+        'files-expiry': '600',
+      });
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(20, 2)]);
       const second = await c.upload('ow2.txt', png, { 'files-delete-key': 'k1' });
-      expect(second).toMatchObject({ filename: 'ow2.txt', delete_key: 'k1', access_key: '', expiry: '0', mimetype: 'image/png', size: '28' });
+      expect(second).toMatchObject({
+        filename: 'ow2.txt',
+        delete_key: 'k1',
+        access_key: '',
+        expiry: '0',
+        mimetype: 'image/png',
+        size: '28',
+      });
       expect(second.sha256sum).not.toBe(first.sha256sum);
       const raw = await c.get('/selif/ow2.txt');
       expect(raw.status).toBe(200); // access key removed by the overwrite
@@ -186,7 +245,14 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     it('an overwrite that fails leaves the old file intact (empty body, too large)', async () => {
       await c.upload('keep.txt', 'keep me', { 'files-delete-key': 'k' });
       expect((await c.put('/upload/keep.txt', '', { 'files-delete-key': 'k' })).status).toBe(400);
-      expect((await c.req('PUT', '/upload/keep.txt', { headers: { 'files-delete-key': 'k', 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1001) })).status).toBe(413);
+      expect(
+        (
+          await c.req('PUT', '/upload/keep.txt', {
+            headers: { 'files-delete-key': 'k', 'transfer-encoding': 'chunked' },
+            body: Buffer.alloc(1001),
+          })
+        ).status,
+      ).toBe(413);
       expect((await c.get('/selif/keep.txt')).text).toBe('keep me');
     });
 
@@ -220,7 +286,9 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     it('a generated delete key is stored as its SHA-256 (§4.7) and deletes and overwrites the file', async () => {
       const key = (await c.upload('gen-sha.txt', 'x')).delete_key!;
       const doc = (await metadata(s)).find((d) => d.filename === 'gen-sha.txt')!;
-      expect(doc.deleteKeyHash).toBe(`sha256$${require('node:crypto').createHash('sha256').update(key).digest('base64')}`);
+      expect(doc.deleteKeyHash).toBe(
+        `sha256$${require('node:crypto').createHash('sha256').update(key).digest('base64')}`,
+      );
       expect(doc.accessKeyHash).toBeNull();
       expect((await c.upload('gen-sha.txt', 'y', { 'files-delete-key': key })).filename).toBe('gen-sha.txt');
       expect((await c.get('/selif/gen-sha.txt')).text).toBe('y');
@@ -233,39 +301,62 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       const crypto = require('node:crypto') as typeof import('node:crypto');
       await c.upload('old-record.txt', 'x');
       const salt = crypto.randomBytes(16);
-      const oldHash = (k: string) => `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+      const oldHash = (k: string) =>
+        `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
       const files = s.agora.db.conn.collection('files');
-      await files.updateOne({ filename: 'old-record.txt' }, { $set: { deleteKeyHash: oldHash('OldGeneratedKey0123456789abcde'), accessKeyHash: oldHash('old-access') } });
+      await files.updateOne(
+        { filename: 'old-record.txt' },
+        { $set: { deleteKeyHash: oldHash('OldGeneratedKey0123456789abcde'), accessKeyHash: oldHash('old-access') } },
+      );
       forgetCached(s, 'old-record.txt');
       expect((await c.get('/selif/old-record.txt')).status).toBe(401);
       expect((await c.get('/selif/old-record.txt', { 'files-access-key': 'old-access' })).text).toBe('x');
-      expect((await c.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename).toBe('old-record.txt');
-      expect((await c.del('/old-record.txt', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).status).toBe(200);
+      expect(
+        (await c.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename,
+      ).toBe('old-record.txt');
+      expect((await c.del('/old-record.txt', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).status).toBe(
+        200,
+      );
     });
   });
 
   describe('Linx-* aliases (§2.1)', () => {
     it('accepts Linx-Delete-Key, Linx-Expiry, Linx-Access-Key, Linx-Randomize', async () => {
-      const j = await c.upload('alias.txt', 'x', { 'linx-delete-key': 'lk', 'linx-expiry': '60', 'linx-access-key': 'la' });
+      const j = await c.upload('alias.txt', 'x', {
+        'linx-delete-key': 'lk',
+        'linx-expiry': '60',
+        'linx-access-key': 'la',
+      });
       expect(j).toMatchObject({ delete_key: 'lk', access_key: 'la' });
       expect(Number(j.expiry)).toBeGreaterThan(0);
-      expect((await c.upload('alias2.png', 'x', { 'linx-randomize': 'yes' })).filename).toMatch(new RegExp(`^${RAND}\\.png$`));
+      expect((await c.upload('alias2.png', 'x', { 'linx-randomize': 'yes' })).filename).toMatch(
+        new RegExp(`^${RAND}\\.png$`),
+      );
     });
 
     it('Files-* wins over Linx-* even when empty', async () => {
       const j = await c.upload('alias3.txt', 'x', { 'files-delete-key': '', 'linx-delete-key': 'linx' });
       expect(j.delete_key).not.toBe('linx');
       expect(j.delete_key).toMatch(/^[A-Za-z0-9]{30}$/);
-      expect((await c.upload('alias3b.txt', 'x', { 'files-delete-key': 'files', 'linx-delete-key': 'linx' })).delete_key).toBe('files');
+      expect(
+        (await c.upload('alias3b.txt', 'x', { 'files-delete-key': 'files', 'linx-delete-key': 'linx' })).delete_key,
+      ).toBe('files');
     });
   });
 
   describe('POST (§4.2)', () => {
-    const form = (parts: { name: string; filename?: string; value: string | Buffer; type?: string }[], boundary = 'XyZbOuNdArY') => {
+    const form = (
+      parts: { name: string; filename?: string; value: string | Buffer; type?: string }[],
+      boundary = 'XyZbOuNdArY',
+    ) => {
       const chunks: Buffer[] = [];
       for (const p of parts) {
         const disp = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-        chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`));
+        chunks.push(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`,
+          ),
+        );
         chunks.push(Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value));
         chunks.push(Buffer.from('\r\n'));
       }
@@ -292,7 +383,14 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
         { name: 'access_key', value: 'field-key' },
         { name: 'randomize', value: 'true' },
       ]);
-      const r = await c.post('/upload/', f.body, { 'content-type': f.type, ...XRW, ...JSON_ACCEPT, 'files-expiry': '5', 'files-access-key': 'header-key', 'files-delete-key': 'dk' });
+      const r = await c.post('/upload/', f.body, {
+        'content-type': f.type,
+        ...XRW,
+        ...JSON_ACCEPT,
+        'files-expiry': '5',
+        'files-access-key': 'header-key',
+        'files-delete-key': 'dk',
+      });
       expect(r.status).toBe(200);
       const j = r.json();
       expect(j.filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
@@ -303,45 +401,85 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
 
     it('multipart: empty or missing file part → 400 Empty file', async () => {
       const empty = form([{ name: 'file', filename: 'e.txt', value: '' }]);
-      expect(await c.post('/upload', empty.body, { 'content-type': empty.type, ...XRW })).toMatchObject({ status: 400, text: 'Empty file\n' });
+      expect(await c.post('/upload', empty.body, { 'content-type': empty.type, ...XRW })).toMatchObject({
+        status: 400,
+        text: 'Empty file\n',
+      });
       const missing = form([{ name: 'expires', value: '60' }]);
-      expect(await c.post('/upload', missing.body, { 'content-type': missing.type, ...XRW })).toMatchObject({ status: 400, text: 'Empty file\n' });
+      expect(await c.post('/upload', missing.body, { 'content-type': missing.type, ...XRW })).toMatchObject({
+        status: 400,
+        text: 'Empty file\n',
+      });
     });
 
     it('multipart: a form field over 64 KiB or a malformed body → 400 Bad request', async () => {
-      const big = form([{ name: 'note', value: 'a'.repeat(64 * 1024 + 1) }, { name: 'file', filename: 'x.txt', value: 'x' }]);
-      expect(await c.post('/upload', big.body, { 'content-type': big.type, ...XRW })).toMatchObject({ status: 400, text: 'Bad request\n' });
-      const broken = Buffer.from('--XyZbOuNdArY\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated');
-      expect(await c.post('/upload', broken, { 'content-type': 'multipart/form-data; boundary=XyZbOuNdArY', ...XRW })).toMatchObject({ status: 400, text: 'Bad request\n' });
-      expect(await c.post('/upload', 'x', { 'content-type': 'multipart/form-data', ...XRW })).toMatchObject({ status: 400, text: 'Bad request\n' });
+      const big = form([
+        { name: 'note', value: 'a'.repeat(64 * 1024 + 1) },
+        { name: 'file', filename: 'x.txt', value: 'x' },
+      ]);
+      expect(await c.post('/upload', big.body, { 'content-type': big.type, ...XRW })).toMatchObject({
+        status: 400,
+        text: 'Bad request\n',
+      });
+      const broken = Buffer.from(
+        '--XyZbOuNdArY\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated',
+      );
+      expect(
+        await c.post('/upload', broken, { 'content-type': 'multipart/form-data; boundary=XyZbOuNdArY', ...XRW }),
+      ).toMatchObject({ status: 400, text: 'Bad request\n' });
+      expect(await c.post('/upload', 'x', { 'content-type': 'multipart/form-data', ...XRW })).toMatchObject({
+        status: 400,
+        text: 'Bad request\n',
+      });
     });
 
     it('multipart: a file part over the limit → 413, nothing kept', async () => {
       const before = await storeCounts(s);
       const f = form([{ name: 'file', filename: 'huge.txt', value: Buffer.alloc(1001, 0x61) }]);
-      expect(await c.post('/upload', f.body, { 'content-type': f.type, ...XRW })).toMatchObject({ status: 413, text: 'File too large\n' });
+      expect(await c.post('/upload', f.body, { 'content-type': f.type, ...XRW })).toMatchObject({
+        status: 413,
+        text: 'File too large\n',
+      });
       expect(await storeCounts(s)).toEqual(before);
     });
 
     it('paste: content + filename + extension → mypaste.py', async () => {
-      const r = await c.post('/upload', 'content=print(1)%0A&filename=MyPaste&extension=py', { 'content-type': 'application/x-www-form-urlencoded', ...XRW, ...JSON_ACCEPT });
+      const r = await c.post('/upload', 'content=print(1)%0A&filename=MyPaste&extension=py', {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...XRW,
+        ...JSON_ACCEPT,
+      });
       expect(r.status).toBe(200);
       expect(r.json()).toMatchObject({ filename: 'mypaste.py', size: '9', mimetype: 'text/plain; charset=utf-8' });
       expect((await c.get('/selif/mypaste.py')).text).toBe('print(1)\n');
     });
 
     it('paste: no extension → txt; empty filename → random name; 303 without JSON', async () => {
-      const r = await c.post('/upload', 'content=abc&filename=noext', { 'content-type': 'application/x-www-form-urlencoded', ...XRW });
+      const r = await c.post('/upload', 'content=abc&filename=noext', {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...XRW,
+      });
       expect([r.status, r.headers.location]).toEqual([303, '/noext.txt']);
-      const j = (await c.post('/upload', 'content=abc&filename=&extension=', { 'content-type': 'application/x-www-form-urlencoded', ...XRW, ...JSON_ACCEPT })).json();
+      const j = (
+        await c.post('/upload', 'content=abc&filename=&extension=', {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...XRW,
+          ...JSON_ACCEPT,
+        })
+      ).json();
       expect(j.filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
     });
 
     it('paste: empty or missing content, or another body type → 400 Empty file', async () => {
       for (const body of ['content=&filename=x', 'filename=x']) {
-        expect(await c.post('/upload', body, { 'content-type': 'application/x-www-form-urlencoded', ...XRW })).toMatchObject({ status: 400, text: 'Empty file\n' });
+        expect(
+          await c.post('/upload', body, { 'content-type': 'application/x-www-form-urlencoded', ...XRW }),
+        ).toMatchObject({ status: 400, text: 'Empty file\n' });
       }
-      expect(await c.post('/upload', 'raw text', { 'content-type': 'text/plain', ...XRW })).toMatchObject({ status: 400, text: 'Empty file\n' });
+      expect(await c.post('/upload', 'raw text', { 'content-type': 'text/plain', ...XRW })).toMatchObject({
+        status: 400,
+        text: 'Empty file\n',
+      });
       expect(await c.post('/upload', 'raw', { ...XRW })).toMatchObject({ status: 400, text: 'Empty file\n' });
     });
 
@@ -350,8 +488,14 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       const type = { 'content-type': 'application/x-www-form-urlencoded' };
       it('accepts an Origin equal to the base origin, refuses another', async () => {
         expect((await c.post('/upload', paste, { ...type, origin: BASE })).status).toBe(303);
-        expect(await c.post('/upload', paste, { ...type, origin: 'https://evil.example' })).toMatchObject({ status: 400, text: 'Bad request\n' });
-        expect((await c.post('/upload', paste, { ...type, origin: 'http://files.example.org', 'x-requested-with': 'x' })).status).toBe(400);
+        expect(await c.post('/upload', paste, { ...type, origin: 'https://evil.example' })).toMatchObject({
+          status: 400,
+          text: 'Bad request\n',
+        });
+        expect(
+          (await c.post('/upload', paste, { ...type, origin: 'http://files.example.org', 'x-requested-with': 'x' }))
+            .status,
+        ).toBe(400);
       });
       it('without Origin: a custom header or a same-site Referer passes; nothing else does', async () => {
         for (const h of ['files-delete-key', 'files-expiry', 'files-randomize', 'linx-expiry', 'x-requested-with']) {

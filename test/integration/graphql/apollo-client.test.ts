@@ -27,7 +27,9 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-function client(opts: { token?: () => string | undefined; persisted?: boolean } = {}): ApolloClient<NormalizedCacheObject> {
+function client(
+  opts: { token?: () => string | undefined; persisted?: boolean } = {},
+): ApolloClient<NormalizedCacheObject> {
   const http = new HttpLink({ uri: `${s.url}/graphql`, fetch, headers: { 'apollo-require-preflight': 'true' } });
   const auth = setContext((_op, { headers }) => {
     const token = opts.token?.();
@@ -35,7 +37,12 @@ function client(opts: { token?: () => string | undefined; persisted?: boolean } 
   });
   const links: ApolloLink[] = [auth];
   if (opts.persisted) {
-    links.push(createPersistedQueryLink({ sha256: (q: string) => crypto.createHash('sha256').update(q).digest('hex'), useGETForHashedQueries: true }));
+    links.push(
+      createPersistedQueryLink({
+        sha256: (q: string) => crypto.createHash('sha256').update(q).digest('hex'),
+        useGETForHashedQueries: true,
+      }),
+    );
   }
   links.push(http);
   return new ApolloClient({
@@ -80,7 +87,15 @@ it('walks the listing with fetchMore and relayStylePagination, merging pages in 
   }
   const merged = obs.getCurrentResult().data;
   expect(merged.topics.pageInfo.hasNextPage).toBe(false);
-  expect(merged.topics.edges.map((e: any) => e.node.title)).toEqual(['Topic 6', 'Topic 5', 'Topic 4', 'Topic 3', 'Topic 2', 'Topic 1', 'Topic 0']);
+  expect(merged.topics.edges.map((e: any) => e.node.title)).toEqual([
+    'Topic 6',
+    'Topic 5',
+    'Topic 4',
+    'Topic 3',
+    'Topic 2',
+    'Topic 1',
+    'Topic 0',
+  ]);
 });
 
 it('logs in, sends the token, and a vote updates the normalized Topic in the cache', async () => {
@@ -100,7 +115,16 @@ it('logs in, sends the token, and a vote updates the normalized Topic in the cac
     variables: { u: 'bob', p: PASSWORD },
   });
   token = login.data.login.token;
-  const viewer = await c.query({ query: gql`{ viewer { username } }`, fetchPolicy: 'network-only' });
+  const viewer = await c.query({
+    query: gql`
+      {
+        viewer {
+          username
+        }
+      }
+    `,
+    fetchPolicy: 'network-only',
+  });
   expect(viewer.data.viewer.username).toBe('bob');
 
   const list = await c.query({ query: TOPICS, variables: { first: 10 } });
@@ -119,7 +143,10 @@ it('logs in, sends the token, and a vote updates the normalized Topic in the cac
     variables: { id: target.id },
   });
   const cached = c.readQuery({ query: TOPICS, variables: { first: 10 } }) as any;
-  expect(cached.topics.edges.find((e: any) => e.node.id === target.id).node).toMatchObject({ viewerHasVoted: true, voteCount: 1 });
+  expect(cached.topics.edges.find((e: any) => e.node.id === target.id).node).toMatchObject({
+    viewerHasVoted: true,
+    voteCount: 1,
+  });
 });
 
 it('reads a history with fragments on the HistoryItem union', async () => {
@@ -228,6 +255,8 @@ it('surfaces errors: a field error with errorPolicy all, and a 403 as a network 
         }
       `,
     }),
-  ).rejects.toMatchObject({ networkError: { statusCode: 403, result: { errors: [{ extensions: { code: 'FORBIDDEN' } }] } } });
+  ).rejects.toMatchObject({
+    networkError: { statusCode: 403, result: { errors: [{ extensions: { code: 'FORBIDDEN' } }] } },
+  });
   void bob;
 });

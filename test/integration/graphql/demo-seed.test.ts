@@ -19,7 +19,9 @@ describe('with DEMO_SEED on and an empty database', () => {
          topics(first: 100) { edges { node { id title tags voteCount commentCount isOfficial group { path } author { username } } } }
          topic(id: "1") { title threads { nodes { depth comment { isExemplary voteCount } descendants { depth comment { isExemplary voteCount } } } } } }`,
     );
-    expect(d.groups.map((g: { path: string }) => g.path)).toEqual(expect.arrayContaining(['tech', 'games.tabletop', 'music']));
+    expect(d.groups.map((g: { path: string }) => g.path)).toEqual(
+      expect.arrayContaining(['tech', 'games.tabletop', 'music']),
+    );
     const topics = d.topics.edges.map((e: { node: any }) => e.node);
     expect(topics.length).toBeGreaterThanOrEqual(5);
     expect(topics.some((t: any) => t.tags.length > 0)).toBe(true);
@@ -31,8 +33,15 @@ describe('with DEMO_SEED on and an empty database', () => {
   });
 
   it('lets every demo account log in with the documented password', async () => {
-    for (const [username, password] of [...DEMO_USERS.map((u) => [u, DEMO_PASSWORD]), [DEMO_ADMIN.username, DEMO_ADMIN.password]]) {
-      const d = await ok(s, 'mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token user { username isAdmin } } }', { u: username, p: password });
+    for (const [username, password] of [
+      ...DEMO_USERS.map((u) => [u, DEMO_PASSWORD]),
+      [DEMO_ADMIN.username, DEMO_ADMIN.password],
+    ]) {
+      const d = await ok(
+        s,
+        'mutation($u: String!, $p: String!) { login(username: $u, password: $p) { token user { username isAdmin } } }',
+        { u: username, p: password },
+      );
       expect(d.login.user.username).toBe(username);
       expect(d.login.user.isAdmin).toBe(username === DEMO_ADMIN.username);
     }
@@ -66,12 +75,25 @@ describe('with DEMO_SEED off (the default when MONGODB_URI is set)', () => {
 describe('npm run cli -- demo:seed', () => {
   it('is listed and seeds on demand, once', async () => {
     const lines: string[] = [];
-    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), env: () => undefined, readStdin: async () => '' };
-    const dataDir = require('node:fs').mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'agora-demo-cli-'));
+    const io = {
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      env: () => undefined,
+      readStdin: async () => '',
+    };
+    const dataDir = require('node:fs').mkdtempSync(
+      require('node:path').join(require('node:os').tmpdir(), 'agora-demo-cli-'),
+    );
     const dbName = `agora_demo_cli_${Date.now()}`;
     const base = process.env.MONGODB_URI!;
     const uri = base.replace(/(mongodb:\/\/[^/?]+)(\/[^?]*)?/, `$1/${dbName}`);
-    const env = { MONGODB_URI: uri, DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), LOG_LEVEL: 'silent', PATH: process.env.PATH };
+    const env = {
+      MONGODB_URI: uri,
+      DATA_DIR: dataDir,
+      JWT_SECRET: 'x'.repeat(40),
+      LOG_LEVEL: 'silent',
+      PATH: process.env.PATH,
+    };
     expect(await runCli(['help'], env, io)).toBe(0);
     expect(lines.join('\n')).toMatch(/demo:seed/);
     lines.length = 0;

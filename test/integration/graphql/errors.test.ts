@@ -19,12 +19,18 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 describe('UNAUTHENTICATED (HTTP 401)', () => {
-  it.each([['Bearer x.y.z'], ['Basic abc'], ['Bearer'], ['']])('an invalid Authorization header (%j) fails the whole request', async (value) => {
-    const r = await gql(s, '{ groups { path } }', {}, undefined, { authorization: value });
-    expect(r.status).toBe(401);
-    expect(r.body.errors?.[0]).toMatchObject({ message: 'Invalid or expired token', extensions: { code: 'UNAUTHENTICATED' } });
-    expect(r.body.data ?? null).toBeNull();
-  });
+  it.each([['Bearer x.y.z'], ['Basic abc'], ['Bearer'], ['']])(
+    'an invalid Authorization header (%j) fails the whole request',
+    async (value) => {
+      const r = await gql(s, '{ groups { path } }', {}, undefined, { authorization: value });
+      expect(r.status).toBe(401);
+      expect(r.body.errors?.[0]).toMatchObject({
+        message: 'Invalid or expired token',
+        extensions: { code: 'UNAUTHENTICATED' },
+      });
+      expect(r.body.data ?? null).toBeNull();
+    },
+  );
 
   it('a mutation that needs a login, sent anonymously', async () => {
     const r = await gql(s, 'mutation { voteTopic(id: "1") { id } }');
@@ -46,7 +52,11 @@ describe('NOT_FOUND and CONFLICT (HTTP 200 with the error, partial data kept)', 
   it('NOT_FOUND for a mutation on an unknown topic, next to data that resolved', async () => {
     const r = await gql(s, 'mutation { a: bookmarkTopic(id: "zzzzzz") { id } }', {}, bob.token);
     expect(r.status).toBe(200);
-    expect(r.body.errors?.[0]).toMatchObject({ message: 'Topic not found', path: ['a'], extensions: { code: 'NOT_FOUND' } });
+    expect(r.body.errors?.[0]).toMatchObject({
+      message: 'Topic not found',
+      path: ['a'],
+      extensions: { code: 'NOT_FOUND' },
+    });
   });
 
   it('CONFLICT for a name that is taken', async () => {
@@ -63,7 +73,10 @@ describe('BAD_USER_INPUT', () => {
     expect(e?.extensions?.field).toBe('first');
     expect((e?.extensions?.issues as { field: string }[]).map((i) => i.field)).toEqual(['first']);
     const r2 = await gql(s, '{ topics(period: "soon", tag: "a..b") { edges { cursor } } }');
-    expect((r2.body.errors?.[0]?.extensions?.issues as { field: string }[]).map((i) => i.field)).toEqual(['period', 'tag']);
+    expect((r2.body.errors?.[0]?.extensions?.issues as { field: string }[]).map((i) => i.field)).toEqual([
+      'period',
+      'tag',
+    ]);
   });
 
   it('an input field of a mutation', async () => {
@@ -86,10 +99,14 @@ describe('BAD_USER_INPUT', () => {
 
 describe('TOO_MANY_REQUESTS (HTTP 429)', () => {
   it('the login rate limit, with Retry-After and extensions.retryAfter', async () => {
-    for (let i = 0; i < 2; i++) await gql(s, 'mutation { login(username: "bob", password: "wrong password") { token } }');
+    for (let i = 0; i < 2; i++)
+      await gql(s, 'mutation { login(username: "bob", password: "wrong password") { token } }');
     const r = await gql(s, 'mutation { login(username: "bob", password: "wrong password") { token } }');
     expect(r.status).toBe(429);
-    expect(r.body.errors?.[0]).toMatchObject({ message: 'Too many login attempts, try again later', extensions: { code: 'TOO_MANY_REQUESTS' } });
+    expect(r.body.errors?.[0]).toMatchObject({
+      message: 'Too many login attempts, try again later',
+      extensions: { code: 'TOO_MANY_REQUESTS' },
+    });
     expect(r.body.errors?.[0]?.extensions?.retryAfter).toBeGreaterThanOrEqual(1);
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
@@ -104,16 +121,22 @@ describe('unexpected errors', () => {
     };
     try {
       const r = await gql(s, '{ groups { path } }');
-      expect(r.body.errors?.[0]).toMatchObject({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(r.body.errors?.[0]).toMatchObject({
+        message: 'Internal server error',
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      });
       expect(JSON.stringify(r.body)).not.toMatch(/secret|mongodb:|stack|at /);
     } finally {
       ds.groups.list = original;
     }
   });
 
-  it('a field that fails alone leaves its siblings\' data', async () => {
+  it("a field that fails alone leaves its siblings' data", async () => {
     const t = await makeTopic(s, alice, { title: 'Sibling' });
-    const r = await gql(s, `{ topic(id: "${t.id36}") { title } user(username: "alice") { history(first: 0) { edges { cursor } } } }`);
+    const r = await gql(
+      s,
+      `{ topic(id: "${t.id36}") { title } user(username: "alice") { history(first: 0) { edges { cursor } } } }`,
+    );
     expect(r.body.data?.topic).toEqual({ title: 'Sibling' });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });

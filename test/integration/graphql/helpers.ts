@@ -44,14 +44,25 @@ export async function gql<D = any>(
 }
 
 /** The data of a successful operation; fails the test with the errors otherwise. */
-export async function ok<D = any>(s: TestServer, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<D> {
+export async function ok<D = any>(
+  s: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<D> {
   const r = await gql<D>(s, query, variables, token);
-  if (r.body.errors?.length || r.status !== 200) throw new Error(`GraphQL failed (${r.status}): ${JSON.stringify(r.body.errors)}`);
+  if (r.body.errors?.length || r.status !== 200)
+    throw new Error(`GraphQL failed (${r.status}): ${JSON.stringify(r.body.errors)}`);
   return r.body.data as D;
 }
 
 /** The first error of an operation that must fail. */
-export async function fails(s: TestServer, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<GqlError & { status: number; data: unknown }> {
+export async function fails(
+  s: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<GqlError & { status: number; data: unknown }> {
   const r = await gql(s, query, variables, token);
   const e = r.body.errors?.[0];
   if (!e) throw new Error(`expected an error, got ${JSON.stringify(r.body.data)}`);
@@ -89,11 +100,27 @@ export async function makeGroup(s: TestServer, path: string, description = `The 
   await services(s).groups.create(SYSTEM, { path, description });
 }
 
-export async function makeTopic(s: TestServer, by: TestUser, input: Partial<{ group: string; title: string; markdown: string; link: string; tags: string[] }> = {}): Promise<TopicView> {
-  return services(s).topics.post(by.actor, { group: input.group ?? 'tech', title: input.title ?? 'A topic', markdown: input.markdown ?? 'Some *text* here', link: input.link ?? null, tags: input.tags ?? [] });
+export async function makeTopic(
+  s: TestServer,
+  by: TestUser,
+  input: Partial<{ group: string; title: string; markdown: string; link: string; tags: string[] }> = {},
+): Promise<TopicView> {
+  return services(s).topics.post(by.actor, {
+    group: input.group ?? 'tech',
+    title: input.title ?? 'A topic',
+    markdown: input.markdown ?? 'Some *text* here',
+    link: input.link ?? null,
+    tags: input.tags ?? [],
+  });
 }
 
-export async function makeComment(s: TestServer, by: TestUser, topic: TopicView | string, markdown = 'A comment', parent?: CommentView | string): Promise<CommentView> {
+export async function makeComment(
+  s: TestServer,
+  by: TestUser,
+  topic: TopicView | string,
+  markdown = 'A comment',
+  parent?: CommentView | string,
+): Promise<CommentView> {
   const topicId = typeof topic === 'string' ? topic : topic.id36;
   const parentId = parent === undefined ? null : typeof parent === 'string' ? parent : parent.id36;
   return services(s).comments.post(by.actor, { topicId, parentId, markdown });

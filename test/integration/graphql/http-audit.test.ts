@@ -23,9 +23,13 @@ it('passes every MUST of the GraphQL over HTTP audit; the SHOULDs it does not fo
   const audits = serverAudits({ url: `${s.url}/graphql`, fetchFn: fetch });
   const results = [];
   for (const audit of audits) results.push(await audit.fn());
-  const mustFailures = results.filter((r) => r.name.startsWith('MUST') && r.status !== 'ok').map((r) => `${r.name}: ${'reason' in r ? r.reason : ''}`);
+  const mustFailures = results
+    .filter((r) => r.name.startsWith('MUST') && r.status !== 'ok')
+    .map((r) => `${r.name}: ${'reason' in r ? r.reason : ''}`);
   expect(mustFailures).toEqual([]);
-  const shouldFailures = Object.fromEntries(results.filter((r) => r.name.startsWith('SHOULD') && r.status !== 'ok').map((r) => [r.id, r.name]));
+  const shouldFailures = Object.fromEntries(
+    results.filter((r) => r.name.startsWith('SHOULD') && r.status !== 'ok').map((r) => [r.id, r.name]),
+  );
   expect(shouldFailures).toEqual(NOT_FOLLOWED);
   expect(results.filter((r) => r.name.startsWith('MUST')).length).toBeGreaterThan(10);
 });

@@ -28,7 +28,9 @@ beforeAll(async () => {
   await makeComment(s, alice, t, 'second top-level by alice');
   // Comments with the same numeric id as the topic exist (ids are per collection): Topic 1, Comment 1.
   for (const method of ['warn', 'error', 'log', 'info', 'debug'] as const) {
-    spies.push(jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push([method, ...args])));
+    spies.push(
+      jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push([method, ...args])),
+    );
   }
 });
 afterAll(async () => {
@@ -178,7 +180,10 @@ it('keeps the cached tree whole across a user feed, a history page, a reply and 
   const c = client(bob);
   const tree = (await c.query({ query: TREE, variables: { id: topicId36 } })).data as any;
   const roots = tree.topic.threads.edges.map((e: any) => e.node);
-  expect(roots.map((t: any) => t.comment.textHtml)).toEqual(['<p>first by bob</p>', '<p>second top-level by alice</p>']);
+  expect(roots.map((t: any) => t.comment.textHtml)).toEqual([
+    '<p>first by bob</p>',
+    '<p>second top-level by alice</p>',
+  ]);
   const deep = roots[0].replies[0].replies[0];
   expect(deep.depth).toBe(2);
 
@@ -234,7 +239,10 @@ it('keeps the cached tree whole across a user feed, a history page, a reply and 
           copy.topic.threads.edges.map((e: any) => e.node),
           thread.comment.parent.id,
         );
-        parent.replies = [...(parent.replies ?? []), { __typename: 'CommentThread', depth: thread.depth, comment: thread.comment }];
+        parent.replies = [
+          ...(parent.replies ?? []),
+          { __typename: 'CommentThread', depth: thread.depth, comment: thread.comment },
+        ];
         return copy;
       });
     },
@@ -262,7 +270,10 @@ it('keeps the cached tree whole across a user feed, a history page, a reply and 
   const after = c.readQuery({ query: TREE, variables: { id: topicId36 } }) as any;
   const afterRoots = after.topic.threads.edges.map((e: any) => e.node);
   expect(afterRoots[0].replies[0].comment).toMatchObject({ id: aliceReply.id, voteCount: 1, viewerHasVoted: true });
-  expect(afterRoots[0].replies[0].replies[0].replies[0]).toMatchObject({ depth: 3, comment: { id: reply.comment.id, textHtml: '<p>a reply from the client</p>' } });
+  expect(afterRoots[0].replies[0].replies[0].replies[0]).toMatchObject({
+    depth: 3,
+    comment: { id: reply.comment.id, textHtml: '<p>a reply from the client</p>' },
+  });
   expect(after.topic.commentCount).toBe(5);
 
   // What the server answers now equals what the cache holds.

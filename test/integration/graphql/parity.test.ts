@@ -147,7 +147,11 @@ async function buildWorld(): Promise<World> {
   at('2026-03-01T11:30:00.000Z');
   const u2 = await ds.comments.post(a('erin'), { topicId: topic.id36, markdown: 'What about chess?' });
   at('2026-03-01T11:45:00.000Z');
-  const v2 = await ds.comments.post(a('alice'), { topicId: topic.id36, parentId: s2.id36, markdown: 'Thanks, ordering it.' });
+  const v2 = await ds.comments.post(a('alice'), {
+    topicId: topic.id36,
+    parentId: s2.id36,
+    markdown: 'Thanks, ordering it.',
+  });
   for (const v of ['carol', 'dave']) await ds.votes.vote(a(v), 'comment', v2.id36);
   at('2026-03-01T11:50:00.000Z');
   await ds.comments.post(a('bob'), { topicId: topic.id36, parentId: u2.id36, markdown: 'What was the question?' });
@@ -156,17 +160,30 @@ async function buildWorld(): Promise<World> {
   at('2026-03-01T12:00:00.000Z');
   await ds.visits.record(a('bob'), topic.id36);
   at('2026-03-01T13:00:00.000Z');
-  const x2 = await ds.comments.post(a('frank'), { topicId: topic.id36, parentId: v2.id36, markdown: 'Try the *Jaipur* too.' });
+  const x2 = await ds.comments.post(a('frank'), {
+    topicId: topic.id36,
+    parentId: v2.id36,
+    markdown: 'Try the *Jaipur* too.',
+  });
   await ds.votes.vote(a('carol'), 'comment', x2.id36);
   // A removed comment (only its author and admins see it) and a noise label.
   const noisy = await ds.comments.post(a('dave'), { topicId: topic.id36, markdown: 'First!' });
   await ds.labels.label(a('carol'), noisy.id36, 'noise');
-  const removed = await ds.comments.post(a('frank'), { topicId: topic.id36, parentId: t2.id36, markdown: 'Rude remark' });
+  const removed = await ds.comments.post(a('frank'), {
+    topicId: topic.id36,
+    parentId: t2.id36,
+    markdown: 'Rude remark',
+  });
   await ds.comments.remove(SYSTEM, removed.id36);
 
   // More topics for the listing and the feeds.
   at('2026-03-02T07:00:00.000Z');
-  await ds.topics.post(a('carol'), { group: 'tech', title: "What's your backup strategy?", markdown: 'I use restic to an external drive. What do you use?', tags: ['ask.survey', 'backups'] });
+  await ds.topics.post(a('carol'), {
+    group: 'tech',
+    title: "What's your backup strategy?",
+    markdown: 'I use restic to an external drive. What do you use?',
+    tags: ['ask.survey', 'backups'],
+  });
   at('2026-03-02T08:15:00.000Z');
   const link = await ds.topics.post(a('dave'), {
     group: 'music',
@@ -178,7 +195,12 @@ async function buildWorld(): Promise<World> {
   await ds.votes.vote(a('bob'), 'topic', link.id36);
   for (let i = 0; i < 6; i++) {
     at(`2026-03-03T0${i}:00:00.000Z`);
-    const t = await ds.topics.post(a(i % 2 ? 'alice' : 'bob'), { group: 'tech', title: `Tech question ${i}`, markdown: `Question ${i} text`, tags: [i % 2 ? 'ask' : 'news'] });
+    const t = await ds.topics.post(a(i % 2 ? 'alice' : 'bob'), {
+      group: 'tech',
+      title: `Tech question ${i}`,
+      markdown: `Question ${i} text`,
+      tags: [i % 2 ? 'ask' : 'news'],
+    });
     at(`2026-03-03T0${i}:30:00.000Z`);
     await ds.comments.post(a(i % 2 ? 'bob' : 'alice'), { topicId: t.id36, markdown: `Answer ${i}` });
   }
@@ -203,15 +225,26 @@ afterAll(async () => {
 async function gqlTopicRead(w: World, id: string, order: string | null, token?: string) {
   const arg = order ? `, order: ${order}` : '';
   // Two operations (each within the cost limit); queries record no visit, so both see the same state.
-  const g = await ok(w.s, `query($id: ID!) { topic(id: $id) { ${TOPIC} threads(first: 500${arg}) { edges { node { ${TREE} } } } } }`, { id }, token);
-  const f = await ok(w.s, `query($id: ID!) { topic(id: $id) { threads(first: 500${arg}) { edges { node { ${FLAT_THREAD} descendants { ${FLAT_THREAD} } } } } } }`, { id }, token);
+  const g = await ok(
+    w.s,
+    `query($id: ID!) { topic(id: $id) { ${TOPIC} threads(first: 500${arg}) { edges { node { ${TREE} } } } } }`,
+    { id },
+    token,
+  );
+  const f = await ok(
+    w.s,
+    `query($id: ID!) { topic(id: $id) { threads(first: 500${arg}) { edges { node { ${FLAT_THREAD} descendants { ${FLAT_THREAD} } } } } } }`,
+    { id },
+    token,
+  );
   const roots = g.topic.threads.edges.map((e: any) => e.node);
   const flat = f.topic.threads.edges.flatMap((e: any) => [e.node, ...e.node.descendants]);
   return { topic: g.topic, comments: roots, commentsFlat: flat };
 }
 
 /** Flat thread nodes in REST's flattened shape (parent id beside each). */
-const flatRest = (flat: any[]) => flat.map((t: any) => ({ ...restComment(t, false), parent_id: t.comment.parent?.id36 ?? null }));
+const flatRest = (flat: any[]) =>
+  flat.map((t: any) => ({ ...restComment(t, false), parent_id: t.comment.parent?.id36 ?? null }));
 
 describe('a topic with its comment tree (GET /topic/{id})', () => {
   it('the two worlds are identical (the premise of the two-server comparisons)', async () => {
@@ -220,14 +253,17 @@ describe('a topic with its comment tree (GET /topic/{id})', () => {
     expect(rb.body.comments).toEqual(ra.body.comments);
   });
 
-  it.each(['votes', 'newest', 'posted', 'relevance'])('anonymous, order %s: same topic, same tree, same flat order', async (order) => {
-    const r = await rest(A.s, `/topic/${A.topicId}?order=${order}`);
-    expect(r.status).toBe(200);
-    const g = await gqlTopicRead(A, A.topicId, order.toUpperCase());
-    expect(restTopic(g.topic, A.s.url)).toEqual(normalizeRestTopic(r.body.topic, A.s.url));
-    expect(g.comments.map((c: any) => restComment(c, true))).toEqual(r.body.comments);
-    expect(flatRest(g.commentsFlat)).toEqual(flatten(r.body.comments));
-  });
+  it.each(['votes', 'newest', 'posted', 'relevance'])(
+    'anonymous, order %s: same topic, same tree, same flat order',
+    async (order) => {
+      const r = await rest(A.s, `/topic/${A.topicId}?order=${order}`);
+      expect(r.status).toBe(200);
+      const g = await gqlTopicRead(A, A.topicId, order.toUpperCase());
+      expect(restTopic(g.topic, A.s.url)).toEqual(normalizeRestTopic(r.body.topic, A.s.url));
+      expect(g.comments.map((c: any) => restComment(c, true))).toEqual(r.body.comments);
+      expect(flatRest(g.commentsFlat)).toEqual(flatten(r.body.comments));
+    },
+  );
 
   it('logged in (example 3: previous visit, new comments, collapsing), then an immediate repeat', async () => {
     const bobA = A.users.bob!.token;
@@ -239,7 +275,12 @@ describe('a topic with its comment tree (GET /topic/{id})', () => {
       expect(g.comments.map((c: any) => restComment(c, true))).toEqual(r.body.comments);
       expect(flatRest(g.commentsFlat)).toEqual(flatten(r.body.comments));
       // REST records the visit on each read; GraphQL queries never do: the client says so with visitTopic.
-      await ok(B.s, 'mutation($id: ID!) { visitTopic(id: $id) { id lastVisitedAt newCommentCount } }', { id: B.topicId }, bobB);
+      await ok(
+        B.s,
+        'mutation($id: ID!) { visitTopic(id: $id) { id lastVisitedAt newCommentCount } }',
+        { id: B.topicId },
+        bobB,
+      );
       if (round === 0) {
         // The example values of docs/discussion-api.md §8 (so the comparison is not between two empty answers).
         expect(r.body.topic.new_comment_count).toBeGreaterThanOrEqual(1);
@@ -288,12 +329,20 @@ describe('the topic listing (GET /topics)', () => {
     for (const token of [undefined, A.users.bob!.token]) {
       const r = await rest(A.s, `/topics${query ? `?${query}` : ''}`, token);
       expect(r.status).toBe(200);
-      const g = await ok(A.s, `{ topics${args ? `(${args})` : ''} { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`, {}, token);
-      expect(g.topics.edges.map((e: any) => restTopic(e.node, A.s.url))).toEqual(r.body.topics.map((t: any) => normalizeRestTopic(t, A.s.url)));
+      const g = await ok(
+        A.s,
+        `{ topics${args ? `(${args})` : ''} { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+        {},
+        token,
+      );
+      expect(g.topics.edges.map((e: any) => restTopic(e.node, A.s.url))).toEqual(
+        r.body.topics.map((t: any) => normalizeRestTopic(t, A.s.url)),
+      );
       expect(g.topics.edges.map((e: any) => e.cursor)).toEqual(r.body.topics.map((t: any) => t.id));
       expect(g.topics.pageInfo.hasNextPage).toBe(r.body.pagination.next_link !== null);
       expect(g.topics.pageInfo.hasPreviousPage).toBe(r.body.pagination.prev_link !== null);
-      if (r.body.pagination.next_link) expect(new URL(r.body.pagination.next_link).searchParams.get('after')).toBe(g.topics.pageInfo.endCursor);
+      if (r.body.pagination.next_link)
+        expect(new URL(r.body.pagination.next_link).searchParams.get('after')).toBe(g.topics.pageInfo.endCursor);
     }
   });
 
@@ -306,7 +355,11 @@ describe('the topic listing (GET /topics)', () => {
         seen.push(...r.body.topics.map((t: any) => t.id));
         after = r.body.pagination.next_link ? new URL(r.body.pagination.next_link).searchParams.get('after') : null;
       } else {
-        const g: any = await ok(A.s, 'query($after: String) { topics(order: NEW, first: 2, after: $after) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }', { after });
+        const g: any = await ok(
+          A.s,
+          'query($after: String) { topics(order: NEW, first: 2, after: $after) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }',
+          { after },
+        );
         seen.push(...g.topics.edges.map((e: any) => e.node.id36));
         after = g.topics.pageInfo.hasNextPage ? g.topics.pageInfo.endCursor : null;
       }
@@ -316,7 +369,11 @@ describe('the topic listing (GET /topics)', () => {
     expect(seen).toEqual(all);
     // Backwards from the last page: GraphQL last/before ↔ REST limit/before.
     const lastTwo = all.slice(-2);
-    const g = await ok(A.s, 'query($before: String) { topics(order: NEW, last: 2, before: $before) { edges { node { id36 } } pageInfo { hasPreviousPage startCursor } } }', { before: lastTwo[0] });
+    const g = await ok(
+      A.s,
+      'query($before: String) { topics(order: NEW, last: 2, before: $before) { edges { node { id36 } } pageInfo { hasPreviousPage startCursor } } }',
+      { before: lastTwo[0] },
+    );
     const r = await rest(A.s, `/topics?order=new&limit=2&before=${lastTwo[0]}`);
     expect(g.topics.edges.map((e: any) => e.node.id36)).toEqual(r.body.topics.map((t: any) => t.id));
     expect(g.topics.pageInfo.hasPreviousPage).toBe(r.body.pagination.prev_link !== null);
@@ -331,43 +388,65 @@ describe('the topic listing (GET /topics)', () => {
   });
 });
 
-describe('a user\'s feeds (GET /user/{username}[/topics|/comments])', () => {
-  it.each([['anonymous'], ['bob'], ['alice']])('history, topics and comments as %s: same items, same cursors', async (who) => {
-    const token = who === 'anonymous' ? undefined : A.users[who]!.token;
-    for (const target of ['alice', 'BOB']) {
-      const rh = await rest(A.s, `/user/${target}?limit=7`, token);
-      const rt = await rest(A.s, `/user/${target}/topics?limit=3`, token);
-      const rc = await rest(A.s, `/user/${target}/comments?limit=4`, token);
-      const g = await ok(
-        A.s,
-        `query($u: String!) { user(username: $u) { username
+describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
+  it.each([['anonymous'], ['bob'], ['alice']])(
+    'history, topics and comments as %s: same items, same cursors',
+    async (who) => {
+      const token = who === 'anonymous' ? undefined : A.users[who]!.token;
+      for (const target of ['alice', 'BOB']) {
+        const rh = await rest(A.s, `/user/${target}?limit=7`, token);
+        const rt = await rest(A.s, `/user/${target}/topics?limit=3`, token);
+        const rc = await rest(A.s, `/user/${target}/comments?limit=4`, token);
+        const g = await ok(
+          A.s,
+          `query($u: String!) { user(username: $u) { username
            history(first: 7) { edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } pageInfo { hasNextPage endCursor } }
            topics(first: 3) { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage endCursor } }
            comments(first: 4) { edges { cursor node { ${COMMENT} } } pageInfo { hasNextPage endCursor } } } }`,
-        { u: target },
-        token,
-      );
-      expect(g.user.username).toBe(rh.body.user.username);
-      expect(g.user.history.edges.map((e: any) => (e.node.__typename === 'Topic' ? restTopic(e.node, A.s.url) : restRecord(e.node)))).toEqual(
-        rh.body.history.map((i: any) => ('title' in i ? normalizeRestTopic(i, A.s.url) : withoutTreeValues(i))),
-      );
-      expect(g.user.history.edges.map((e: any) => e.cursor)).toEqual(rh.body.history.map((i: any) => ('title' in i ? `t-${i.id}` : `c-${i.id}`)));
-      if (rh.body.pagination.next_link) expect(new URL(rh.body.pagination.next_link).searchParams.get('after')).toBe(g.user.history.pageInfo.endCursor);
-      expect(g.user.history.pageInfo.hasNextPage).toBe(rh.body.pagination.next_link !== null);
-      expect(g.user.topics.edges.map((e: any) => restTopic(e.node, A.s.url))).toEqual(rt.body.topics.map((t: any) => normalizeRestTopic(t, A.s.url)));
-      expect(g.user.topics.pageInfo.hasNextPage).toBe(rt.body.pagination.next_link !== null);
-      expect(g.user.comments.edges.map((e: any) => restRecord(e.node))).toEqual(rc.body.comments.map(withoutTreeValues));
-      expect(g.user.comments.pageInfo.hasNextPage).toBe(rc.body.pagination.next_link !== null);
-    }
-  });
+          { u: target },
+          token,
+        );
+        expect(g.user.username).toBe(rh.body.user.username);
+        expect(
+          g.user.history.edges.map((e: any) =>
+            e.node.__typename === 'Topic' ? restTopic(e.node, A.s.url) : restRecord(e.node),
+          ),
+        ).toEqual(
+          rh.body.history.map((i: any) => ('title' in i ? normalizeRestTopic(i, A.s.url) : withoutTreeValues(i))),
+        );
+        expect(g.user.history.edges.map((e: any) => e.cursor)).toEqual(
+          rh.body.history.map((i: any) => ('title' in i ? `t-${i.id}` : `c-${i.id}`)),
+        );
+        if (rh.body.pagination.next_link)
+          expect(new URL(rh.body.pagination.next_link).searchParams.get('after')).toBe(
+            g.user.history.pageInfo.endCursor,
+          );
+        expect(g.user.history.pageInfo.hasNextPage).toBe(rh.body.pagination.next_link !== null);
+        expect(g.user.topics.edges.map((e: any) => restTopic(e.node, A.s.url))).toEqual(
+          rt.body.topics.map((t: any) => normalizeRestTopic(t, A.s.url)),
+        );
+        expect(g.user.topics.pageInfo.hasNextPage).toBe(rt.body.pagination.next_link !== null);
+        expect(g.user.comments.edges.map((e: any) => restRecord(e.node))).toEqual(
+          rc.body.comments.map(withoutTreeValues),
+        );
+        expect(g.user.comments.pageInfo.hasNextPage).toBe(rc.body.pagination.next_link !== null);
+      }
+    },
+  );
 
   it('a mixed-feed cursor from REST continues the walk in GraphQL', async () => {
     const r = await rest(A.s, '/user/alice?limit=2');
     const after = new URL(r.body.pagination.next_link).searchParams.get('after');
     expect(after).toMatch(/^[tc]-/);
-    const g = await ok(A.s, 'query($a: String) { user(username: "alice") { history(first: 2, after: $a) { edges { cursor } } } }', { a: after });
+    const g = await ok(
+      A.s,
+      'query($a: String) { user(username: "alice") { history(first: 2, after: $a) { edges { cursor } } } }',
+      { a: after },
+    );
     const r2 = await rest(A.s, `/user/alice?limit=2&after=${after}`);
-    expect(g.user.history.edges.map((e: any) => e.cursor)).toEqual(r2.body.history.map((i: any) => ('title' in i ? `t-${i.id}` : `c-${i.id}`)));
+    expect(g.user.history.edges.map((e: any) => e.cursor)).toEqual(
+      r2.body.history.map((i: any) => ('title' in i ? `t-${i.id}` : `c-${i.id}`)),
+    );
   });
 
   it('a banned user: REST 403, GraphQL FORBIDDEN (HTTP 200: data is present) with the same message; unknown user: REST 404, GraphQL null', async () => {
@@ -414,11 +493,18 @@ describe('tokens are shared by both front doors', () => {
   afterAll(async () => s?.close());
 
   it('a REST login token works on GraphQL, and a GraphQL login token works on REST', async () => {
-    const res = await fetch(`${s.url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'TESS', password: 'correct horse battery' }) });
+    const res = await fetch(`${s.url}/api/beta/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'TESS', password: 'correct horse battery' }),
+    });
     const restToken = ((await res.json()) as { token: string }).token;
     expect((await ok(s, '{ viewer { username } }', {}, restToken)).viewer.username).toBe('tess');
 
-    const g = await ok(s, 'mutation { login(username: "tess", password: "correct horse battery") { token user { username } } }');
+    const g = await ok(
+      s,
+      'mutation { login(username: "tess", password: "correct horse battery") { token user { username } } }',
+    );
     const who = await fetch(`${s.url}/api/beta/whoami`, { headers: { authorization: `Bearer ${g.login.token}` } });
     expect(await who.json()).toEqual({ msg: 'tess' });
   });
@@ -434,10 +520,17 @@ describe('tokens are shared by both front doors', () => {
     const t = await startTestServer({ LOGIN_RATE_LIMIT: '3' });
     try {
       await makeUser(t, 'rita');
-      const restLogin = () => fetch(`${t.url}/api/beta/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'rita', password: 'wrong password' }) });
+      const restLogin = () =>
+        fetch(`${t.url}/api/beta/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'rita', password: 'wrong password' }),
+        });
       expect((await restLogin()).status).toBe(401);
       expect((await restLogin()).status).toBe(401);
-      expect((await gql(t, 'mutation { login(username: "rita", password: "wrong password") { token } }')).status).toBe(401);
+      expect((await gql(t, 'mutation { login(username: "rita", password: "wrong password") { token } }')).status).toBe(
+        401,
+      );
       const limited = await gql(t, 'mutation { login(username: "rita", password: "correct horse battery") { token } }');
       expect(limited.status).toBe(429);
       expect(limited.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_REQUESTS');

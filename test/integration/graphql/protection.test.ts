@@ -22,22 +22,27 @@ describe('with the default configuration and the demo data', () => {
   });
   afterAll(async () => s?.close());
 
-  it('opens GraphiQL with the issue\'s examples: listing, nested and flat tree, history with union fragments, login, posting a comment', () => {
+  it("opens GraphiQL with the issue's examples: listing, nested and flat tree, history with union fragments, login, posting a comment", () => {
     const names = exampleTabs.map((t) => /(query|mutation)\s+(\w+)/.exec(t.query.replace(/^#.*$/gm, ''))?.[2]);
-    expect(names).toEqual(expect.arrayContaining(['Topics', 'TopicTree', 'TopicFlat', 'UserHistory', 'Login', 'PostComment']));
+    expect(names).toEqual(
+      expect.arrayContaining(['Topics', 'TopicTree', 'TopicFlat', 'UserHistory', 'Login', 'PostComment']),
+    );
     const history = exampleTabs.find((t) => /query UserHistory/.test(t.query))!.query;
     expect(history).toMatch(/on Topic/);
     expect(history).toMatch(/on Comment/);
     expect(exampleTabs.find((t) => /query TopicTree/.test(t.query))!.query).toMatch(/replies/);
   });
 
-  it.each(exampleTabs.map((t, i) => [i, t] as const))('example tab %i runs within the depth and cost limits and returns data', async (_i, tab) => {
-    const variables = tab.variables ? JSON.parse(tab.variables) : {};
-    const r = await gql(s, tab.query, variables, /mutation PostComment/.test(tab.query) ? token : undefined);
-    expect(r.body.errors).toBeUndefined();
-    expect(r.status).toBe(200);
-    expect(JSON.stringify(r.body.data)).not.toMatch(/^\{\}$/);
-  });
+  it.each(exampleTabs.map((t, i) => [i, t] as const))(
+    'example tab %i runs within the depth and cost limits and returns data',
+    async (_i, tab) => {
+      const variables = tab.variables ? JSON.parse(tab.variables) : {};
+      const r = await gql(s, tab.query, variables, /mutation PostComment/.test(tab.query) ? token : undefined);
+      expect(r.body.errors).toBeUndefined();
+      expect(r.status).toBe(200);
+      expect(JSON.stringify(r.body.data)).not.toMatch(/^\{\}$/);
+    },
+  );
 
   it('the tree example returns the seeded thread (nested three levels, and flat with depths)', async () => {
     const tree = exampleTabs.find((t) => /query TopicTree/.test(t.query))!;
@@ -56,7 +61,8 @@ describe('with the default configuration and the demo data', () => {
   });
 
   it('counts the page size: the same selection passes with first: 2 but not with first: 100', async () => {
-    const sel = 'edges { node { threads { nodes { descendants { comment { id author { username } textHtml voteCount createdAt } } } } } }';
+    const sel =
+      'edges { node { threads { nodes { descendants { comment { id author { username } textHtml voteCount createdAt } } } } } }';
     expect((await gql(s, `{ topics(first: 2) { ${sel} } }`)).status).toBe(200);
     expect((await gql(s, `{ topics(first: 100) { ${sel} } }`)).status).toBe(400);
   });
@@ -70,18 +76,26 @@ describe('with the default configuration and the demo data', () => {
 
   describe('CSRF prevention', () => {
     it('refuses a GET without a preflight header', async () => {
-      const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ groups { path } }')}`, { headers: { accept: 'application/json' } });
+      const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ groups { path } }')}`, {
+        headers: { accept: 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect(await res.text()).toMatch(/CSRF/i);
     });
 
     it('refuses a POST with a form content type', async () => {
-      const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: '{ groups { path } }' }) });
+      const res = await fetch(`${s.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ query: '{ groups { path } }' }),
+      });
       expect(res.status).toBe(400);
     });
 
     it('accepts a GET with Apollo-Require-Preflight', async () => {
-      const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ groups { path } }')}`, { headers: { 'apollo-require-preflight': 'true', accept: 'application/json' } });
+      const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ groups { path } }')}`, {
+        headers: { 'apollo-require-preflight': 'true', accept: 'application/json' },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).data.groups.length).toBeGreaterThan(0);
     });
@@ -93,14 +107,20 @@ describe('with the default configuration and the demo data', () => {
 
     it('asks for the query when the hash is unknown, then answers by hash alone (POST and GET)', async () => {
       const post = (body: unknown) =>
-        fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+        fetch(`${s.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
       const miss = await post({ extensions: ext });
       expect(miss.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
       const register = await post({ query, extensions: ext });
       expect(register.body.data.topics.edges).toHaveLength(1);
       const hit = await post({ extensions: ext });
       expect(hit.body.data).toEqual(register.body.data);
-      const get = await fetch(`${s.url}/graphql?extensions=${encodeURIComponent(JSON.stringify(ext))}`, { headers: { 'apollo-require-preflight': 'true', accept: 'application/json' } });
+      const get = await fetch(`${s.url}/graphql?extensions=${encodeURIComponent(JSON.stringify(ext))}`, {
+        headers: { 'apollo-require-preflight': 'true', accept: 'application/json' },
+      });
       expect(get.status).toBe(200);
       expect(((await get.json()) as any).data).toEqual(register.body.data);
     });
@@ -109,7 +129,10 @@ describe('with the default configuration and the demo data', () => {
       const r = await fetch(`${s.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('something else') } } }),
+        body: JSON.stringify({
+          query,
+          extensions: { persistedQuery: { version: 1, sha256Hash: sha256('something else') } },
+        }),
       });
       expect(r.status).toBe(400);
     });

@@ -21,8 +21,18 @@ beforeAll(async () => {
   admin = await makeUser(s, 'root', { admin: true });
   await makeGroup(s, 'tech', 'Technology');
   await makeGroup(s, 'games.tabletop', 'Board games');
-  text = await makeTopic(s, alice, { title: "What's your favourite editor?", markdown: 'Tell me *yours* please', tags: ['ask.survey', 'Hello_World'] });
-  link = await makeTopic(s, bob, { group: 'games.tabletop', title: 'Rules', markdown: '', link: 'https://www.example.com:8443/x', tags: [] });
+  text = await makeTopic(s, alice, {
+    title: "What's your favourite editor?",
+    markdown: 'Tell me *yours* please',
+    tags: ['ask.survey', 'Hello_World'],
+  });
+  link = await makeTopic(s, bob, {
+    group: 'games.tabletop',
+    title: 'Rules',
+    markdown: '',
+    link: 'https://www.example.com:8443/x',
+    tags: [],
+  });
   c1 = await makeComment(s, bob, text, 'First comment');
   c2 = await makeComment(s, alice, text, 'A reply', c1);
   c3 = await makeComment(s, bob, text, 'A deeper reply', c2);
@@ -34,8 +44,13 @@ describe('viewer', () => {
     expect(await ok(s, '{ viewer { username } }')).toEqual({ viewer: null });
   });
 
-  it('is the token\'s user, with their settings', async () => {
-    const d = await ok(s, '{ viewer { username isAdmin joinedAt settings { historyVisibility collapseOldComments defaultCommentOrder } } }', {}, alice.token);
+  it("is the token's user, with their settings", async () => {
+    const d = await ok(
+      s,
+      '{ viewer { username isAdmin joinedAt settings { historyVisibility collapseOldComments defaultCommentOrder } } }',
+      {},
+      alice.token,
+    );
     expect(d.viewer).toEqual({
       username: 'Alice',
       isAdmin: false,
@@ -48,11 +63,19 @@ describe('viewer', () => {
 describe('groups and group', () => {
   it('lists every group with its description', async () => {
     const d = await ok(s, '{ groups { path description createdAt } }');
-    expect(d.groups.map((g: any) => [g.path, g.description])).toEqual(expect.arrayContaining([['tech', 'Technology'], ['games.tabletop', 'Board games']]));
+    expect(d.groups.map((g: any) => [g.path, g.description])).toEqual(
+      expect.arrayContaining([
+        ['tech', 'Technology'],
+        ['games.tabletop', 'Board games'],
+      ]),
+    );
   });
 
   it('finds a group by path, with or without ~, and answers null for an unknown one', async () => {
-    expect((await ok(s, '{ group(path: "~games.tabletop") { path description } }')).group).toEqual({ path: 'games.tabletop', description: 'Board games' });
+    expect((await ok(s, '{ group(path: "~games.tabletop") { path description } }')).group).toEqual({
+      path: 'games.tabletop',
+      description: 'Board games',
+    });
     expect((await ok(s, '{ group(path: "tech") { path } }')).group).toEqual({ path: 'tech' });
     expect((await ok(s, '{ group(path: "nope") { path } }')).group).toBeNull();
   });
@@ -60,7 +83,10 @@ describe('groups and group', () => {
 
 describe('topics', () => {
   it('lists topics with their fields (REST values: slug URL, site name, word count, tags)', async () => {
-    const d = await ok(s, '{ topics(order: NEW) { edges { cursor node { id36 title url sourceSiteName sourceSiteIcon textHtml contentMetadata commentsUrl tags group { path } author { username } commentCount } } } }');
+    const d = await ok(
+      s,
+      '{ topics(order: NEW) { edges { cursor node { id36 title url sourceSiteName sourceSiteIcon textHtml contentMetadata commentsUrl tags group { path } author { username } commentCount } } } }',
+    );
     const byId = Object.fromEntries(d.topics.edges.map((e: any) => [e.node.id36, e.node]));
     expect(byId[text.id36]).toMatchObject({
       url: null,
@@ -74,14 +100,30 @@ describe('topics', () => {
       author: { username: 'Alice' },
       commentCount: 3,
     });
-    expect(byId[link.id36]).toMatchObject({ url: 'https://www.example.com:8443/x', sourceSiteName: 'example.com', textHtml: null, contentMetadata: [] });
+    expect(byId[link.id36]).toMatchObject({
+      url: 'https://www.example.com:8443/x',
+      sourceSiteName: 'example.com',
+      textHtml: null,
+      contentMetadata: [],
+    });
   });
 
   it('pages with first/after and last/before; cursors are id36', async () => {
-    const first = await ok(s, '{ topics(order: NEW, first: 1) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
+    const first = await ok(
+      s,
+      '{ topics(order: NEW, first: 1) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+    );
     expect(first.topics.edges).toEqual([{ cursor: link.id36 }]);
-    expect(first.topics.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: link.id36, endCursor: link.id36 });
-    const next = await ok(s, `{ topics(order: NEW, first: 1, after: "${link.id36}") { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }`);
+    expect(first.topics.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: link.id36,
+      endCursor: link.id36,
+    });
+    const next = await ok(
+      s,
+      `{ topics(order: NEW, first: 1, after: "${link.id36}") { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }`,
+    );
     expect(next.topics.edges).toEqual([{ cursor: text.id36 }]);
     expect(next.topics.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
     const back = await ok(s, `{ topics(order: NEW, last: 1, before: "${text.id36}") { edges { cursor } } }`);
@@ -97,14 +139,22 @@ describe('topics', () => {
     expect(period.topics.edges).toHaveLength(2);
   });
 
-  it('filters by group (with or without ~); a walk with first: 1 reaches exactly the group\'s topics', async () => {
+  it("filters by group (with or without ~); a walk with first: 1 reaches exactly the group's topics", async () => {
     const d = await ok(s, '{ topics(group: "~games.tabletop") { edges { node { id36 group { path } } } } }');
     expect(d.topics.edges.map((e: any) => e.node.id36)).toEqual([link.id36]);
-    expect((await ok(s, '{ topics(group: "tech", order: NEW) { edges { node { id36 } } } }')).topics.edges.map((e: any) => e.node.id36)).toEqual([text.id36]);
+    expect(
+      (await ok(s, '{ topics(group: "tech", order: NEW) { edges { node { id36 } } } }')).topics.edges.map(
+        (e: any) => e.node.id36,
+      ),
+    ).toEqual([text.id36]);
     const seen: string[] = [];
     let after: string | null = null;
     for (let i = 0; i < 10; i++) {
-      const p: any = await ok(s, 'query($a: String) { topics(group: "tech", order: NEW, first: 1, after: $a) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }', { a: after });
+      const p: any = await ok(
+        s,
+        'query($a: String) { topics(group: "tech", order: NEW, first: 1, after: $a) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }',
+        { a: after },
+      );
       seen.push(...p.topics.edges.map((e: any) => e.node.id36));
       if (!p.topics.pageInfo.hasNextPage) break;
       after = p.topics.pageInfo.endCursor;
@@ -131,10 +181,27 @@ describe('topics', () => {
   it('leaves out topics the viewer ignores, and shows viewer-specific values only when logged in', async () => {
     await services(s).ignores.ignore(bob.actor, text.id36);
     try {
-      const mine = await ok(s, '{ topics { edges { node { id36 viewerHasVoted viewerHasBookmarked viewerHasIgnored } } } }', {}, bob.token);
-      expect(mine.topics.edges.map((e: any) => e.node)).toEqual([{ id36: link.id36, viewerHasVoted: false, viewerHasBookmarked: false, viewerHasIgnored: false }]);
-      const anon = await ok(s, '{ topics { edges { node { viewerHasVoted viewerHasBookmarked viewerHasIgnored newCommentCount lastVisitedAt } } } }');
-      for (const e of anon.topics.edges) expect(e.node).toEqual({ viewerHasVoted: null, viewerHasBookmarked: null, viewerHasIgnored: null, newCommentCount: null, lastVisitedAt: null });
+      const mine = await ok(
+        s,
+        '{ topics { edges { node { id36 viewerHasVoted viewerHasBookmarked viewerHasIgnored } } } }',
+        {},
+        bob.token,
+      );
+      expect(mine.topics.edges.map((e: any) => e.node)).toEqual([
+        { id36: link.id36, viewerHasVoted: false, viewerHasBookmarked: false, viewerHasIgnored: false },
+      ]);
+      const anon = await ok(
+        s,
+        '{ topics { edges { node { viewerHasVoted viewerHasBookmarked viewerHasIgnored newCommentCount lastVisitedAt } } } }',
+      );
+      for (const e of anon.topics.edges)
+        expect(e.node).toEqual({
+          viewerHasVoted: null,
+          viewerHasBookmarked: null,
+          viewerHasIgnored: null,
+          newCommentCount: null,
+          lastVisitedAt: null,
+        });
     } finally {
       await services(s).ignores.unignore(bob.actor, text.id36);
     }
@@ -159,7 +226,13 @@ describe('topic', () => {
     expect(root.cursor).toBe(c1.id36);
     expect(root.node.depth).toBe(0);
     expect(root.node.comment).toEqual({ id36: c1.id36 });
-    expect(root.node.replies).toEqual([{ depth: 1, comment: { id36: c2.id36, parent: { id36: c1.id36 } }, replies: [{ depth: 2, comment: { id36: c3.id36 } }] }]);
+    expect(root.node.replies).toEqual([
+      {
+        depth: 1,
+        comment: { id36: c2.id36, parent: { id36: c1.id36 } },
+        replies: [{ depth: 2, comment: { id36: c3.id36 } }],
+      },
+    ]);
     expect(root.node.descendants).toEqual([
       { depth: 1, comment: { id36: c2.id36, parent: { id36: c1.id36 } } },
       { depth: 2, comment: { id36: c3.id36, parent: { id36: c2.id36 } } },
@@ -172,11 +245,19 @@ describe('topic', () => {
     for (let i = 0; i < 5; i++) tops.push(await makeComment(s, bob, t, `top ${i}`));
     await makeComment(s, alice, t, 'reply to top 2', tops[2]);
     const page = (args: string) =>
-      ok(s, `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) { edges { cursor node { descendants { comment { id36 } } } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`);
+      ok(
+        s,
+        `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) { edges { cursor node { descendants { comment { id36 } } } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
+      );
     const p1 = await page('first: 2');
     expect(p1.topic.threads.edges.map((e: any) => e.cursor)).toEqual([tops[0]!.id36, tops[1]!.id36]);
-    expect(p1.topic.threads.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: tops[0]!.id36, endCursor: tops[1]!.id36 });
+    expect(p1.topic.threads.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: tops[0]!.id36,
+      endCursor: tops[1]!.id36,
+    });
     const p2 = await page(`first: 2, after: "${tops[1]!.id36}"`);
     expect(p2.topic.threads.edges.map((e: any) => e.cursor)).toEqual([tops[2]!.id36, tops[3]!.id36]);
     expect(p2.topic.threads.edges[0].node.descendants).toHaveLength(1);
@@ -185,11 +266,16 @@ describe('topic', () => {
     expect(back.topic.threads.edges.map((e: any) => e.cursor)).toEqual([tops[2]!.id36, tops[3]!.id36]);
     const e = await fails(s, `{ topic(id: "${t.id36}") { threads(after: "zzzz") { edges { cursor } } } }`);
     expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
-    expect((await fails(s, `{ topic(id: "${t.id36}") { threads(first: 1001) { edges { cursor } } } }`)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
+    expect(
+      (await fails(s, `{ topic(id: "${t.id36}") { threads(first: 1001) { edges { cursor } } } }`)).extensions,
+    ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'first' });
   });
 
   it('each comment reaches its topic and its parent', async () => {
-    const d = await ok(s, `{ topic(id: "${text.id36}") { threads { nodes { comment { ...C } descendants { comment { ...C } } } } } } fragment C on Comment { topic { id36 title } parent { id36 } isOp }`);
+    const d = await ok(
+      s,
+      `{ topic(id: "${text.id36}") { threads { nodes { comment { ...C } descendants { comment { ...C } } } } } } fragment C on Comment { topic { id36 title } parent { id36 } isOp }`,
+    );
     const flat = d.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]).map((t: any) => t.comment);
     expect(flat.map((c: any) => [c.topic.id36, c.parent?.id36 ?? null, c.isOp])).toEqual([
       [text.id36, null, false],
@@ -199,22 +285,37 @@ describe('topic', () => {
   });
 
   it('records no visit when read (queries have no side effects); visitTopic records it', async () => {
-    const q = (fields: string) => ok(s, `{ topic(id: "${text.id36}") { lastVisitedAt newCommentCount ${fields} } }`, {}, admin.token);
+    const q = (fields: string) =>
+      ok(s, `{ topic(id: "${text.id36}") { lastVisitedAt newCommentCount ${fields} } }`, {}, admin.token);
     expect((await q('title')).topic.lastVisitedAt).toBeNull();
     const read = await q('threads { nodes { isNew } }');
     expect(read.topic.lastVisitedAt).toBeNull();
     expect((await q('title')).topic.lastVisitedAt).toBeNull();
-    const visited = await ok(s, 'mutation($id: ID!) { visitTopic(id: $id) { id36 lastVisitedAt newCommentCount } }', { id: text.id36 }, admin.token);
+    const visited = await ok(
+      s,
+      'mutation($id: ID!) { visitTopic(id: $id) { id36 lastVisitedAt newCommentCount } }',
+      { id: text.id36 },
+      admin.token,
+    );
     expect(visited.visitTopic.lastVisitedAt).not.toBeNull();
     expect(visited.visitTopic.newCommentCount).toBe(0);
     await makeComment(s, bob, text, 'Something new');
-    const again = await ok(s, `{ topic(id: "${text.id36}") { newCommentCount threads { nodes { isNew descendants { isNew } } } } }`, {}, admin.token);
+    const again = await ok(
+      s,
+      `{ topic(id: "${text.id36}") { newCommentCount threads { nodes { isNew descendants { isNew } } } } }`,
+      {},
+      admin.token,
+    );
     expect(again.topic.newCommentCount).toBe(1);
-    expect(again.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]).filter((t: any) => t.isNew)).toHaveLength(1);
-    expect((await fails(s, `mutation { visitTopic(id: "${text.id36}") { id } }`)).extensions?.code).toBe('UNAUTHENTICATED');
+    expect(
+      again.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]).filter((t: any) => t.isNew),
+    ).toHaveLength(1);
+    expect((await fails(s, `mutation { visitTopic(id: "${text.id36}") { id } }`)).extensions?.code).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 
-  it('uses the viewer\'s preferred comment order when none (or null) is given, as REST, the given one otherwise', async () => {
+  it("uses the viewer's preferred comment order when none (or null) is given, as REST, the given one otherwise", async () => {
     const viewer = await makeUser(s, 'orderly');
     await services(s).users.updateSettings(viewer.actor, { defaultCommentOrder: 'newest' });
     const t = await makeTopic(s, alice, { title: 'Order test' });
@@ -222,7 +323,12 @@ describe('topic', () => {
     const second = await makeComment(s, bob, t, 'newer');
     await services(s).votes.vote(alice.actor, 'comment', first.id36);
     const ids = (c: any) => c.nodes.map((n: any) => n.comment.id36);
-    const d = await ok(s, `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 } } } byVotes: threads(order: VOTES) { nodes { comment { id36 } } } nulled: threads(order: null) { nodes { comment { id36 } } } } }`, {}, viewer.token);
+    const d = await ok(
+      s,
+      `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 } } } byVotes: threads(order: VOTES) { nodes { comment { id36 } } } nulled: threads(order: null) { nodes { comment { id36 } } } } }`,
+      {},
+      viewer.token,
+    );
     expect(ids(d.topic.threads)).toEqual([second.id36, first.id36]);
     expect(ids(d.topic.nulled)).toEqual([second.id36, first.id36]);
     expect(ids(d.topic.byVotes)).toEqual([first.id36, second.id36]);
@@ -254,12 +360,14 @@ describe('topic', () => {
     expect((await ok(s, `{ topic(id: "${link.id36}") { markdown } }`, {}, bob.token)).topic.markdown).toBeNull();
     // The same rule in the listing.
     const listed = await ok(s, '{ topics(order: NEW) { edges { node { id36 markdown } } } }', {}, alice.token);
-    expect(listed.topics.edges.find((e: any) => e.node.id36 === text.id36).node.markdown).toBe('Tell me *yours* please');
+    expect(listed.topics.edges.find((e: any) => e.node.id36 === text.id36).node.markdown).toBe(
+      'Tell me *yours* please',
+    );
     const byBob = await ok(s, '{ topics(order: NEW) { edges { node { id markdown } } } }', {}, bob.token);
     expect(byBob.topics.edges.every((e: any) => e.node.markdown === null)).toBe(true);
   });
 
-  it('gives each comment\'s Markdown to its author and admins, in the tree, the flat list and the feeds', async () => {
+  it("gives each comment's Markdown to its author and admins, in the tree, the flat list and the feeds", async () => {
     const t = await makeTopic(s, alice, { title: 'Markdown in trees' });
     const a1 = await makeComment(s, alice, t, 'Alice *writes*');
     const b1 = await makeComment(s, bob, t, 'Bob **replies**', a1);
@@ -270,12 +378,29 @@ describe('topic', () => {
     await services(s).comments.remove(SYSTEM, removed.id36);
 
     const flat = `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } }`;
-    const flatten = (threads: any) => threads.nodes.flatMap((n: any) => [n, ...n.descendants]).map((n: any) => n.comment);
-    const md = async (token?: string) => Object.fromEntries(flatten((await ok(s, flat, {}, token)).topic.threads).map((c: any) => [c.id36, c.markdown]));
+    const flatten = (threads: any) =>
+      threads.nodes.flatMap((n: any) => [n, ...n.descendants]).map((n: any) => n.comment);
+    const md = async (token?: string) =>
+      Object.fromEntries(flatten((await ok(s, flat, {}, token)).topic.threads).map((c: any) => [c.id36, c.markdown]));
     expect(Object.values(await md()).every((m) => m === null)).toBe(true);
-    expect(await md(bob.token)).toMatchObject({ [a1.id36]: null, [b1.id36]: 'Bob **replies**', [gone.id36]: null, [removed.id36]: 'Removed text' });
-    expect(await md(alice.token)).toMatchObject({ [a1.id36]: 'Alice *writes*', [b1.id36]: null, [gone.id36]: null, [removed.id36]: null });
-    expect(await md(admin.token)).toMatchObject({ [a1.id36]: 'Alice *writes*', [b1.id36]: 'Bob **replies**', [gone.id36]: null, [removed.id36]: 'Removed text' });
+    expect(await md(bob.token)).toMatchObject({
+      [a1.id36]: null,
+      [b1.id36]: 'Bob **replies**',
+      [gone.id36]: null,
+      [removed.id36]: 'Removed text',
+    });
+    expect(await md(alice.token)).toMatchObject({
+      [a1.id36]: 'Alice *writes*',
+      [b1.id36]: null,
+      [gone.id36]: null,
+      [removed.id36]: null,
+    });
+    expect(await md(admin.token)).toMatchObject({
+      [a1.id36]: 'Alice *writes*',
+      [b1.id36]: 'Bob **replies**',
+      [gone.id36]: null,
+      [removed.id36]: 'Removed text',
+    });
 
     // Nested tree (through a fragment), and a tree asked twice with and without markdown.
     const nested = await ok(
@@ -285,42 +410,75 @@ describe('topic', () => {
       {},
       bob.token,
     );
-    expect(nested.topic.threads.nodes.find((t: any) => t.comment.id36 === a1.id36).replies[0].comment).toEqual({ id36: b1.id36, markdown: 'Bob **replies**' });
+    expect(nested.topic.threads.nodes.find((t: any) => t.comment.id36 === a1.id36).replies[0].comment).toEqual({
+      id36: b1.id36,
+      markdown: 'Bob **replies**',
+    });
     // Trees reached from the listing (read lazily) too.
-    const lazy = await ok(s, `{ topics(order: NEW, first: 1) { edges { node { id36 threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } } } }`, {}, bob.token);
+    const lazy = await ok(
+      s,
+      `{ topics(order: NEW, first: 1) { edges { node { id36 threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } } } }`,
+      {},
+      bob.token,
+    );
     expect(lazy.topics.edges[0].node.id36).toBe(t.id36);
-    expect(flatten(lazy.topics.edges[0].node.threads).find((c: any) => c.id36 === b1.id36).markdown).toBe('Bob **replies**');
+    expect(flatten(lazy.topics.edges[0].node.threads).find((c: any) => c.id36 === b1.id36).markdown).toBe(
+      'Bob **replies**',
+    );
 
     // Feeds: the author's own history and an admin's view of it; others see null.
     const feed = `{ user(username: "bob") { comments(first: 50) { edges { node { id36 markdown } } } } }`;
-    const feedMd = async (token?: string) => Object.fromEntries((await ok(s, feed, {}, token)).user.comments.edges.map((e: any) => [e.node.id36, e.node.markdown]));
+    const feedMd = async (token?: string) =>
+      Object.fromEntries(
+        (await ok(s, feed, {}, token)).user.comments.edges.map((e: any) => [e.node.id36, e.node.markdown]),
+      );
     expect((await feedMd(bob.token))[b1.id36]).toBe('Bob **replies**');
     expect((await feedMd(admin.token))[b1.id36]).toBe('Bob **replies**');
     expect((await feedMd(alice.token))[b1.id36]).toBeNull();
     expect((await feedMd())[b1.id36]).toBeNull();
 
     // Mutations answer with the new source.
-    const edited = await ok(s, `mutation { editComment(id: "${b1.id36}", markdown: "Bob *edited*") { markdown } }`, {}, bob.token);
+    const edited = await ok(
+      s,
+      `mutation { editComment(id: "${b1.id36}", markdown: "Bob *edited*") { markdown } }`,
+      {},
+      bob.token,
+    );
     expect(edited.editComment.markdown).toBe('Bob *edited*');
-    const posted = await ok(s, `mutation { postComment(topicId: "${t.id36}", markdown: "Fresh") { comment { markdown } } }`, {}, bob.token);
+    const posted = await ok(
+      s,
+      `mutation { postComment(topicId: "${t.id36}", markdown: "Fresh") { comment { markdown } } }`,
+      {},
+      bob.token,
+    );
     expect(posted.postComment.comment.markdown).toBe('Fresh');
   });
 });
 
 describe('user and its feeds', () => {
   it('finds a user case-insensitively; null when unknown', async () => {
-    expect((await ok(s, '{ user(username: "ALICE") { username isAdmin } }')).user).toEqual({ username: 'Alice', isAdmin: false });
+    expect((await ok(s, '{ user(username: "ALICE") { username isAdmin } }')).user).toEqual({
+      username: 'Alice',
+      isAdmin: false,
+    });
     expect((await ok(s, '{ user(username: "zed") { username } }')).user).toBeNull();
     expect((await ok(s, '{ user(username: "root") { isAdmin } }')).user).toEqual({ isAdmin: true });
   });
 
   it('shows settings only to the user themself', async () => {
-    expect((await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, alice.token)).user.settings).toBeNull();
-    expect((await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, bob.token)).user.settings).toEqual({ collapseOldComments: true });
+    expect(
+      (await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, alice.token)).user.settings,
+    ).toBeNull();
+    expect(
+      (await ok(s, '{ user(username: "bob") { settings { collapseOldComments } } }', {}, bob.token)).user.settings,
+    ).toEqual({ collapseOldComments: true });
   });
 
   it('history mixes topics and comments newest first, with t-/c- cursors and union fragments', async () => {
-    const d = await ok(s, `{ user(username: "bob") { history(first: 3) { edges { cursor node { __typename ... on Topic { title } ... on Comment { textHtml topic { id36 } } } } pageInfo { hasNextPage endCursor } } } }`);
+    const d = await ok(
+      s,
+      `{ user(username: "bob") { history(first: 3) { edges { cursor node { __typename ... on Topic { title } ... on Comment { textHtml topic { id36 } } } } pageInfo { hasNextPage endCursor } } } }`,
+    );
     const edges = d.user.history.edges;
     expect(edges.length).toBe(3);
     for (const e of edges) {
@@ -331,25 +489,37 @@ describe('user and its feeds', () => {
   });
 
   it('topics and comments feeds use bare id36 cursors', async () => {
-    const d = await ok(s, '{ user(username: "bob") { topics { edges { cursor node { id36 } } } comments(first: 2) { edges { cursor node { id36 parent { id36 } } } pageInfo { hasNextPage } } } }');
+    const d = await ok(
+      s,
+      '{ user(username: "bob") { topics { edges { cursor node { id36 } } } comments(first: 2) { edges { cursor node { id36 parent { id36 } } } pageInfo { hasNextPage } } } }',
+    );
     expect(d.user.topics.edges.every((e: any) => e.cursor === e.node.id36)).toBe(true);
     expect(d.user.comments.edges).toHaveLength(2);
     expect(d.user.comments.pageInfo.hasNextPage).toBe(true);
   });
 
   it('refuses a bare id36 as a history cursor and a prefixed one on the other feeds', async () => {
-    expect((await fails(s, '{ user(username: "bob") { history(after: "1") { edges { cursor } } } }')).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
-    expect((await fails(s, '{ user(username: "bob") { topics(after: "t-1") { edges { cursor } } } }')).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect(
+      (await fails(s, '{ user(username: "bob") { history(after: "1") { edges { cursor } } } }')).extensions,
+    ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect(
+      (await fails(s, '{ user(username: "bob") { topics(after: "t-1") { edges { cursor } } } }')).extensions,
+    ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
   });
 
   it('FORBIDDEN for a history shown only to logged-in users, when anonymous (HTTP 200: the rest of the data is kept)', async () => {
     const shy = await makeUser(s, 'shy');
     await services(s).users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
-    const r = await gql(s, '{ serverInfo { version } user(username: "shy") { username history { edges { cursor } } } }');
+    const r = await gql(
+      s,
+      '{ serverInfo { version } user(username: "shy") { username history { edges { cursor } } } }',
+    );
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ serverInfo: { version: expect.any(String) }, user: null });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(r.body.errors?.[0]?.message).toBe("This user's history is only visible to logged-in users");
-    expect((await ok(s, '{ user(username: "shy") { username history { edges { cursor } } } }', {}, bob.token)).user.username).toBe('shy');
+    expect(
+      (await ok(s, '{ user(username: "shy") { username history { edges { cursor } } } }', {}, bob.token)).user.username,
+    ).toBe('shy');
   });
 });

@@ -25,7 +25,11 @@ function compile(): string {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-relay-'));
   fs.mkdirSync(path.join(tmp, 'src'));
   fs.copyFileSync(path.join(__dirname, 'relay', 'AgoraRelay.js'), path.join(tmp, 'src', 'AgoraRelay.js'));
-  const config = { src: './src', schema: path.resolve(__dirname, '..', '..', '..', 'schema.graphql'), language: 'javascript' };
+  const config = {
+    src: './src',
+    schema: path.resolve(__dirname, '..', '..', '..', 'schema.graphql'),
+    language: 'javascript',
+  };
   fs.writeFileSync(path.join(tmp, 'relay.config.json'), JSON.stringify(config));
   const binary = require('relay-compiler') as string;
   const r = spawnSync(binary, [], { cwd: tmp, encoding: 'utf8' });
@@ -47,7 +51,8 @@ function environment(token?: string): Environment {
       body: JSON.stringify({ query: params.text, variables }),
     });
     const body = (await res.json()) as GraphQLResponse & { errors?: unknown };
-    if (res.status !== 200 || body.errors) throw new Error(`${params.name}: ${res.status} ${JSON.stringify(body.errors)}`);
+    if (res.status !== 200 || body.errors)
+      throw new Error(`${params.name}: ${res.status} ${JSON.stringify(body.errors)}`);
     return body;
   });
   return new Environment({ network, store: new Store(new RecordSource()) });
@@ -67,7 +72,9 @@ beforeAll(async () => {
     await makeComment(s, bob, t, `deeper ${i}`, reply);
   }
   for (const method of ['warn', 'error'] as const) {
-    spies.push(jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push([method, ...args])));
+    spies.push(
+      jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push([method, ...args])),
+    );
   }
 }, 120_000);
 afterAll(async () => {
@@ -90,7 +97,8 @@ for (const viewer of ['anonymous', 'logged in'] as const) {
     const topics = listing.topics.edges.map((e: any) => e.node);
     expect(topics).toHaveLength(3);
     for (const t of topics) await fetchQuery(env, artifact('AgoraRelayTreeQuery'), { id: t.id }).toPromise();
-    for (const username of ['alice', 'bob']) await fetchQuery(env, artifact('AgoraRelayUserQuery'), { username }).toPromise();
+    for (const username of ['alice', 'bob'])
+      await fetchQuery(env, artifact('AgoraRelayUserQuery'), { username }).toPromise();
 
     const source = env.getStore().getSource();
     const records = source.getRecordIDs().filter((id) => !id.startsWith('client:'));
@@ -106,12 +114,20 @@ for (const viewer of ['anonymous', 'logged in'] as const) {
     // Refetching each kind of record through node(id:) gives the values the store already holds.
     const comment = records.find((id) => source.get(id)?.__typename === 'Comment')!;
     const user = records.find((id) => source.get(id)?.__typename === 'User')!;
-    const before = { topic: { ...source.get(topics[0].id) }, comment: { ...source.get(comment) }, user: { ...source.get(user) } };
+    const before = {
+      topic: { ...source.get(topics[0].id) },
+      comment: { ...source.get(comment) },
+      user: { ...source.get(user) },
+    };
     await fetchQuery(env, artifact('AgoraRelayTopicRefetchQuery'), { id: topics[0].id }).toPromise();
     await fetchQuery(env, artifact('AgoraRelayCommentRefetchQuery'), { id: comment }).toPromise();
     await fetchQuery(env, artifact('AgoraRelayUserRefetchQuery'), { id: user }).toPromise();
     const after = env.getStore().getSource();
-    expect({ topic: { ...after.get(topics[0].id) }, comment: { ...after.get(comment) }, user: { ...after.get(user) } }).toEqual(before);
+    expect({
+      topic: { ...after.get(topics[0].id) },
+      comment: { ...after.get(comment) },
+      user: { ...after.get(user) },
+    }).toEqual(before);
     expect(printed).toEqual([]);
   });
 }

@@ -26,7 +26,13 @@ beforeAll(async () => {
   // 120 topics by two authors in three groups; the viewer votes and bookmarks some.
   const topics: TopicView[] = [];
   for (let i = 0; i < 120; i++) {
-    topics.push(await makeTopic(s, i % 2 ? alice : bob, { group: ['tech', 'music', 'games.tabletop'][i % 3]!, title: `Topic ${i}`, tags: [`tag${i % 5}`] }));
+    topics.push(
+      await makeTopic(s, i % 2 ? alice : bob, {
+        group: ['tech', 'music', 'games.tabletop'][i % 3]!,
+        title: `Topic ${i}`,
+        tags: [`tag${i % 5}`],
+      }),
+    );
   }
   for (const t of topics.slice(0, 30)) {
     await ds.votes.vote(viewer.actor, 'topic', t.id36);
@@ -55,7 +61,8 @@ beforeAll(async () => {
   }));
   await s.agora.db.conn.collection('comments').insertMany(docs as never[]);
   await s.agora.db.conn.collection('topics').updateOne({ _id: big.id as never }, { $set: { commentCount: 1000 } });
-  for (const c of docs.slice(0, 50)) if (c.authorUsername !== 'viewer') await ds.votes.vote(viewer.actor, 'comment', c._id.toString(36));
+  for (const c of docs.slice(0, 50))
+    if (c.authorUsername !== 'viewer') await ds.votes.vote(viewer.actor, 'comment', c._id.toString(36));
 });
 afterAll(async () => s?.close());
 
@@ -65,10 +72,14 @@ async function measure(query: string, token?: string) {
   return { data: result.body.data, commands };
 }
 
-const TOPICS_Q = '{ topics(first: 100) { edges { node { author { username } group { path } viewerHasVoted viewerHasBookmarked commentCount } } } }';
+const TOPICS_Q =
+  '{ topics(first: 100) { edges { node { author { username } group { path } viewerHasVoted viewerHasBookmarked commentCount } } } }';
 
 describe('topics(first: 100) with author, group, voted, bookmarked, commentCount', () => {
-  it.each([['anonymous', false], ['logged in', true]])('uses at most 5 database commands (%s)', async (_label, logged) => {
+  it.each([
+    ['anonymous', false],
+    ['logged in', true],
+  ])('uses at most 5 database commands (%s)', async (_label, logged) => {
     const { data, commands } = await measure(TOPICS_Q, logged ? viewer.token : undefined);
     expect(data.topics.edges).toHaveLength(100);
     expect(data.topics.edges.some((e: any) => e.node.viewerHasVoted === true)).toBe(logged);
@@ -78,15 +89,24 @@ describe('topics(first: 100) with author, group, voted, bookmarked, commentCount
 });
 
 describe('topics(first: 100, group:) filters in the query: full pages, still at most 5 commands', () => {
-  it.each([['anonymous', false], ['logged in', true]])('a group with its subgroups, then the page after a cursor (%s)', async (_label, logged) => {
+  it.each([
+    ['anonymous', false],
+    ['logged in', true],
+  ])('a group with its subgroups, then the page after a cursor (%s)', async (_label, logged) => {
     const token = logged ? viewer.token : undefined;
     // `games` has no topics of its own: every one is in its subgroup games.tabletop (40 of 120).
-    const first = await measure('{ topics(first: 25, group: "games", order: NEW) { edges { node { group { path } author { username } viewerHasVoted } } pageInfo { endCursor hasNextPage } } }', token);
+    const first = await measure(
+      '{ topics(first: 25, group: "games", order: NEW) { edges { node { group { path } author { username } viewerHasVoted } } pageInfo { endCursor hasNextPage } } }',
+      token,
+    );
     expect(first.data.topics.edges).toHaveLength(25);
     expect(first.data.topics.edges.every((e: any) => e.node.group.path === 'games.tabletop')).toBe(true);
     expect(first.data.topics.pageInfo.hasNextPage).toBe(true);
     expect(first.commands).toBeLessThanOrEqual(5);
-    const next = await measure(`{ topics(first: 100, group: "~Games.Tabletop", order: NEW, after: "${first.data.topics.pageInfo.endCursor}") { edges { node { group { path } author { username } viewerHasVoted viewerHasBookmarked commentCount } } pageInfo { hasNextPage } } }`, token);
+    const next = await measure(
+      `{ topics(first: 100, group: "~Games.Tabletop", order: NEW, after: "${first.data.topics.pageInfo.endCursor}") { edges { node { group { path } author { username } viewerHasVoted viewerHasBookmarked commentCount } } pageInfo { hasNextPage } } }`,
+      token,
+    );
     expect(next.data.topics.edges).toHaveLength(15);
     expect(next.data.topics.pageInfo.hasNextPage).toBe(false);
     console.info(`topics(group:, after:), ${_label}: ${first.commands} then ${next.commands} commands`);
@@ -95,9 +115,15 @@ describe('topics(first: 100, group:) filters in the query: full pages, still at 
 });
 
 describe('topic(id) { threads { descendants { author viewerHasVoted viewerHasBookmarked } } } over 1,000 comments', () => {
-  it.each([['anonymous', false], ['logged in', true]])('uses at most 6 database commands (%s)', async (_label, logged) => {
+  it.each([
+    ['anonymous', false],
+    ['logged in', true],
+  ])('uses at most 6 database commands (%s)', async (_label, logged) => {
     const sel = 'comment { author { username } viewerHasVoted viewerHasBookmarked }';
-    const { data, commands } = await measure(`{ topic(id: "${big.id36}") { threads(first: 1000) { nodes { ${sel} descendants { ${sel} } } } } }`, logged ? viewer.token : undefined);
+    const { data, commands } = await measure(
+      `{ topic(id: "${big.id36}") { threads(first: 1000) { nodes { ${sel} descendants { ${sel} } } } } }`,
+      logged ? viewer.token : undefined,
+    );
     expect(data.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants])).toHaveLength(1000);
     console.info(`threads of 1,000 comments, ${_label}: ${commands} commands`);
     expect(commands).toBeLessThanOrEqual(6);
@@ -115,8 +141,12 @@ describe('topic(id) { threads { descendants { author viewerHasVoted viewerHasBoo
 });
 
 describe('user { history(first: 100) } with fragments on the union', () => {
-  const Q = '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }';
-  it.each([['anonymous', false], ['logged in', true]])('uses at most 6 database commands (%s)', async (_label, logged) => {
+  const Q =
+    '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }';
+  it.each([
+    ['anonymous', false],
+    ['logged in', true],
+  ])('uses at most 6 database commands (%s)', async (_label, logged) => {
     const { data, commands } = await measure(Q, logged ? viewer.token : undefined);
     const nodes = data.user.history.edges.map((e: any) => e.node);
     expect(nodes).toHaveLength(100);
@@ -129,7 +159,10 @@ describe('user { history(first: 100) } with fragments on the union', () => {
 describe('loaders batch and never cross requests', () => {
   it('joinedAt/isAdmin of 100 topic authors cost one more command, not one per topic', async () => {
     const plain = await measure(TOPICS_Q, viewer.token);
-    const withUsers = await measure('{ topics(first: 100) { edges { node { author { username joinedAt isAdmin } group { path description } } } } }', viewer.token);
+    const withUsers = await measure(
+      '{ topics(first: 100) { edges { node { author { username joinedAt isAdmin } group { path description } } } } }',
+      viewer.token,
+    );
     expect(withUsers.commands).toBeLessThanOrEqual(plain.commands + 2);
   });
 

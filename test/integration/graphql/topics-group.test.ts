@@ -22,9 +22,23 @@ const newest = (...groups: string[]): string[] =>
 beforeAll(async () => {
   s = await startTestServer();
   alice = await makeUser(s, 'alice');
-  for (const g of ['tech', 'games', 'games.tabletop', 'games.tabletop.chess', 'games_extra', 'gamesx']) await makeGroup(s, g);
+  for (const g of ['tech', 'games', 'games.tabletop', 'games.tabletop.chess', 'games_extra', 'gamesx'])
+    await makeGroup(s, g);
   // Interleaved so that a page of one group would be mostly other groups' topics if filtered after the query.
-  const order = ['tech', 'games.tabletop', 'tech', 'games', 'gamesx', 'tech', 'games.tabletop.chess', 'games_extra', 'tech', 'tech', 'games.tabletop', 'tech'];
+  const order = [
+    'tech',
+    'games.tabletop',
+    'tech',
+    'games',
+    'gamesx',
+    'tech',
+    'games.tabletop.chess',
+    'games_extra',
+    'tech',
+    'tech',
+    'games.tabletop',
+    'tech',
+  ];
   for (const [i, g] of order.entries()) {
     setClock(s, new Date(Date.UTC(2026, 2, 1, 12, i)));
     const t = await makeTopic(s, alice, { group: g, title: `${g} ${i}` });
@@ -35,14 +49,24 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 it('lists a group and its subgroups, not groups that only share a prefix', async () => {
-  expect(ids(await ok(s, '{ topics(group: "games", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games', 'games.tabletop', 'games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "games.tabletop", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games.tabletop', 'games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "games.tabletop.chess", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('games.tabletop.chess'));
-  expect(ids(await ok(s, '{ topics(group: "gamesx", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('gamesx'));
+  expect(ids(await ok(s, '{ topics(group: "games", order: NEW) { edges { node { id36 } } } }'))).toEqual(
+    newest('games', 'games.tabletop', 'games.tabletop.chess'),
+  );
+  expect(ids(await ok(s, '{ topics(group: "games.tabletop", order: NEW) { edges { node { id36 } } } }'))).toEqual(
+    newest('games.tabletop', 'games.tabletop.chess'),
+  );
+  expect(ids(await ok(s, '{ topics(group: "games.tabletop.chess", order: NEW) { edges { node { id36 } } } }'))).toEqual(
+    newest('games.tabletop.chess'),
+  );
+  expect(ids(await ok(s, '{ topics(group: "gamesx", order: NEW) { edges { node { id36 } } } }'))).toEqual(
+    newest('gamesx'),
+  );
 });
 
 it('accepts the path with ~ and in any case', async () => {
-  expect(ids(await ok(s, '{ topics(group: "~Tech", order: NEW) { edges { node { id36 } } } }'))).toEqual(newest('tech'));
+  expect(ids(await ok(s, '{ topics(group: "~Tech", order: NEW) { edges { node { id36 } } } }'))).toEqual(
+    newest('tech'),
+  );
 });
 
 it('fills every page from the group (the filter is in the query, not applied to a page afterwards)', async () => {
@@ -50,7 +74,11 @@ it('fills every page from the group (the filter is in the query, not applied to 
   const sizes: number[] = [];
   let after: string | null = null;
   for (let i = 0; i < 10; i++) {
-    const d: any = await ok(s, 'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id36 group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }', { a: after });
+    const d: any = await ok(
+      s,
+      'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id36 group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }',
+      { a: after },
+    );
     expect(d.topics.edges.every((e: any) => e.node.group.path === 'tech')).toBe(true);
     sizes.push(d.topics.edges.length);
     seen.push(...ids(d));
@@ -60,7 +88,10 @@ it('fills every page from the group (the filter is in the query, not applied to 
   expect(seen).toEqual(newest('tech'));
   expect(sizes).toEqual([2, 2, 2]);
   // Backwards from the last one.
-  const back = await ok(s, `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id36 } } pageInfo { hasPreviousPage } } }`);
+  const back = await ok(
+    s,
+    `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id36 } } pageInfo { hasPreviousPage } } }`,
+  );
   expect(ids(back)).toEqual(seen.slice(3, 5));
   expect(back.topics.pageInfo.hasPreviousPage).toBe(true);
 });
@@ -78,21 +109,32 @@ it('combines with tag, period and every order', async () => {
 });
 
 it('gives an empty page for an unknown group', async () => {
-  const d = await ok(s, '{ topics(group: "nope") { edges { node { id36 } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }');
-  expect(d.topics).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+  const d = await ok(
+    s,
+    '{ topics(group: "nope") { edges { node { id36 } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+  );
+  expect(d.topics).toEqual({
+    edges: [],
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+  });
   expect(ids(await ok(s, '{ topics(group: "tech.unknown") { edges { node { id36 } } } }'))).toEqual([]);
 });
 
-it.each(['', '~', 'a..b', '.games', 'games.', 'Games Tabletop', 'games__x', 'x'.repeat(65)])('refuses the invalid path %p with BAD_USER_INPUT on group', async (group) => {
-  const e = await fails(s, 'query($g: String) { topics(group: $g) { edges { node { id36 } } } }', { g: group });
-  expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'group' });
-});
+it.each(['', '~', 'a..b', '.games', 'games.', 'Games Tabletop', 'games__x', 'x'.repeat(65)])(
+  'refuses the invalid path %p with BAD_USER_INPUT on group',
+  async (group) => {
+    const e = await fails(s, 'query($g: String) { topics(group: $g) { edges { node { id36 } } } }', { g: group });
+    expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'group' });
+  },
+);
 
-it('is the service\'s filter: TopicListArgs.group, validated with the other arguments', async () => {
+it("is the service's filter: TopicListArgs.group, validated with the other arguments", async () => {
   const page = await services(s).topics.list(alice.actor, { group: 'games', order: 'new', limit: 1 });
   expect(page.items.map((t) => t.id36)).toEqual(newest('games', 'games.tabletop', 'games.tabletop.chess').slice(0, 1));
   expect(page.pageInfo.hasNext).toBe(true);
-  const err = await services(s).topics.list(alice.actor, { group: 'a..b', limit: 0 }).catch((e) => e);
+  const err = await services(s)
+    .topics.list(alice.actor, { group: 'a..b', limit: 0 })
+    .catch((e) => e);
   expect(err.issues.map((i: { field: string }) => i.field)).toEqual(['limit', 'group']);
 });
 

@@ -27,16 +27,24 @@ afterAll(async () => s?.close());
 
 describe('Global Object Identification', () => {
   it('Topic 1 and Comment 1 have different ids; node(id:) gives each object back with the same fields', async () => {
-    const d = await ok(s, `query($t: ID!) { topic(id: $t) { id id36 title author { id username } group { id path }
-      threads { nodes { comment { id id36 textHtml } } } } }`, { t: topicId36 });
+    const d = await ok(
+      s,
+      `query($t: ID!) { topic(id: $t) { id id36 title author { id username } group { id path }
+      threads { nodes { comment { id id36 textHtml } } } } }`,
+      { t: topicId36 },
+    );
     const topic = d.topic;
     const comment = topic.threads.nodes[0].comment;
     expect(topic.id36).toBe(comment.id36); // both "1": ids are per collection
     expect(topic.id).not.toBe(comment.id);
     const ids = [topic.id, comment.id, topic.author.id, topic.group.id];
     expect(new Set(ids).size).toBe(4);
-    const back = await ok(s, `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Topic { id36 title } ... on Comment { id36 textHtml }
-      ... on User { username } ... on Group { path } } }`, { ids: [...ids, 'bm90IGFuIGlk', 'VG9waWM6enp6eno='] });
+    const back = await ok(
+      s,
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Topic { id36 title } ... on Comment { id36 textHtml }
+      ... on User { username } ... on Group { path } } }`,
+      { ids: [...ids, 'bm90IGFuIGlk', 'VG9waWM6enp6eno='] },
+    );
     expect(back.nodes).toEqual([
       { __typename: 'Topic', id: topic.id, id36: topic.id36, title: 'Ids' },
       { __typename: 'Comment', id: comment.id, id36: comment.id36, textHtml: comment.textHtml },
@@ -45,7 +53,8 @@ describe('Global Object Identification', () => {
       null,
       null,
     ]);
-    for (const id of ids) expect((await ok(s, 'query($id: ID!) { node(id: $id) { id } }', { id })).node).toEqual({ id });
+    for (const id of ids)
+      expect((await ok(s, 'query($id: ID!) { node(id: $id) { id } }', { id })).node).toEqual({ id });
   });
 
   it('a topic reached through a comment shows its author the same Markdown as topic(id:)', async () => {
@@ -56,14 +65,26 @@ describe('Global Object Identification', () => {
   });
 
   it('arguments naming a topic or a comment take the global id or the id36; an id of another type is BAD_USER_INPUT', async () => {
-    const d = await ok(s, `query($t: ID!) { topic(id: $t) { id threads { nodes { comment { id } } } } }`, { t: topicId36 });
+    const d = await ok(s, `query($t: ID!) { topic(id: $t) { id threads { nodes { comment { id } } } } }`, {
+      t: topicId36,
+    });
     const byGlobal = await ok(s, 'query($t: ID!) { topic(id: $t) { id36 } }', { t: d.topic.id });
     expect(byGlobal.topic.id36).toBe(topicId36);
-    const voted = await ok(s, 'mutation($c: ID!) { voteComment(id: $c) { id voteCount } }', { c: d.topic.threads.nodes[0].comment.id }, alice.token);
+    const voted = await ok(
+      s,
+      'mutation($c: ID!) { voteComment(id: $c) { id voteCount } }',
+      { c: d.topic.threads.nodes[0].comment.id },
+      alice.token,
+    );
     expect(voted.voteComment).toEqual({ id: d.topic.threads.nodes[0].comment.id, voteCount: 1 });
     const wrong = await fails(s, 'mutation($c: ID!) { voteComment(id: $c) { id } }', { c: d.topic.id }, alice.token);
     expect(wrong.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'id' });
-    const reply = await ok(s, 'mutation($t: ID!, $p: ID!) { postComment(topicId: $t, parentId: $p, markdown: "by ids") { depth } }', { t: d.topic.id, p: commentId36 }, alice.token);
+    const reply = await ok(
+      s,
+      'mutation($t: ID!, $p: ID!) { postComment(topicId: $t, parentId: $p, markdown: "by ids") { depth } }',
+      { t: d.topic.id, p: commentId36 },
+      alice.token,
+    );
     expect(reply.postComment.depth).toBe(1);
   });
 });
@@ -71,25 +92,34 @@ describe('Global Object Identification', () => {
 describe('HTTP status per GraphQL over HTTP', () => {
   const partial = '{ serverInfo { version } user(username: "bob") { username history { edges { cursor } } } }';
 
-  it.each(['application/json', 'application/graphql-response+json'])('partial data is 200 under %s, with the error code and no extensions.http', async (accept) => {
-    const shy = await makeUser(s, `shy${accept.length}`);
-    await s.agora.services.discussion.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
-    const r = await gql(s, partial.replace('"bob"', `"${shy.user.username}"`), {}, undefined, { accept });
-    expect(r.status).toBe(200);
-    expect(r.headers.get('content-type')).toContain(accept);
-    expect(r.body.data).toEqual({ serverInfo: { version: expect.any(String) }, user: null });
-    expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
-    expect(r.body.errors?.[0]?.extensions).not.toHaveProperty('http');
-  });
+  it.each(['application/json', 'application/graphql-response+json'])(
+    'partial data is 200 under %s, with the error code and no extensions.http',
+    async (accept) => {
+      const shy = await makeUser(s, `shy${accept.length}`);
+      await s.agora.services.discussion.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
+      const r = await gql(s, partial.replace('"bob"', `"${shy.user.username}"`), {}, undefined, { accept });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain(accept);
+      expect(r.body.data).toEqual({ serverInfo: { version: expect.any(String) }, user: null });
+      expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
+      expect(r.body.errors?.[0]?.extensions).not.toHaveProperty('http');
+    },
+  );
 
   it('401/403 only when the whole operation is refused (no data); codes kept, never extensions.http', async () => {
     const anon = await gql(s, 'mutation { voteTopic(id: "1") { id } }');
     expect([anon.status, anon.body.data]).toEqual([401, null]);
     const admin = await gql(s, 'mutation { createGroup(path: "x") { path } }', {}, bob.token);
     expect([admin.status, admin.body.data]).toEqual([403, null]);
-    const mixed = await gql(s, 'mutation { a: bookmarkTopic(id: "1") { id36 } b: createGroup(path: "y") { path } }', {}, bob.token);
+    const mixed = await gql(
+      s,
+      'mutation { a: bookmarkTopic(id: "1") { id36 } b: createGroup(path: "y") { path } }',
+      {},
+      bob.token,
+    );
     expect([mixed.status, mixed.body.data]).toEqual([403, null]); // mutation root fields are non-null: no data
-    for (const r of [anon, admin, mixed]) for (const e of r.body.errors ?? []) expect(e.extensions).not.toHaveProperty('http');
+    for (const r of [anon, admin, mixed])
+      for (const e of r.body.errors ?? []) expect(e.extensions).not.toHaveProperty('http');
     const query = await gql(s, '{ groups { path } viewer { username } topic(id: "zz") { id } }', {}, 'not-a-token');
     expect(query.status).toBe(401); // a bad token refuses the whole request
   });
@@ -97,7 +127,8 @@ describe('HTTP status per GraphQL over HTTP', () => {
 
 describe('a plain GET (as the README shows it)', () => {
   it('runs a query with the preflight header; refuses it without (CSRF prevention) and refuses mutations', async () => {
-    const query = 'query($id: ID!) { topic(id: $id) { title threads(first: 10) { nodes { depth comment { textHtml } } } } }';
+    const query =
+      'query($id: ID!) { topic(id: $id) { title threads(first: 10) { nodes { depth comment { textHtml } } } } }';
     const url = `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ id: topicId36 }))}`;
     const res = await fetch(url, { headers: { 'apollo-require-preflight': 'true' } });
     expect(res.status).toBe(200);
@@ -110,38 +141,72 @@ describe('a plain GET (as the README shows it)', () => {
 
 describe('defaults mean what introspection says', () => {
   it('omitting an argument with a default is the same as passing the default; a viewer-dependent one is nullable without default', async () => {
-    const intro = await ok(s, `{ __type(name: "Topic") { fields { name args { name defaultValue type { kind name } } } } }`);
+    const intro = await ok(
+      s,
+      `{ __type(name: "Topic") { fields { name args { name defaultValue type { kind name } } } } }`,
+    );
     const threads = intro.__type.fields.find((f: any) => f.name === 'threads');
-    expect(threads.args.find((a: any) => a.name === 'order')).toEqual({ name: 'order', defaultValue: null, type: { kind: 'ENUM', name: 'CommentOrder' } });
+    expect(threads.args.find((a: any) => a.name === 'order')).toEqual({
+      name: 'order',
+      defaultValue: null,
+      type: { kind: 'ENUM', name: 'CommentOrder' },
+    });
     const omitted = await ok(s, '{ topics { nodes { id36 } } }');
     const given = await ok(s, '{ topics(order: ACTIVITY, period: "all") { nodes { id36 } } }');
     expect(omitted).toEqual(given);
-    const bookmarked = await ok(s, `mutation { bookmarkTopic(id: "${topicId36}") { viewerHasBookmarked } }`, {}, bob.token);
-    const explicit = await ok(s, `mutation { bookmarkTopic(id: "${topicId36}", bookmark: true) { viewerHasBookmarked } }`, {}, bob.token);
+    const bookmarked = await ok(
+      s,
+      `mutation { bookmarkTopic(id: "${topicId36}") { viewerHasBookmarked } }`,
+      {},
+      bob.token,
+    );
+    const explicit = await ok(
+      s,
+      `mutation { bookmarkTopic(id: "${topicId36}", bookmark: true) { viewerHasBookmarked } }`,
+      {},
+      bob.token,
+    );
     expect(bookmarked).toEqual(explicit);
-    expect((await gql(s, `mutation { bookmarkTopic(id: "${topicId36}", bookmark: null) { id } }`, {}, bob.token)).status).toBe(400);
+    expect(
+      (await gql(s, `mutation { bookmarkTopic(id: "${topicId36}", bookmark: null) { id } }`, {}, bob.token)).status,
+    ).toBe(400);
   });
 });
 
 describe('multipart uploads', () => {
-  async function multipart(operations: unknown, map: Record<string, string[]>, files: Record<string, [string, string]>) {
+  async function multipart(
+    operations: unknown,
+    map: Record<string, string[]>,
+    files: Record<string, [string, string]>,
+  ) {
     const form = new FormData();
     form.append('operations', JSON.stringify(operations));
     form.append('map', JSON.stringify(map));
     for (const [name, [filename, content]] of Object.entries(files)) form.append(name, new Blob([content]), filename);
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true' } });
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      body: form,
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
   }
 
   it('one file filling two variables is stored twice, both delete keys answered', async () => {
-    const query = 'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a, filename: "one.txt") { filename deleteKey sha256sum file { id } } b: uploadFile(file: $b, filename: "two.txt") { filename deleteKey sha256sum file { id } } }';
-    const r = await multipart({ query, variables: { a: null, b: null } }, { '0': ['variables.a', 'variables.b'] }, { '0': ['same.txt', 'the same bytes'] });
+    const query =
+      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a, filename: "one.txt") { filename deleteKey sha256sum file { id } } b: uploadFile(file: $b, filename: "two.txt") { filename deleteKey sha256sum file { id } } }';
+    const r = await multipart(
+      { query, variables: { a: null, b: null } },
+      { '0': ['variables.a', 'variables.b'] },
+      { '0': ['same.txt', 'the same bytes'] },
+    );
     expect([r.status, r.body.errors]).toEqual([200, undefined]);
     expect(r.body.data.a.sha256sum).toBe(r.body.data.b.sha256sum);
     expect(r.body.data.a.deleteKey).toHaveLength(30);
     expect(r.body.data.b.deleteKey).toHaveLength(30);
     expect(r.body.data.a.file.id).not.toBe(r.body.data.b.file.id);
-    const node = await ok(s, 'query($id: ID!) { node(id: $id) { ... on FileInfo { filename size } } }', { id: r.body.data.a.file.id });
+    const node = await ok(s, 'query($id: ID!) { node(id: $id) { ... on FileInfo { filename size } } }', {
+      id: r.body.data.a.file.id,
+    });
     expect(node.node).toEqual({ filename: r.body.data.a.filename, size: 14 });
   });
 
@@ -162,7 +227,8 @@ describe('multipart uploads', () => {
   });
 
   it('two uploadFile aliases of which one fails: the other is stored and its delete key answered, with 200', async () => {
-    const query = 'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a) { filename deleteKey } b: uploadFile(file: $b) { filename deleteKey } }';
+    const query =
+      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a) { filename deleteKey } b: uploadFile(file: $b) { filename deleteKey } }';
     const r = await multipart(
       { query, variables: { a: null, b: null } },
       { '0': ['variables.a'], '1': ['variables.b'] },
@@ -175,11 +241,14 @@ describe('multipart uploads', () => {
     expect(r.body.errors![0]).toMatchObject({ path: ['b'], extensions: { code: 'BAD_USER_INPUT' } });
     const stored = await fetch(`${s.url}/selif/kept.txt`);
     expect([stored.status, await stored.text()]).toEqual([200, 'kept bytes']);
-    const del = await fetch(`${s.url}/kept.txt`, { method: 'DELETE', headers: { 'linx-delete-key': r.body.data.a.deleteKey } });
+    const del = await fetch(`${s.url}/kept.txt`, {
+      method: 'DELETE',
+      headers: { 'linx-delete-key': r.body.data.a.deleteKey },
+    });
     expect(del.status).toBe(200);
   });
 
-  it('an operation whose only upload fails produced nothing: data null and the error\'s status', async () => {
+  it("an operation whose only upload fails produced nothing: data null and the error's status", async () => {
     const query = 'mutation($a: Upload!) { uploadFile(file: $a) { filename } }';
     const r = await multipart({ query, variables: { a: null } }, { '0': ['variables.a'] }, { '0': ['empty.txt', ''] });
     expect(r.status).toBe(400);

@@ -18,10 +18,15 @@ afterAll(async () => {
   await s?.close();
 });
 
-const put = (name: string) => request(s.url, 'PUT', `/upload/${name}`, { headers: JSON_ACCEPT, body: `bytes of ${name}` });
+const put = (name: string) =>
+  request(s.url, 'PUT', `/upload/${name}`, { headers: JSON_ACCEPT, body: `bytes of ${name}` });
 const paste = (name: string) =>
   request(s.url, 'POST', '/upload', {
-    headers: { ...JSON_ACCEPT, 'content-type': 'application/x-www-form-urlencoded', 'x-requested-with': 'XMLHttpRequest' },
+    headers: {
+      ...JSON_ACCEPT,
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-requested-with': 'XMLHttpRequest',
+    },
     body: `content=${name}&filename=${name}`,
   });
 
@@ -49,9 +54,13 @@ it('registration keeps its default limit: the 11th registration within the hour 
   const register = (name: string) =>
     request(s.url, 'POST', '/graphql', {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `mutation { register(username: "${name}", password: "a long password 1") { user { username } } }` }),
+      body: JSON.stringify({
+        query: `mutation { register(username: "${name}", password: "a long password 1") { user { username } } }`,
+      }),
     });
   for (let i = 0; i < 10; i++) expect((await register(`defaultuser${i}`)).json()).not.toHaveProperty('errors');
   const refused = await register('defaultuser10');
-  expect(refused.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe('TOO_MANY_REQUESTS');
+  expect(refused.json<{ errors: { extensions: { code: string } }[] }>().errors[0]!.extensions.code).toBe(
+    'TOO_MANY_REQUESTS',
+  );
 });

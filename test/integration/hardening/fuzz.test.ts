@@ -159,10 +159,16 @@ function query(r: Rng, names: readonly string[]): string {
   const parts: string[] = [];
   const n = r.int(4);
   for (let i = 0; i < n; i++) {
-    let name = r.chance(0.8) ? r.pick(names) : r.pick(['x', 'access_key', 'query', 'variables', 'extensions', 'operationName']);
+    let name = r.chance(0.8)
+      ? r.pick(names)
+      : r.pick(['x', 'access_key', 'query', 'variables', 'extensions', 'operationName']);
     if (r.chance(0.15)) name += r.pick(['[$ne]', '[$gt]', '[]', '[0]', '[__proto__]', '.$where']);
     const v = value(r);
-    const encoded = r.chance(0.9) ? enc(v) : r.chance(0.5) ? v.replace(/[^\x21-\x7e]/gu, enc).replace(/[#]/g, '%23') : `${enc(v)}${r.pick(['%', '%zz', '%E0%A4', '%ED%A0%80', '%00', '+'])}`;
+    const encoded = r.chance(0.9)
+      ? enc(v)
+      : r.chance(0.5)
+        ? v.replace(/[^\x21-\x7e]/gu, enc).replace(/[#]/g, '%23')
+        : `${enc(v)}${r.pick(['%', '%zz', '%E0%A4', '%ED%A0%80', '%00', '+'])}`;
     parts.push(`${enc(name).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encoded}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
@@ -185,13 +191,32 @@ interface World {
   files: string[];
 }
 
-const ACCEPTS = ['application/json', '*/*', 'text/html', 'text/plain, application/json', 'application/json;q=0.5, text/plain', 'application/json;q=abc', 'text/html;q=0.9, application/json', ''];
+const ACCEPTS = [
+  'application/json',
+  '*/*',
+  'text/html',
+  'text/plain, application/json',
+  'application/json;q=0.5, text/plain',
+  'application/json;q=abc',
+  'text/html;q=0.9, application/json',
+  '',
+];
 
 function headers(r: Rng, w: World): Record<string, string> {
   const h: Record<string, string> = {};
   if (r.chance(0.7)) h.accept = r.chance(0.85) ? r.pick(ACCEPTS) : ascii(value(r));
   if (r.chance(0.2)) {
-    h.authorization = r.pick([`Bearer ${w.token}`, 'Bearer x.y.z', 'Bearer', 'Basic Zm9vOmJhcg==', `Bearer ${w.token}x`, 'bearer  ', ascii(value(r)), `Bearer ${'a'.repeat(2000)}`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.']);
+    h.authorization = r.pick([
+      `Bearer ${w.token}`,
+      'Bearer x.y.z',
+      'Bearer',
+      'Basic Zm9vOmJhcg==',
+      `Bearer ${w.token}x`,
+      'bearer  ',
+      ascii(value(r)),
+      `Bearer ${'a'.repeat(2000)}`,
+      'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.',
+    ]);
   }
   const extras: [string, () => string][] = [
     ['files-randomize', () => r.pick(['yes', 'no', '1', ascii(value(r))])],
@@ -200,13 +225,29 @@ function headers(r: Rng, w: World): Record<string, string> {
     ['files-expiry', () => r.pick(['60', '0', '-5', '1m', '18446744073709551616', ascii(value(r))])],
     ['files-access-key', () => ascii(value(r))],
     ['files-api-key', () => ascii(value(r))],
-    ['range', () => r.pick(['bytes=0-3', 'bytes=-1', 'bytes=5-', 'bytes=0-0,2-3', 'bytes=99999999999999999999-', 'items=0-1', 'bytes=3-1', ascii(value(r))])],
+    [
+      'range',
+      () =>
+        r.pick([
+          'bytes=0-3',
+          'bytes=-1',
+          'bytes=5-',
+          'bytes=0-0,2-3',
+          'bytes=99999999999999999999-',
+          'items=0-1',
+          'bytes=3-1',
+          ascii(value(r)),
+        ]),
+    ],
     ['if-range', () => ascii(value(r))],
     ['if-none-match', () => r.pick(['*', 'W/"x"', '"a", "b"', ascii(value(r))])],
     ['if-match', () => r.pick(['*', '"nope"', ascii(value(r))])],
     ['if-modified-since', () => r.pick(['Sun, 06 Nov 1994 08:49:37 GMT', '1', ascii(value(r))])],
     ['if-unmodified-since', () => r.pick(['Sun, 06 Nov 1994 08:49:37 GMT', 'May 5', ascii(value(r))])],
-    ['cookie', () => `Files-Access-Key=${r.pick([enc(value(r)), '%ED%A0%80', '%', '%E0%A4%A', '"quoted"', ascii(value(r))])}`],
+    [
+      'cookie',
+      () => `Files-Access-Key=${r.pick([enc(value(r)), '%ED%A0%80', '%', '%E0%A4%A', '"quoted"', ascii(value(r))])}`,
+    ],
     ['origin', () => r.pick(['null', 'http://evil.example', 'http://127.0.0.1', ascii(value(r))])],
     ['referer', () => ascii(value(r))],
     ['x-requested-with', () => 'XMLHttpRequest'],
@@ -250,11 +291,29 @@ function multipart(r: Rng, graphql: boolean): { body: Buffer; contentType: strin
   const parts: Buffer[] = [];
   const n = r.int(5);
   for (let i = 0; i < n; i++) {
-    const name = graphql ? r.pick(['operations', 'map', '0', '1', 'file', ascii(value(r))]) : r.pick(['file', 'expires', 'access_key', 'randomize', 'content', ascii(value(r))]);
-    const filename = r.chance(0.5) ? `; filename="${ascii(value(r)).replace(/"/g, '')}"` : r.chance(0.2) ? `; filename*=UTF-8''${enc(value(r))}` : '';
+    const name = graphql
+      ? r.pick(['operations', 'map', '0', '1', 'file', ascii(value(r))])
+      : r.pick(['file', 'expires', 'access_key', 'randomize', 'content', ascii(value(r))]);
+    const filename = r.chance(0.5)
+      ? `; filename="${ascii(value(r)).replace(/"/g, '')}"`
+      : r.chance(0.2)
+        ? `; filename*=UTF-8''${enc(value(r))}`
+        : '';
     let content: Buffer;
-    if (graphql && name === 'operations') content = Buffer.from(r.chance(0.7) ? JSON.stringify({ query: graphqlDocument(r), variables: { file: null, files: [null, null] } }) : value(r));
-    else if (graphql && name === 'map') content = Buffer.from(r.chance(0.7) ? JSON.stringify({ '0': [r.pick(['variables.file', 'variables.files.0', 'variables.__proto__.x', 'x', 'variables'])] }) : value(r));
+    if (graphql && name === 'operations')
+      content = Buffer.from(
+        r.chance(0.7)
+          ? JSON.stringify({ query: graphqlDocument(r), variables: { file: null, files: [null, null] } })
+          : value(r),
+      );
+    else if (graphql && name === 'map')
+      content = Buffer.from(
+        r.chance(0.7)
+          ? JSON.stringify({
+              '0': [r.pick(['variables.file', 'variables.files.0', 'variables.__proto__.x', 'x', 'variables'])],
+            })
+          : value(r),
+      );
     else content = r.chance(0.5) ? randomBytes(r, r.int(2000)) : Buffer.from(value(r));
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '')}"${filename}\r\n${r.chance(0.3) ? `Content-Type: ${ascii(value(r)) || 'text/plain'}\r\n` : ''}\r\n`;
     parts.push(Buffer.from(head), content, Buffer.from('\r\n'));
@@ -264,8 +323,27 @@ function multipart(r: Rng, graphql: boolean): { body: Buffer; contentType: strin
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-const FIELDS = ['__typename', 'serverInfo { version database }', 'viewer { username }', 'groups { path }', 'topics(first: 2) { edges { node { id title } } }', 'topic(id: "1") { id comments { id children { id } } }', 'user(username: "alice") { username }', 'file(filename: "x.txt") { filename }', '__schema { types { name } }', 'nope', 'topics(first: 1000) { edges { cursor } }', 'topics(tag: "{\\"$ne\\":null}") { edges { cursor } }'];
-const MUTATIONS = ['login(username: "alice", password: "x") { token }', 'register(username: "a", password: "b") { token }', 'logoutEverywhere', 'deleteFile(filename: "x.txt", deleteKey: "y")', 'uploadFile(file: $file) { filename }'];
+const FIELDS = [
+  '__typename',
+  'serverInfo { version database }',
+  'viewer { username }',
+  'groups { path }',
+  'topics(first: 2) { edges { node { id title } } }',
+  'topic(id: "1") { id comments { id children { id } } }',
+  'user(username: "alice") { username }',
+  'file(filename: "x.txt") { filename }',
+  '__schema { types { name } }',
+  'nope',
+  'topics(first: 1000) { edges { cursor } }',
+  'topics(tag: "{\\"$ne\\":null}") { edges { cursor } }',
+];
+const MUTATIONS = [
+  'login(username: "alice", password: "x") { token }',
+  'register(username: "a", password: "b") { token }',
+  'logoutEverywhere',
+  'deleteFile(filename: "x.txt", deleteKey: "y")',
+  'uploadFile(file: $file) { filename }',
+];
 
 function graphqlDocument(r: Rng): string {
   const k = r.int(10);
@@ -273,23 +351,48 @@ function graphqlDocument(r: Rng): string {
   if (k === 1) return `{ ${r.pick(FIELDS)}`;
   if (k === 2) return `mutation($file: Upload) { ${r.pick(MUTATIONS)} }`;
   if (k === 3) return `{ ${Array.from({ length: 1 + r.int(300) }, (_, i) => `a${i}: ${r.pick(FIELDS)}`).join(' ')} }`;
-  if (k === 4) return `{ ...F } fragment F on Query { ${r.pick(FIELDS)} ...${r.pick(['F', 'G'])} } fragment G on Query { __typename }`;
+  if (k === 4)
+    return `{ ...F } fragment F on Query { ${r.pick(FIELDS)} ...${r.pick(['F', 'G'])} } fragment G on Query { __typename }`;
   if (k === 5) return `{ __typename ${'@include(if: true) '.repeat(r.int(200))} }`;
-  if (k === 6) return `query Q($v: ${r.pick(['String', 'Int', 'ID!', '[String]', 'Boolean'])}) { user(username: $v) { username } }`;
+  if (k === 6)
+    return `query Q($v: ${r.pick(['String', 'Int', 'ID!', '[String]', 'Boolean'])}) { user(username: $v) { username } }`;
   return `{ ${Array.from({ length: 1 + r.int(4) }, () => r.pick(FIELDS)).join(' ')} }`;
 }
 
 function graphqlRequest(r: Rng, w: World): FuzzRequest {
   const h = headers(r, w);
   const kind = r.int(10);
-  const variables = () => r.pick<unknown>([{}, { v: value(r) }, { v: { $ne: null } }, { v: [1, 2] }, { v: 7 }, null, value(r), { file: null }]);
+  const variables = () =>
+    r.pick<unknown>([
+      {},
+      { v: value(r) },
+      { v: { $ne: null } },
+      { v: [1, 2] },
+      { v: 7 },
+      null,
+      value(r),
+      { file: null },
+    ]);
   if (kind < 6) {
     const body: Record<string, unknown> = { query: graphqlDocument(r) };
     if (r.chance(0.6)) body.variables = variables();
     if (r.chance(0.1)) body.operationName = value(r);
-    if (r.chance(0.1)) body.extensions = { persistedQuery: { version: 1, sha256Hash: r.pick(['0'.repeat(64), value(r)]) } };
-    const text = r.chance(0.05) ? JSON.stringify(Array.from({ length: 1 + r.int(15) }, () => body)) : JSON.stringify(body);
-    return { method: 'POST', path: '/graphql', headers: { ...h, 'content-type': r.chance(0.9) ? 'application/json' : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/graphql', ascii(value(r))]) }, body: Buffer.from(r.chance(0.05) ? text.slice(0, r.int(text.length)) : text) };
+    if (r.chance(0.1))
+      body.extensions = { persistedQuery: { version: 1, sha256Hash: r.pick(['0'.repeat(64), value(r)]) } };
+    const text = r.chance(0.05)
+      ? JSON.stringify(Array.from({ length: 1 + r.int(15) }, () => body))
+      : JSON.stringify(body);
+    return {
+      method: 'POST',
+      path: '/graphql',
+      headers: {
+        ...h,
+        'content-type': r.chance(0.9)
+          ? 'application/json'
+          : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/graphql', ascii(value(r))]),
+      },
+      body: Buffer.from(r.chance(0.05) ? text.slice(0, r.int(text.length)) : text),
+    };
   }
   if (kind < 8) {
     const q = new URLSearchParams({ query: graphqlDocument(r) });
@@ -297,7 +400,12 @@ function graphqlRequest(r: Rng, w: World): FuzzRequest {
     return { method: 'GET', path: `/graphql?${q.toString()}`, headers: h };
   }
   const m = multipart(r, true);
-  return { method: 'POST', path: '/graphql', headers: { ...h, 'content-type': m.contentType, 'apollo-require-preflight': 'true' }, body: m.body };
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...h, 'content-type': m.contentType, 'apollo-require-preflight': 'true' },
+    body: m.body,
+  };
 }
 
 function betaRequest(r: Rng, w: World): FuzzRequest {
@@ -319,9 +427,18 @@ function betaRequest(r: Rng, w: World): FuzzRequest {
   if (r.chance(0.15)) {
     const body = r.chance(0.8) ? jsonBody(r) : randomBytes(r, r.int(500));
     const ct = r.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', '', ascii(value(r))]);
-    return { method: 'POST', path: r.chance(0.9) ? '/api/beta/login' : r.pick(paths)(), headers: { ...h, ...(ct ? { 'content-type': ct } : {}) }, body };
+    return {
+      method: 'POST',
+      path: r.chance(0.9) ? '/api/beta/login' : r.pick(paths)(),
+      headers: { ...h, ...(ct ? { 'content-type': ct } : {}) },
+      body,
+    };
   }
-  return { method: r.pick(['GET', 'GET', 'GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']), path: r.pick(paths)(), headers: h };
+  return {
+    method: r.pick(['GET', 'GET', 'GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']),
+    path: r.pick(paths)(),
+    headers: h,
+  };
 }
 
 function filesRequest(r: Rng, w: World): FuzzRequest {
@@ -330,19 +447,45 @@ function filesRequest(r: Rng, w: World): FuzzRequest {
   const k = r.int(10);
   if (k < 3) {
     const body = r.chance(0.1) ? Buffer.alloc(0) : r.chance(0.5) ? randomBytes(r, r.int(4000)) : Buffer.from(value(r));
-    return { method: 'PUT', path: r.pick(['/upload', '/upload/', `/upload/${segment(r)}`, `/upload/${file()}`]), headers: h, body };
+    return {
+      method: 'PUT',
+      path: r.pick(['/upload', '/upload/', `/upload/${segment(r)}`, `/upload/${file()}`]),
+      headers: h,
+      body,
+    };
   }
   if (k < 5) {
     if (r.chance(0.5)) {
       const m = multipart(r, false);
-      return { method: 'POST', path: r.pick(['/upload', '/upload/']), headers: { ...h, 'content-type': m.contentType, 'x-requested-with': 'fuzz' }, body: m.body };
+      return {
+        method: 'POST',
+        path: r.pick(['/upload', '/upload/']),
+        headers: { ...h, 'content-type': m.contentType, 'x-requested-with': 'fuzz' },
+        body: m.body,
+      };
     }
     const form = new URLSearchParams();
-    for (const n of ['content', 'filename', 'extension', 'expires', 'access_key', 'randomize', 'x']) if (r.chance(0.5)) form.append(n, value(r));
-    const raw = r.chance(0.8) ? form.toString() : `content=${r.pick(['%', '%zz', '%E0%A4', '+++', '&&&=='])}&filename=${value(r).slice(0, 20)}`;
-    return { method: 'POST', path: '/upload', headers: { ...h, 'content-type': r.pick(['application/x-www-form-urlencoded', 'text/plain', ascii(value(r))]), 'x-requested-with': 'fuzz' }, body: Buffer.from(raw) };
+    for (const n of ['content', 'filename', 'extension', 'expires', 'access_key', 'randomize', 'x'])
+      if (r.chance(0.5)) form.append(n, value(r));
+    const raw = r.chance(0.8)
+      ? form.toString()
+      : `content=${r.pick(['%', '%zz', '%E0%A4', '+++', '&&&=='])}&filename=${value(r).slice(0, 20)}`;
+    return {
+      method: 'POST',
+      path: '/upload',
+      headers: {
+        ...h,
+        'content-type': r.pick(['application/x-www-form-urlencoded', 'text/plain', ascii(value(r))]),
+        'x-requested-with': 'fuzz',
+      },
+      body: Buffer.from(raw),
+    };
   }
-  const paths = [() => `/${file()}${query(r, ['access_key'])}`, () => `/selif/${file()}${query(r, ['access_key'])}`, () => `/selif/${segment(r)}/${segment(r)}`];
+  const paths = [
+    () => `/${file()}${query(r, ['access_key'])}`,
+    () => `/selif/${file()}${query(r, ['access_key'])}`,
+    () => `/selif/${segment(r)}/${segment(r)}`,
+  ];
   const method = r.pick(['GET', 'GET', 'HEAD', 'DELETE', 'OPTIONS', 'POST', 'PATCH', 'PUT']);
   const req: FuzzRequest = { method, path: r.pick(paths)(), headers: h };
   if (method === 'GET' && r.chance(0.2)) {
@@ -353,8 +496,24 @@ function filesRequest(r: Rng, w: World): FuzzRequest {
 }
 
 function otherRequest(r: Rng, w: World): FuzzRequest {
-  const paths = ['/healthz', '/readyz', '/metrics', '/graphiql', '/graphiql/app.js', `/graphiql/assets/${segment(r)}`, `/${segment(r)}/${segment(r)}`, `/static/${segment(r)}`, '/', `//${segment(r)}`, `/${segment(r)}?${segment(r)}`];
-  return { method: r.pick(['GET', 'GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND']), path: r.pick(paths), headers: headers(r, w) };
+  const paths = [
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/graphiql',
+    '/graphiql/app.js',
+    `/graphiql/assets/${segment(r)}`,
+    `/${segment(r)}/${segment(r)}`,
+    `/static/${segment(r)}`,
+    '/',
+    `//${segment(r)}`,
+    `/${segment(r)}?${segment(r)}`,
+  ];
+  return {
+    method: r.pick(['GET', 'GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND']),
+    path: r.pick(paths),
+    headers: headers(r, w),
+  };
 }
 
 function nextRequest(r: Rng, w: World): FuzzRequest {
@@ -392,12 +551,30 @@ function send(base: URL, req: FuzzRequest, agent: http.Agent): Promise<Answer | 
       // A head over Node's 16 KiB limit is answered 431 and its connection closed: send it alone
       // (a keep-alive agent could otherwise hand the closed socket to the next request).
       const big = req.path.length + JSON.stringify(h).length > 15_000;
-      r = http.request({ host: base.hostname, port: base.port, method: req.method, path: req.path, headers: h, agent: big ? false : agent, timeout: 20_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks), ms: Date.now() - started }));
-        res.on('error', (e) => done({ clientError: `response: ${e.message}` }));
-      });
+      r = http.request(
+        {
+          host: base.hostname,
+          port: base.port,
+          method: req.method,
+          path: req.path,
+          headers: h,
+          agent: big ? false : agent,
+          timeout: 20_000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            done({
+              status: res.statusCode!,
+              headers: res.headers,
+              body: Buffer.concat(chunks),
+              ms: Date.now() - started,
+            }),
+          );
+          res.on('error', (e) => done({ clientError: `response: ${e.message}` }));
+        },
+      );
     } catch (e) {
       // node:http refused to send it (an invalid header or path): nothing reached the server.
       done({ clientError: `not sent: ${(e as Error).message}` });
@@ -416,7 +593,11 @@ function doorOf(method: string, path: string): Door {
   if (p === '/api/beta' || p.startsWith('/api/beta/')) return 'beta';
   if (p === '/graphql' && ['GET', 'POST', 'OPTIONS', 'HEAD'].includes(method)) return 'graphql';
   // The server's own GET routes; any other method on a one-segment path is the files API's (docs/files-api.md §1).
-  if ((method === 'GET' || method === 'HEAD') && (/^\/(healthz|readyz|metrics|graphiql)$/.test(p) || p.startsWith('/graphiql/'))) return 'other';
+  if (
+    (method === 'GET' || method === 'HEAD') &&
+    (/^\/(healthz|readyz|metrics|graphiql)$/.test(p) || p.startsWith('/graphiql/'))
+  )
+    return 'other';
   if (/^\/upload(\/[^/]*)?$/.test(p) || /^\/selif\/[^/]*$/.test(p) || /^\/[^/]*$/.test(p)) return 'files';
   return 'other';
 }
@@ -426,7 +607,8 @@ function check(req: FuzzRequest, a: Answer): string[] {
   const problems: string[] = [];
   if (a.status >= 500) problems.push(`status ${a.status}`);
   if (a.ms > SLOW_MS) problems.push(`slow: ${a.ms} ms`);
-  if (a.headers['x-content-type-options'] !== 'nosniff' && a.status !== 431 && a.status !== 408) problems.push('no nosniff');
+  if (a.headers['x-content-type-options'] !== 'nosniff' && a.status !== 431 && a.status !== 408)
+    problems.push('no nosniff');
   if (a.status < 400 || req.method === 'HEAD' || a.status === 431) return problems;
   const type = String(a.headers['content-type'] ?? '');
   const text = a.body.toString('utf8');
@@ -446,28 +628,37 @@ function check(req: FuzzRequest, a: Answer): string[] {
     else
       for (const item of json) {
         if (typeof item?.message !== 'string') problems.push('beta item without message');
-        for (const k of Object.keys(item)) if (!['message', 'field', 'exception'].includes(k) || typeof item[k] !== 'string') problems.push(`beta item key ${k}`);
+        for (const k of Object.keys(item))
+          if (!['message', 'field', 'exception'].includes(k) || typeof item[k] !== 'string')
+            problems.push(`beta item key ${k}`);
       }
   } else if (door === 'files') {
     if (prefersJson(req.headers.accept)) {
       if (type !== 'application/json; charset=utf-8') problems.push(`files JSON content-type ${type}`);
-      if (!parse() || typeof json?.error !== 'string' || Object.keys(json).length !== 1) problems.push('files error is not {"error": …}');
+      if (!parse() || typeof json?.error !== 'string' || Object.keys(json).length !== 1)
+        problems.push('files error is not {"error": …}');
     } else {
       if (type !== 'text/plain; charset=utf-8') problems.push(`files text content-type ${type}`);
-      if (!text.endsWith('\n') || text.slice(0, -1).includes('\n') || text.length < 2) problems.push('files error is not one line of text');
+      if (!text.endsWith('\n') || text.slice(0, -1).includes('\n') || text.length < 2)
+        problems.push('files error is not one line of text');
     }
   } else if (door === 'graphql') {
-    if (!type.startsWith('application/json') && !type.startsWith('application/graphql-response+json')) problems.push(`graphql content-type ${type}`);
+    if (!type.startsWith('application/json') && !type.startsWith('application/graphql-response+json'))
+      problems.push(`graphql content-type ${type}`);
     const results = parse() ? (Array.isArray(json) ? json : [json]) : null;
     if (!results) problems.push('graphql error is not JSON');
     else
       for (const res of results) {
         if (!Array.isArray(res?.errors) || res.errors.length === 0) problems.push('graphql error without errors');
-        else for (const e of res.errors) if (typeof e?.message !== 'string' || typeof e?.extensions?.code !== 'string') problems.push('graphql error without extensions.code');
+        else
+          for (const e of res.errors)
+            if (typeof e?.message !== 'string' || typeof e?.extensions?.code !== 'string')
+              problems.push('graphql error without extensions.code');
       }
   } else {
     if (!type.startsWith('application/json')) problems.push(`content-type ${type}`);
-    else if (!parse() || (typeof json?.error !== 'string' && typeof json?.status !== 'string')) problems.push('error is not {"error": …}');
+    else if (!parse() || (typeof json?.error !== 'string' && typeof json?.status !== 'string'))
+      problems.push('error is not {"error": …}');
   }
   return problems;
 }
@@ -509,7 +700,12 @@ const EXTERNAL = process.env.FUZZ_URL;
 
 beforeAll(async () => {
   if (EXTERNAL) {
-    Object.assign(world, { token: 'x.y.z', topicIds: ['1', '2', '3', '4'], usernames: ['alice', 'bob', 'ALICE'], files: ['plain.txt', 'locked.txt'] });
+    Object.assign(world, {
+      token: 'x.y.z',
+      topicIds: ['1', '2', '3', '4'],
+      usernames: ['alice', 'bob', 'ALICE'],
+      files: ['plain.txt', 'locked.txt'],
+    });
     return;
   }
   s = await startTestServer({ FILES_MAX_SIZE: String(64 * 1024), BODY_LIMIT: String(256 * 1024) });
@@ -519,13 +715,23 @@ beforeAll(async () => {
   world.token = await alice.token();
   world.usernames = ['alice', 'bob', 'ALICE'];
   for (let i = 0; i < 4; i++) {
-    const t = await f.topic(i % 2 ? alice : bob, { tags: ['ask.survey', 'hello world'], markdown: 'Some *text* <script>alert(1)</script>' });
+    const t = await f.topic(i % 2 ? alice : bob, {
+      tags: ['ask.survey', 'hello world'],
+      markdown: 'Some *text* <script>alert(1)</script>',
+    });
     world.topicIds.push(t.id36);
     const c = await f.comment(bob, t);
     await f.comment(alice, t, { parent: c });
   }
-  for (const [name, key] of [['plain.txt', ''], ['locked.txt', 'k']] as const) {
-    const res = await fetch(`${s.url}/upload/${name}`, { method: 'PUT', headers: { accept: 'application/json', ...(key ? { 'files-access-key': key } : {}) }, body: 'hello world' });
+  for (const [name, key] of [
+    ['plain.txt', ''],
+    ['locked.txt', 'k'],
+  ] as const) {
+    const res = await fetch(`${s.url}/upload/${name}`, {
+      method: 'PUT',
+      headers: { accept: 'application/json', ...(key ? { 'files-access-key': key } : {}) },
+      body: 'hello world',
+    });
     world.files.push(((await res.json()) as { filename: string }).filename);
   }
 });
@@ -545,17 +751,24 @@ it(`answers ${REQUESTS} random and malformed requests (seed ${SEED}) without a 5
     while (next < requests.length && failures.length < 20) {
       const i = next++;
       const req = requests[i]!;
-      if (process.env.FUZZ_TRACE) fs.appendFileSync(process.env.FUZZ_TRACE, `#${i} ${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)} ${req.body?.subarray(0, 4096).toString("latin1") ?? ""}\n`);
+      if (process.env.FUZZ_TRACE)
+        fs.appendFileSync(
+          process.env.FUZZ_TRACE,
+          `#${i} ${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)} ${req.body?.subarray(0, 4096).toString('latin1') ?? ''}\n`,
+        );
       const a = await send(base, req, agent);
       if ('clientError' in a) {
         clientErrors++;
-        if (!a.clientError.startsWith('not sent')) failures.push(`#${i} ${req.method} ${req.path.slice(0, 200)}: ${a.clientError}`);
+        if (!a.clientError.startsWith('not sent'))
+          failures.push(`#${i} ${req.method} ${req.path.slice(0, 200)}: ${a.clientError}`);
         continue;
       }
       statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
       const problems = check(req, a);
       if (problems.length > 0) {
-        failures.push(`#${i} ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} → ${a.status} ${problems.join(', ')}: ${a.body.toString('utf8').slice(0, 200)}`);
+        failures.push(
+          `#${i} ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} → ${a.status} ${problems.join(', ')}: ${a.body.toString('utf8').slice(0, 200)}`,
+        );
       }
     }
   };

@@ -25,7 +25,11 @@ interface Answer {
 
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const started = Date.now();
-  const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${s.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   const ms = Date.now() - started;
   let parsed: unknown;
@@ -42,7 +46,10 @@ function expectRefused(a: Answer, code: string | RegExp, message?: RegExp): void
   expect(a.status).toBeGreaterThanOrEqual(400);
   expect(a.status).toBeLessThan(500);
   expect(a.ms).toBeLessThan(QUICK_MS);
-  const errors = (Array.isArray(a.body) ? a.body.flatMap((r: any) => r.errors ?? []) : a.body.errors) as { message: string; extensions?: { code?: string } }[];
+  const errors = (Array.isArray(a.body) ? a.body.flatMap((r: any) => r.errors ?? []) : a.body.errors) as {
+    message: string;
+    extensions?: { code?: string };
+  }[];
   expect(errors.length).toBeGreaterThan(0);
   expect(errors.length).toBeLessThanOrEqual(101);
   for (const e of errors) expect(e.extensions?.code).toEqual(expect.stringMatching(code));
@@ -75,8 +82,16 @@ describe('aliases and repeated fields', () => {
   });
 
   it('thousands of copies of one field (quadratic to validate) are refused', async () => {
-    expectRefused(await post({ query: `{ ${'__typename '.repeat(9000)} }` }), 'GRAPHQL_VALIDATION_FAILED', /too many selections/);
-    expectRefused(await post({ query: `{ ${'serverInfo { version } '.repeat(2400)} }` }), 'GRAPHQL_VALIDATION_FAILED', /too many selections/);
+    expectRefused(
+      await post({ query: `{ ${'__typename '.repeat(9000)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too many selections/,
+    );
+    expectRefused(
+      await post({ query: `{ ${'serverInfo { version } '.repeat(2400)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too many selections/,
+    );
   });
 
   it('thousands of aliased logins are refused before any password is hashed', async () => {
@@ -103,42 +118,87 @@ describe('fragments', () => {
   });
 
   it('fragment cycles are refused', async () => {
-    expectRefused(await post({ query: '{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }' }), 'GRAPHQL_VALIDATION_FAILED', /Cannot spread fragment/);
-    expectRefused(await post({ query: '{ ...A } fragment A on Query { serverInfo { version } ...A }' }), 'GRAPHQL_VALIDATION_FAILED');
+    expectRefused(
+      await post({ query: '{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }' }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /Cannot spread fragment/,
+    );
+    expectRefused(
+      await post({ query: '{ ...A } fragment A on Query { serverInfo { version } ...A }' }),
+      'GRAPHQL_VALIDATION_FAILED',
+    );
   });
 
   it('deep nesting through fragments is refused by the depth limit', async () => {
     let frags = '';
     for (let i = 0; i < 30; i++) frags += `fragment C${i} on Comment { children { ...C${i + 1} } } `;
     frags += 'fragment C30 on Comment { id }';
-    expectRefused(await post({ query: `{ topic(id: "1") { comments { ...C0 } } } ${frags}` }), 'GRAPHQL_VALIDATION_FAILED', /too deep/);
+    expectRefused(
+      await post({ query: `{ topic(id: "1") { comments { ...C0 } } } ${frags}` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too deep/,
+    );
   });
 });
 
 describe('directives', () => {
   it('thousands of repeated directives are refused', async () => {
-    expectRefused(await post({ query: `{ __typename ${'@include(if: true) '.repeat(1200)} }` }), 'GRAPHQL_VALIDATION_FAILED', /too many directives/);
-    expectRefused(await post({ query: `{ __typename ${'@include(if: true) '.repeat(5000)} }` }), 'GRAPHQL_PARSE_FAILED', /tokens/);
-    expectRefused(await post({ query: `{ __typename ${'@skip(if: false) '.repeat(60)} }` }), 'GRAPHQL_VALIDATION_FAILED', /too many directives/);
+    expectRefused(
+      await post({ query: `{ __typename ${'@include(if: true) '.repeat(1200)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too many directives/,
+    );
+    expectRefused(
+      await post({ query: `{ __typename ${'@include(if: true) '.repeat(5000)} }` }),
+      'GRAPHQL_PARSE_FAILED',
+      /tokens/,
+    );
+    expectRefused(
+      await post({ query: `{ __typename ${'@skip(if: false) '.repeat(60)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too many directives/,
+    );
   });
 
   it('unknown directives by the thousand are refused quickly too', async () => {
-    expectRefused(await post({ query: `{ __typename ${'@a '.repeat(4000)} }` }), 'GRAPHQL_VALIDATION_FAILED', /too many directives/);
+    expectRefused(
+      await post({ query: `{ __typename ${'@a '.repeat(4000)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /too many directives/,
+    );
     expectRefused(await post({ query: `{ __typename ${'@a '.repeat(20000)} }` }), 'GRAPHQL_PARSE_FAILED');
   });
 });
 
 describe('introspection', () => {
-  it('GraphiQL\'s own introspection query runs', async () => {
-    const a = await post({ query: getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, directiveIsRepeatable: true, specifiedByUrl: true, schemaDescription: true }) });
+  it("GraphiQL's own introspection query runs", async () => {
+    const a = await post({
+      query: getIntrospectionQuery({
+        descriptions: true,
+        inputValueDeprecation: true,
+        directiveIsRepeatable: true,
+        specifiedByUrl: true,
+        schemaDescription: true,
+      }),
+    });
     expect(a.status).toBe(200);
     expect(a.body.data.__schema.types.length).toBeGreaterThan(10);
   });
 
   it('introspection lists nested beyond what introspection needs are refused', async () => {
     const nest = (n: number): string => (n === 0 ? 'name' : `name fields { type { ${nest(n - 1)} } }`);
-    expectRefused(await post({ query: `{ __schema { types { ${nest(5)} } } }` }), 'GRAPHQL_VALIDATION_FAILED', /Introspection is nested too deep/);
-    expectRefused(await post({ query: `{ __type(name: "Query") { fields { type { fields { type { fields { type { interfaces { name } } } } } } } } }` }), 'GRAPHQL_VALIDATION_FAILED', /nested too deep/);
+    expectRefused(
+      await post({ query: `{ __schema { types { ${nest(5)} } } }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /Introspection is nested too deep/,
+    );
+    expectRefused(
+      await post({
+        query: `{ __type(name: "Query") { fields { type { fields { type { fields { type { interfaces { name } } } } } } } } }`,
+      }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /nested too deep/,
+    );
     const viaFragment = `{ __schema { types { ...T } } } fragment T on __Type { fields { type { fields { type { possibleTypes { name } } } } } }`;
     expectRefused(await post({ query: viaFragment }), 'GRAPHQL_VALIDATION_FAILED', /nested too deep/);
   });
@@ -151,12 +211,22 @@ describe('introspection', () => {
 
 describe('size', () => {
   it('a document with too many tokens is refused by the parser', async () => {
-    expectRefused(await post({ query: `{ __typename } ${'query Q { __typename } '.repeat(3000)}` }), 'GRAPHQL_PARSE_FAILED', /tokens/);
+    expectRefused(
+      await post({ query: `{ __typename } ${'query Q { __typename } '.repeat(3000)}` }),
+      'GRAPHQL_PARSE_FAILED',
+      /tokens/,
+    );
   });
 
   it('a document nested thousands of levels deep is refused, not a stack overflow', async () => {
-    expectRefused(await post({ query: `{ ${'a { '.repeat(4000)}b${' }'.repeat(4000)} }` }), /GRAPHQL_PARSE_FAILED|GRAPHQL_VALIDATION_FAILED/);
-    expectRefused(await post({ query: `query($v: [[String]] = ${'['.repeat(3000)}${']'.repeat(3000)}) { __typename }` }), /GRAPHQL_PARSE_FAILED|GRAPHQL_VALIDATION_FAILED/);
+    expectRefused(
+      await post({ query: `{ ${'a { '.repeat(4000)}b${' }'.repeat(4000)} }` }),
+      /GRAPHQL_PARSE_FAILED|GRAPHQL_VALIDATION_FAILED/,
+    );
+    expectRefused(
+      await post({ query: `query($v: [[String]] = ${'['.repeat(3000)}${']'.repeat(3000)}) { __typename }` }),
+      /GRAPHQL_PARSE_FAILED|GRAPHQL_VALIDATION_FAILED/,
+    );
   });
 
   it('oversized and deeply nested variables are refused (413 or BAD_USER_INPUT), never a 5xx', async () => {
@@ -166,14 +236,20 @@ describe('size', () => {
     const nested = `{"query":${JSON.stringify(q)},"variables":{"x":${'['.repeat(50000)}${']'.repeat(50000)}}}`;
     const a = await post(nested);
     expectRefused(a, 'BAD_USER_INPUT');
-    expectRefused(await post({ query: q, variables: { x: Array.from({ length: 100000 }, (_, i) => `v${i}`) } }), 'BAD_USER_INPUT');
+    expectRefused(
+      await post({ query: q, variables: { x: Array.from({ length: 100000 }, (_, i) => `v${i}`) } }),
+      'BAD_USER_INPUT',
+    );
     const wide = Object.fromEntries(Array.from({ length: 50000 }, (_, i) => [`k${i}`, { $ne: null }]));
     expectRefused(await post({ query: q, variables: { x: wide } }), 'BAD_USER_INPUT');
   });
 
   it('variables with objects where strings are expected are BAD_USER_INPUT', async () => {
     for (const v of [{ $ne: null }, { $regex: '.*' }, ['a'], 1, true]) {
-      expectRefused(await post({ query: 'query($u: String!) { user(username: $u) { username } }', variables: { u: v } }), 'BAD_USER_INPUT');
+      expectRefused(
+        await post({ query: 'query($u: String!) { user(username: $u) { username } }', variables: { u: v } }),
+        'BAD_USER_INPUT',
+      );
     }
   });
 });
@@ -200,7 +276,11 @@ describe('batches', () => {
     form.append('operations', JSON.stringify(Array.from({ length: 20 }, () => ({ query: '{ __typename }' }))));
     form.append('map', '{}');
     const started = Date.now();
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'apollo-require-preflight': 'true' }, body: form });
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'apollo-require-preflight': 'true' },
+      body: form,
+    });
     expect(Date.now() - started).toBeLessThan(QUICK_MS);
     expect(res.status).toBe(400);
     const body = (await res.json()) as any[];

@@ -40,7 +40,10 @@ function headersOf(response: string): Map<string, string[]> {
 describe('user input in response headers', () => {
   it('a multipart filename with CR, LF, quotes and unicode becomes a clean Location', async () => {
     const body = `--B\r\nContent-Disposition: form-data; name="file"; filename="a\\"b%0d%0aSet-Cookie: x=1 ünï.txt"\r\n\r\nhello\r\n--B--\r\n`;
-    const r = await request(s.url, 'POST', '/upload', { headers: { 'content-type': 'multipart/form-data; boundary=B', 'x-requested-with': 'x' }, body });
+    const r = await request(s.url, 'POST', '/upload', {
+      headers: { 'content-type': 'multipart/form-data; boundary=B', 'x-requested-with': 'x' },
+      body,
+    });
     expect(r.status).toBe(303);
     expect(r.headers.location).toMatch(/^\/[a-z0-9.-]+$/);
     expect(r.headers['set-cookie']).toBeUndefined();
@@ -50,7 +53,10 @@ describe('user input in response headers', () => {
     const key = 'k; Path=/; Domain=evil.example, HttpOnly=0 ünï "q"';
     // A Buffer body: node:http writes a string body in one chunk with the head, re-encoding the
     // head's latin1 header value as UTF-8.
-    const up = await request(s.url, 'PUT', '/upload/cookie.txt', { headers: { accept: 'application/json', 'files-access-key': Buffer.from(key, 'utf8').toString('latin1') }, body: Buffer.from('x') });
+    const up = await request(s.url, 'PUT', '/upload/cookie.txt', {
+      headers: { accept: 'application/json', 'files-access-key': Buffer.from(key, 'utf8').toString('latin1') },
+      body: Buffer.from('x'),
+    });
     expect(up.status).toBe(200);
     const name = up.json().filename!;
     const read = await request(s.url, 'GET', `/${name}?access_key=${encodeURIComponent(key)}`);
@@ -63,13 +69,18 @@ describe('user input in response headers', () => {
       expect(attrs.filter((a) => !/^(Path=\/(selif\/)?[a-z0-9.-]+|HttpOnly)$/.test(a))).toEqual([]);
     }
     // And it works as a cookie (decoded when read).
-    const again = await request(s.url, 'GET', `/selif/${name}`, { headers: { cookie: `Files-Access-Key=${encodeURIComponent(key)}` } });
+    const again = await request(s.url, 'GET', `/selif/${name}`, {
+      headers: { cookie: `Files-Access-Key=${encodeURIComponent(key)}` },
+    });
     expect(again.status).toBe(200);
   });
 
   it('raw files never carry Content-Disposition; their type is sniffed, not taken from the client', async () => {
     const html = '<!doctype html><script>alert(document.cookie)</script>';
-    const up = await request(s.url, 'PUT', '/upload/page.png', { headers: { accept: 'application/json', 'content-type': 'image/png' }, body: html });
+    const up = await request(s.url, 'PUT', '/upload/page.png', {
+      headers: { accept: 'application/json', 'content-type': 'image/png' },
+      body: html,
+    });
     const name = up.json().filename!;
     for (const path of [`/${name}`, `/selif/${name}`]) {
       const r = await request(s.url, 'GET', path);
@@ -81,7 +92,9 @@ describe('user input in response headers', () => {
   });
 
   it('a redirect to GraphiQL keeps the query string encoded, never a new header line', async () => {
-    const r = await raw('GET /graphql?query=%7B%7D%0D%0ASet-Cookie:%20x=1&a=%E2%80%AE HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n');
+    const r = await raw(
+      'GET /graphql?query=%7B%7D%0D%0ASet-Cookie:%20x=1&a=%E2%80%AE HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n',
+    );
     expect(r).toMatch(/^HTTP\/1\.1 302/);
     const h = headersOf(r);
     expect(h.get('location')).toEqual(['/graphiql?query=%7B%7D%0D%0ASet-Cookie:%20x=1&a=%E2%80%AE']);
@@ -89,11 +102,14 @@ describe('user input in response headers', () => {
   });
 
   it('X-Forwarded-* headers are ignored without TRUST_PROXY', async () => {
-    const r = await request(s.url, 'PUT', '/upload/fwd.txt', { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'javascript' }, body: 'x' });
+    const r = await request(s.url, 'PUT', '/upload/fwd.txt', {
+      headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'javascript' },
+      body: 'x',
+    });
     expect(r.text).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/fwd\d*\.txt\n$/);
   });
 
-  it('Retry-After and WWW-Authenticate are the server\'s own values', async () => {
+  it("Retry-After and WWW-Authenticate are the server's own values", async () => {
     const r = await fetch(`${s.url}/api/beta/whoami`, { headers: { authorization: 'Bearer "x\\", error="y' } });
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
@@ -131,7 +147,9 @@ describe('X-Content-Type-Options: nosniff on every response', () => {
     ['OPTIONS', '/upload'],
     ['GET', '/', { expect: 'nonsense' }],
   ];
-  it.each(cases.map(([m, p, h]) => [m, p.length > 80 ? `${p.slice(0, 40)}…(${p.length} characters)` : p, p, h] as const))('%s %s', async (method, _label, path, headers = {}) => {
+  it.each(
+    cases.map(([m, p, h]) => [m, p.length > 80 ? `${p.slice(0, 40)}…(${p.length} characters)` : p, p, h] as const),
+  )('%s %s', async (method, _label, path, headers = {}) => {
     const r = await request(s.url, method, path, { headers });
     expect(r.status).toBeLessThan(500);
     expect(r.headers['x-content-type-options']).toBe('nosniff');
@@ -173,10 +191,32 @@ describe('front-door formats of refusals outside the handlers', () => {
       const body = r.json() as { errors: { message: string; extensions: { code: string } }[] };
       expect(body.errors[0]!.extensions.code).toBe(code);
     };
-    await check(await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: '{"query":' }), 400, 'BAD_REQUEST');
-    await check(await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/xml' }, body: '<q/>' }), 415, 'BAD_REQUEST');
-    await check(await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json', host: 'a b' }, body: '{"query":"{ __typename }"}' }), 400, 'BAD_REQUEST');
-    await check(await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }","operationName":"Nope"}' }), 400, 'OPERATION_RESOLUTION_FAILURE');
+    await check(
+      await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: '{"query":' }),
+      400,
+      'BAD_REQUEST',
+    );
+    await check(
+      await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/xml' }, body: '<q/>' }),
+      415,
+      'BAD_REQUEST',
+    );
+    await check(
+      await request(s.url, 'POST', '/graphql', {
+        headers: { 'content-type': 'application/json', host: 'a b' },
+        body: '{"query":"{ __typename }"}',
+      }),
+      400,
+      'BAD_REQUEST',
+    );
+    await check(
+      await request(s.url, 'POST', '/graphql', {
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }","operationName":"Nope"}',
+      }),
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    );
   });
 
   it('an Expect other than 100-continue is ignored: the request is answered by its front door', async () => {
@@ -185,7 +225,7 @@ describe('front-door formats of refusals outside the handlers', () => {
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
-  it('unknown methods on files paths answer the files API\'s 404', async () => {
+  it("unknown methods on files paths answer the files API's 404", async () => {
     const r = await request(s.url, 'TRACE', '/some.txt');
     expect(r.status).toBe(404);
     expect(r.text).toBe('Not found\n');
@@ -202,15 +242,25 @@ describe('front-door formats of refusals outside the handlers', () => {
 
 describe('size limits', () => {
   it('request headers over 16 KiB → 431', async () => {
-    const r = await request(s.url, 'GET', '/healthz', { headers: { 'x-big': 'a'.repeat(17 * 1024) } }).catch((e: Error) => ({ status: 0, error: e }));
+    const r = await request(s.url, 'GET', '/healthz', { headers: { 'x-big': 'a'.repeat(17 * 1024) } }).catch(
+      (e: Error) => ({ status: 0, error: e }),
+    );
     expect(r.status).toBe(431);
   });
 
-  it('bodies over their limits → 413 in each front door\'s format', async () => {
-    const gql = await request(s.url, 'POST', '/graphql', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(2 * 1024 * 1024)}` }) });
+  it("bodies over their limits → 413 in each front door's format", async () => {
+    const gql = await request(s.url, 'POST', '/graphql', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(2 * 1024 * 1024)}` }),
+    });
     expect(gql.status).toBe(413);
-    expect((gql.json() as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PAYLOAD_TOO_LARGE');
-    const login = await request(s.url, 'POST', '/api/beta/login', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a', password: 'x'.repeat(100 * 1024) }) });
+    expect((gql.json() as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'PAYLOAD_TOO_LARGE',
+    );
+    const login = await request(s.url, 'POST', '/api/beta/login', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'a', password: 'x'.repeat(100 * 1024) }),
+    });
     expect(login.status).toBe(413);
     expect(login.json()).toEqual([{ message: 'Request body is too large' }]);
     const put = await request(s.url, 'PUT', '/upload/big.bin', { body: Buffer.alloc(64 * 1024 + 1) });
@@ -220,7 +270,8 @@ describe('size limits', () => {
     // `Connection: close` (rest/files/unread-body.ts: more than 1 MiB is not drained). The client
     // sends the headers only, so no unread byte can turn the server's close into a reset: the
     // whole answer must arrive, then the end of the connection.
-    const head = 'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: 1000000000000\r\n\r\n';
+    const head =
+      'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: 1000000000000\r\n\r\n';
     const declared = await rawExchange(s.url, head);
     expect(declared.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
     expect(declared.toLowerCase()).toContain('\r\nconnection: close\r\n');

@@ -23,8 +23,26 @@ let f: DiscussionFactory;
 let alice: TestUser;
 let topicId: string;
 
-const OPERATORS: unknown[] = [{ $ne: null }, { $regex: '.*' }, { $gt: '' }, { $where: 'sleep(1000)' }, { $in: ['alice', 'bob'] }, { $exists: true }, ['alice'], { '0': 'a' }];
-const OPERATOR_TEXTS = ['{"$ne":null}', '{"$regex":".*"}', '{"$gt":""}', '[$ne]', '$ne', '.*', "' || '1'=='1", 'a\u0000b'];
+const OPERATORS: unknown[] = [
+  { $ne: null },
+  { $regex: '.*' },
+  { $gt: '' },
+  { $where: 'sleep(1000)' },
+  { $in: ['alice', 'bob'] },
+  { $exists: true },
+  ['alice'],
+  { '0': 'a' },
+];
+const OPERATOR_TEXTS = [
+  '{"$ne":null}',
+  '{"$regex":".*"}',
+  '{"$gt":""}',
+  '[$ne]',
+  '$ne',
+  '.*',
+  "' || '1'=='1",
+  'a\u0000b',
+];
 
 beforeAll(async () => {
   s = await startTestServer({ LOGIN_RATE_LIMIT: '1000' });
@@ -41,22 +59,41 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 describe('POST /api/beta/login', () => {
-  it.each(OPERATORS.map((o) => [JSON.stringify(o), o]))('an operator object %s as username or password is a 400 naming the field', async (_n, op) => {
-    for (const body of [{ username: op, password: op }, { username: 'alice', password: op }, { username: op, password: 'correct horse battery' }]) {
-      const r = await beta.post('/login', body);
-      expect(r.status).toBe(400);
-      const fields = Object.entries(body).filter(([, v]) => typeof v !== 'string').map(([k]) => k);
-      expect(r.body.map((i: { field: string }) => i.field)).toEqual(fields);
-      for (const item of r.body) {
-        expect(item.exception).toBe('ValidationError');
-        expect(item.message).toMatch(/ is not of type 'string'$/);
+  it.each(OPERATORS.map((o) => [JSON.stringify(o), o]))(
+    'an operator object %s as username or password is a 400 naming the field',
+    async (_n, op) => {
+      for (const body of [
+        { username: op, password: op },
+        { username: 'alice', password: op },
+        { username: op, password: 'correct horse battery' },
+      ]) {
+        const r = await beta.post('/login', body);
+        expect(r.status).toBe(400);
+        const fields = Object.entries(body)
+          .filter(([, v]) => typeof v !== 'string')
+          .map(([k]) => k);
+        expect(r.body.map((i: { field: string }) => i.field)).toEqual(fields);
+        for (const item of r.body) {
+          expect(item.exception).toBe('ValidationError');
+          expect(item.message).toMatch(/ is not of type 'string'$/);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('form-encoded or bracketed bodies are not JSON: 400, nothing logs in', async () => {
-    for (const body of ['username[$ne]=x&password[$ne]=x', 'username=alice&password[$gt]=', '{"username": {"$ne": null}', 'null', '[]', '"alice"']) {
-      const r = await beta.request('POST', '/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    for (const body of [
+      'username[$ne]=x&password[$ne]=x',
+      'username=alice&password[$gt]=',
+      '{"username": {"$ne": null}',
+      'null',
+      '[]',
+      '"alice"',
+    ]) {
+      const r = await beta.request('POST', '/login', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
       expect(r.status).toBe(400);
       expect(r.body).toEqual([{ exception: 'ValidationError', message: 'Request body is not valid JSON' }]);
     }
@@ -70,10 +107,16 @@ describe('POST /api/beta/login', () => {
   });
 
   it('duplicate keys and prototype keys do not smuggle an object in', async () => {
-    const dup = await beta.request('POST', '/login', { headers: { 'content-type': 'application/json' }, body: '{"username":"alice","password":"x","password":{"$ne":null}}' });
+    const dup = await beta.request('POST', '/login', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":"alice","password":"x","password":{"$ne":null}}',
+    });
     expect(dup.status).toBe(400);
     expect(dup.body[0].field).toBe('password');
-    const proto = await beta.request('POST', '/login', { headers: { 'content-type': 'application/json' }, body: '{"__proto__":{"username":"alice","password":"x"}}' });
+    const proto = await beta.request('POST', '/login', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"__proto__":{"username":"alice","password":"x"}}',
+    });
     expect(proto.status).toBe(400);
     expect(({} as Record<string, unknown>).username).toBeUndefined();
   });
@@ -145,8 +188,15 @@ describe('/api/beta query strings', () => {
 
 describe('GraphQL arguments', () => {
   async function gql(query: string, variables: Record<string, unknown> = {}) {
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-    return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] } };
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] },
+    };
   }
 
   const STRING_ARGS: [string, string][] = [
@@ -165,17 +215,25 @@ describe('GraphQL arguments', () => {
     ['mutation($v: String!) { register(username: $v, password: "long enough pw") { token } }', 'register username'],
   ];
 
-  it.each(STRING_ARGS)('an operator object as a variable for %s is BAD_USER_INPUT (400) before any resolver runs', async (query) => {
-    for (const op of OPERATORS) {
-      const r = await gql(query, { v: op });
-      expect(r.status).toBe(400);
-      expect(r.body.data).toBeUndefined();
-      expect(r.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
-    }
-  });
+  it.each(STRING_ARGS)(
+    'an operator object as a variable for %s is BAD_USER_INPUT (400) before any resolver runs',
+    async (query) => {
+      for (const op of OPERATORS) {
+        const r = await gql(query, { v: op });
+        expect(r.status).toBe(400);
+        expect(r.body.data).toBeUndefined();
+        expect(r.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+      }
+    },
+  );
 
   it('operator objects as literals are refused by validation', async () => {
-    for (const q of ['{ user(username: {$ne: null}) { username } }', '{ topics(tag: {ne: null}) { edges { cursor } } }', '{ topic(id: ["1"]) { id } }', 'mutation { login(username: {ne: 1}, password: "x") { token } }']) {
+    for (const q of [
+      '{ user(username: {$ne: null}) { username } }',
+      '{ topics(tag: {ne: null}) { edges { cursor } } }',
+      '{ topic(id: ["1"]) { id } }',
+      'mutation { login(username: {ne: 1}, password: "x") { token } }',
+    ]) {
       const r = await gql(q);
       expect(r.status).toBe(400);
       expect(r.body.errors?.[0]?.extensions.code).toMatch(/^GRAPHQL_(PARSE|VALIDATION)_FAILED$/);
@@ -199,32 +257,66 @@ describe('Files-* inputs', () => {
   let protectedName: string;
   let deleteKey: string;
   beforeAll(async () => {
-    const up = await request(s.url, 'PUT', '/upload/secret.txt', { headers: { accept: 'application/json', 'files-access-key': 'right-key' }, body: 'secret' });
+    const up = await request(s.url, 'PUT', '/upload/secret.txt', {
+      headers: { accept: 'application/json', 'files-access-key': 'right-key' },
+      body: 'secret',
+    });
     expect(up.status).toBe(200);
     protectedName = up.json().filename!;
     deleteKey = up.json().delete_key!;
   });
 
   it('a bracketed or repeated access_key never reads a protected file', async () => {
-    for (const q of ['access_key[$ne]=x', 'access_key[$gt]=', 'access_key[]=right-key', 'access_key[$regex]=.*', 'access_key=%7B%22%24ne%22%3Anull%7D']) {
+    for (const q of [
+      'access_key[$ne]=x',
+      'access_key[$gt]=',
+      'access_key[]=right-key',
+      'access_key[$regex]=.*',
+      'access_key=%7B%22%24ne%22%3Anull%7D',
+    ]) {
       const r = await request(s.url, 'GET', `/selif/${protectedName}?${q}`);
       expect(r.status).toBe(401);
       expect(r.text).toBe('Invalid access key\n');
     }
-    expect((await request(s.url, 'GET', `/selif/${protectedName}?access_key=right-key&access_key=wrong`)).status).toBe(200);
-    expect((await request(s.url, 'GET', `/selif/${protectedName}?access_key=wrong&access_key=right-key`)).status).toBe(401);
+    expect((await request(s.url, 'GET', `/selif/${protectedName}?access_key=right-key&access_key=wrong`)).status).toBe(
+      200,
+    );
+    expect((await request(s.url, 'GET', `/selif/${protectedName}?access_key=wrong&access_key=right-key`)).status).toBe(
+      401,
+    );
   });
 
   it('operator-looking keys in headers, cookies and bodies are wrong keys', async () => {
     for (const v of OPERATOR_TEXTS.filter((t) => !t.includes('\u0000'))) {
-      expect((await request(s.url, 'GET', `/selif/${protectedName}`, { headers: { 'files-access-key': v } })).status).toBe(401);
-      expect((await request(s.url, 'GET', `/selif/${protectedName}`, { headers: { cookie: `Files-Access-Key=${encodeURIComponent(v)}` } })).status).toBe(401);
+      expect(
+        (await request(s.url, 'GET', `/selif/${protectedName}`, { headers: { 'files-access-key': v } })).status,
+      ).toBe(401);
+      expect(
+        (
+          await request(s.url, 'GET', `/selif/${protectedName}`, {
+            headers: { cookie: `Files-Access-Key=${encodeURIComponent(v)}` },
+          })
+        ).status,
+      ).toBe(401);
       const body = `access_key[$ne]=1&access_key=${encodeURIComponent(v)}`;
-      expect((await request(s.url, 'GET', `/${protectedName}`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status).toBe(401);
-      expect((await request(s.url, 'DELETE', `/${protectedName}`, { headers: { 'files-delete-key': v } })).status).toBe(401);
+      expect(
+        (
+          await request(s.url, 'GET', `/${protectedName}`, {
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body,
+          })
+        ).status,
+      ).toBe(401);
+      expect((await request(s.url, 'DELETE', `/${protectedName}`, { headers: { 'files-delete-key': v } })).status).toBe(
+        401,
+      );
     }
-    expect((await request(s.url, 'GET', `/selif/${protectedName}`, { headers: { 'files-access-key': 'right-key' } })).text).toBe('secret');
-    expect((await request(s.url, 'DELETE', `/${protectedName}`, { headers: { 'files-delete-key': deleteKey } })).status).toBe(200);
+    expect(
+      (await request(s.url, 'GET', `/selif/${protectedName}`, { headers: { 'files-access-key': 'right-key' } })).text,
+    ).toBe('secret');
+    expect(
+      (await request(s.url, 'DELETE', `/${protectedName}`, { headers: { 'files-delete-key': deleteKey } })).status,
+    ).toBe(200);
   });
 
   it('operator-looking file names name nothing', async () => {

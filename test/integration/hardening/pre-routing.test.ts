@@ -33,7 +33,8 @@ function raw(request: string): Promise<Answer> {
       const end = data.indexOf('\r\n\r\n');
       const lines = data.slice(0, end).split('\r\n');
       const headers: Record<string, string> = {};
-      for (const l of lines.slice(1)) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+      for (const l of lines.slice(1))
+        headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
       resolve({ status: Number(lines[0]!.split(' ')[1]), headers, body: data.slice(end + 4) });
     });
     setTimeout(() => sock.destroy(), 5000);
@@ -55,19 +56,31 @@ describe('/api/beta: an error array whatever layer answers', () => {
   });
 
   it('400 for Content-Length with Transfer-Encoding, a malformed request line, an undecodable URL', async () => {
-    array(await raw('POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'), 400, 'Bad request');
+    array(
+      await raw(
+        'POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ),
+      400,
+      'Bad request',
+    );
     array(await raw('FOO@ /api/beta/topics HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'Bad request');
     array(await raw(get('/api/beta/topic/%zz')), 400, 'Bad request');
   });
 
   it('413 for a login body over BODY_LIMIT', async () => {
-    const a = await raw(`POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n{}`);
+    const a = await raw(
+      `POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n{}`,
+    );
     array(a, 413, 'Request body is too large');
   });
 
   it('405 with Allow for QUERY (with or without a Content-Type) and other methods; 404 on unknown paths', async () => {
-    const query = (path: string, extra = '') => raw(`QUERY ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${extra}\r\n`);
-    for (const a of [await query('/api/beta/topics'), await query('/api/beta/topics', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')]) {
+    const query = (path: string, extra = '') =>
+      raw(`QUERY ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${extra}\r\n`);
+    for (const a of [
+      await query('/api/beta/topics'),
+      await query('/api/beta/topics', 'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'),
+    ]) {
       array(a, 405, 'Method not allowed');
       expect(a.headers.allow).toBe('GET, HEAD');
     }
@@ -82,7 +95,12 @@ describe('/api/beta: an error array whatever layer answers', () => {
 
   it('HEAD refused before routing: the status and headers, no body', async () => {
     const a = await raw(`HEAD /api/beta/topics?tag=${LONG} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    expect([a.status, a.headers['content-type'], a.headers['content-length'], a.body]).toEqual([431, JSON_TYPE, '0', '']);
+    expect([a.status, a.headers['content-type'], a.headers['content-length'], a.body]).toEqual([
+      431,
+      JSON_TYPE,
+      '0',
+      '',
+    ]);
   });
 });
 
@@ -96,7 +114,13 @@ describe('/graphql: GraphQL error format', () => {
 
   it('431, 400 and 405 (QUERY, PUT) with Allow', async () => {
     errors(await raw(get(`/graphql?query=${LONG}`)), 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE');
-    errors(await raw('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'), 400, 'BAD_REQUEST');
+    errors(
+      await raw(
+        'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ),
+      400,
+      'BAD_REQUEST',
+    );
     for (const method of ['QUERY', 'PUT']) {
       const a = await raw(`${method} /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       errors(a, 405, 'METHOD_NOT_ALLOWED');
@@ -108,15 +132,25 @@ describe('/graphql: GraphQL error format', () => {
 describe('Files-* paths: the files format (§3)', () => {
   it('431 as JSON when preferred, else as text, with the §2.4 headers', async () => {
     const json = await raw(get(`/selif/${LONG}`, 'Accept: application/json\r\n'));
-    expect([json.status, json.headers['content-type'], json.body]).toEqual([431, JSON_TYPE, '{"error":"Request header fields too large"}']);
+    expect([json.status, json.headers['content-type'], json.body]).toEqual([
+      431,
+      JSON_TYPE,
+      '{"error":"Request header fields too large"}',
+    ]);
     expect(json.headers['x-frame-options']).toBe('SAMEORIGIN');
     const text = await raw(get(`/x.txt?${LONG}`));
-    expect([text.status, text.headers['content-type'], text.body]).toEqual([431, 'text/plain; charset=utf-8', 'Request header fields too large\n']);
+    expect([text.status, text.headers['content-type'], text.body]).toEqual([
+      431,
+      'text/plain; charset=utf-8',
+      'Request header fields too large\n',
+    ]);
   });
 
   it('QUERY on an upload or file path: 404 Not found (§1), whatever its Content-Type', async () => {
     for (const extra of ['', 'Content-Type: text/plain\r\nContent-Length: 0\r\n']) {
-      const a = await raw(`QUERY /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nConnection: close\r\n${extra}\r\n`);
+      const a = await raw(
+        `QUERY /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nConnection: close\r\n${extra}\r\n`,
+      );
       expect([a.status, a.body]).toEqual([404, '{"error":"Not found"}']);
     }
     const text = await raw('QUERY /x.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');

@@ -12,7 +12,11 @@ const FORWARDED = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'ht
 
 /** The URLs each layer gives this sender, for a file and a topic stored beforehand. */
 async function urlsSeen(s: TestServer, headers: Record<string, string>): Promise<string[]> {
-  const put = await fetch(`${s.url}/upload/base.txt`, { method: 'PUT', body: 'x', headers: { accept: 'application/json', ...headers } });
+  const put = await fetch(`${s.url}/upload/base.txt`, {
+    method: 'PUT',
+    body: 'x',
+    headers: { accept: 'application/json', ...headers },
+  });
   expect(put.status).toBe(200);
   const upload = (await put.json()) as { url: string; direct_url: string; filename: string };
   const info = await fetch(`${s.url}/${upload.filename}`, { headers: { accept: 'application/json', ...headers } });
@@ -20,11 +24,21 @@ async function urlsSeen(s: TestServer, headers: Record<string, string>): Promise
   const q = 'query($f: String!) { file(filename: $f) { url directUrl } topics(first: 1) { nodes { commentsUrl } } }';
   const g = await gql(s, q, { f: upload.filename }, undefined, headers);
   expect(g.status).toBe(200);
-  const data = g.body.data as { file: { url: string; directUrl: string }; topics: { nodes: { commentsUrl: string }[] } };
+  const data = g.body.data as {
+    file: { url: string; directUrl: string };
+    topics: { nodes: { commentsUrl: string }[] };
+  };
   const beta = await fetch(`${s.url}/api/beta/topics`, { headers });
   const topics = ((await beta.json()) as { topics: { comments_url: string }[] }).topics;
-  return [upload.url, upload.direct_url, infoBody.direct_url, data.file.url, data.file.directUrl,
-    data.topics.nodes[0]!.commentsUrl, topics[0]!.comments_url];
+  return [
+    upload.url,
+    upload.direct_url,
+    infoBody.direct_url,
+    data.file.url,
+    data.file.directUrl,
+    data.topics.nodes[0]!.commentsUrl,
+    topics[0]!.comments_url,
+  ];
 }
 
 describe.each([

@@ -18,8 +18,10 @@ const FORM = { 'x-requested-with': 'XMLHttpRequest' };
 const TOO_MANY_UPLOADS = 'Too many uploads, try again later';
 const BUSY = 'Too many uploads in progress, try again shortly';
 
-const REGISTER = 'mutation Register($username: String!, $password: String!) { register(username: $username, password: $password) { token user { username } } }';
-const UPLOAD = 'mutation Upload($file: Upload!, $filename: String) { uploadFile(file: $file, filename: $filename) { filename size } }';
+const REGISTER =
+  'mutation Register($username: String!, $password: String!) { register(username: $username, password: $password) { token user { username } } }';
+const UPLOAD =
+  'mutation Upload($file: Upload!, $filename: String) { uploadFile(file: $file, filename: $filename) { filename size } }';
 
 interface GqlBody {
   data?: Record<string, any> | null;
@@ -32,7 +34,9 @@ const from = (address: string) => ({ 'x-forwarded-for': address });
 function gqlUploadBody(filename: string, content: string | Buffer, boundary = 'rlBoundary7') {
   const part = (name: string, value: string | Buffer, file?: string) =>
     Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n${file ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n${file ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
+      ),
       Buffer.isBuffer(value) ? value : Buffer.from(value),
       Buffer.from('\r\n'),
     ]);
@@ -68,7 +72,10 @@ const paste = (s: TestServer, name: string, headers: Record<string, string> = {}
 
 const gqlUpload = (s: TestServer, name: string, headers: Record<string, string> = {}) => {
   const m = gqlUploadBody(name, `graphql bytes of ${name}`);
-  return request(s.url, 'POST', '/graphql', { headers: { 'content-type': m.type, ...PREFLIGHT, ...headers }, body: m.body });
+  return request(s.url, 'POST', '/graphql', {
+    headers: { 'content-type': m.type, ...PREFLIGHT, ...headers },
+    body: m.body,
+  });
 };
 
 async function register(s: TestServer, username: string, address: string, password = 'long enough password') {
@@ -132,7 +139,11 @@ describe('registration limit (REGISTRATION_RATE_LIMIT per client address)', () =
     expect(refused.body.errors).toEqual([
       expect.objectContaining({
         message: 'Too many registrations, try again later',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_REQUESTS', reason: 'REGISTRATION_RATE_LIMITED', retryAfter: 1800 }),
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_REQUESTS',
+          reason: 'REGISTRATION_RATE_LIMITED',
+          retryAfter: 1800,
+        }),
       }),
     ]);
     expect(await userCount(s, 'reg_four')).toBe(0);
@@ -150,7 +161,10 @@ describe('registration limit (REGISTRATION_RATE_LIMIT per client address)', () =
 
   it('does not count registrations that fail validation', async () => {
     f.at('2026-03-02T12:00:00.000Z');
-    for (let i = 0; i < 5; i++) expect((await register(s, `bad${i}`, '10.1.1.1', 'short')).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    for (let i = 0; i < 5; i++)
+      expect((await register(s, `bad${i}`, '10.1.1.1', 'short')).body.errors?.[0]?.extensions?.code).toBe(
+        'BAD_USER_INPUT',
+      );
     expect((await register(s, 'valid_after_bad', '10.1.1.1')).status).toBe(200);
   });
 
@@ -173,7 +187,9 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
   /** Runs `ok` uploads that must succeed, then checks that the next one is refused and stores nothing. */
   async function exhaust(address: string, ok: (i: number) => Promise<Res>, expectOk: (r: Res) => void): Promise<void> {
     for (let i = 0; i < 5; i++) expectOk(await ok(i));
-    expect(await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: `upload:addr:${address}` })).toBe(5);
+    expect(
+      await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: `upload:addr:${address}` }),
+    ).toBe(5);
   }
 
   async function expectNothingStored(before: number, run: () => Promise<void>): Promise<void> {
@@ -184,7 +200,11 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
 
   it('REST PUT: the 6th upload within the window → 429 in the files format (JSON or text) with Retry-After; nothing stored', async () => {
     const addr = from('10.2.0.1');
-    await exhaust('10.2.0.1', (i) => put(s, `put${i}.txt`, addr), (r) => expect(r.status).toBe(200));
+    await exhaust(
+      '10.2.0.1',
+      (i) => put(s, `put${i}.txt`, addr),
+      (r) => expect(r.status).toBe(200),
+    );
     await expectNothingStored((await metadata(s)).length, async () => {
       const json = await put(s, 'put5.txt', addr);
       expect(json.status).toBe(429);
@@ -198,14 +218,18 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
       expectRetryAfter(text, 120);
     });
     // Refused requests were not counted.
-    expect(await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: 'upload:addr:10.2.0.1' })).toBe(5);
+    expect(
+      await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: 'upload:addr:10.2.0.1' }),
+    ).toBe(5);
   });
 
   it('REST PUT: refused before the body, so a client still sending gets its 429 and the connection closes', async () => {
     // 10.2.0.1 is limited (previous test). Headers announce 50 MB; only a first chunk is sent.
     const response = await new Promise<string>((resolve) => {
       const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => {
-        sock.write('PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Forwarded-For: 10.2.0.1\r\nContent-Length: 52428800\r\n\r\n');
+        sock.write(
+          'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Forwarded-For: 10.2.0.1\r\nContent-Length: 52428800\r\n\r\n',
+        );
         sock.write(Buffer.alloc(64 * 1024, 0x61));
       });
       let data = '';
@@ -224,7 +248,14 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
     const r = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
       let continued = false;
       const req = http.request(
-        { method: 'PUT', host: '127.0.0.1', port: Number(new URL(s.url).port), path: '/upload/expect.txt', agent: false, headers: { ...from('10.2.0.1'), expect: '100-continue', 'content-length': 5 } },
+        {
+          method: 'PUT',
+          host: '127.0.0.1',
+          port: Number(new URL(s.url).port),
+          path: '/upload/expect.txt',
+          agent: false,
+          headers: { ...from('10.2.0.1'), expect: '100-continue', 'content-length': 5 },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode!, continued }));
@@ -242,7 +273,11 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
 
   it('REST POST multipart: the 6th upload → 429 with Retry-After (text, and JSON when preferred); nothing stored', async () => {
     const addr = from('10.2.0.2');
-    await exhaust('10.2.0.2', (i) => postForm(s, `form${i}.txt`, addr), (r) => expect(r.status).toBe(303));
+    await exhaust(
+      '10.2.0.2',
+      (i) => postForm(s, `form${i}.txt`, addr),
+      (r) => expect(r.status).toBe(303),
+    );
     await expectNothingStored((await metadata(s)).length, async () => {
       const text = await postForm(s, 'form5.txt', addr);
       expect(text.status).toBe(429);
@@ -262,10 +297,14 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
 
   it('GraphQL uploadFile: the 6th upload → HTTP 429, TOO_MANY_REQUESTS with retryAfter and Retry-After; nothing stored', async () => {
     const addr = from('10.2.0.3');
-    await exhaust('10.2.0.3', (i) => gqlUpload(s, `gql${i}.txt`, addr), (r) => {
-      expect(r.status).toBe(200);
-      expect(r.json<GqlBody>().data?.uploadFile.filename).toMatch(/^gql[0-9]\.txt$/);
-    });
+    await exhaust(
+      '10.2.0.3',
+      (i) => gqlUpload(s, `gql${i}.txt`, addr),
+      (r) => {
+        expect(r.status).toBe(200);
+        expect(r.json<GqlBody>().data?.uploadFile.filename).toMatch(/^gql[0-9]\.txt$/);
+      },
+    );
     await expectNothingStored((await metadata(s)).length, async () => {
       const r = await gqlUpload(s, 'gql5.txt', addr);
       expectGraphQL429(r, 'UPLOAD_RATE_LIMITED', 120);
@@ -318,7 +357,11 @@ describe('upload limit: window, client address, 0', () => {
 
 describe('TRUST_PROXY trusts the proxy in front, not the client', () => {
   it('TRUST_PROXY=true counts the address the proxy added (the last X-Forwarded-For entry), whatever the client put before it', async () => {
-    const s = await startTestServer({ TRUST_PROXY: 'true', FILES_UPLOAD_RATE_LIMIT: '2', FILES_UPLOAD_RATE_WINDOW: '120' });
+    const s = await startTestServer({
+      TRUST_PROXY: 'true',
+      FILES_UPLOAD_RATE_LIMIT: '2',
+      FILES_UPLOAD_RATE_WINDOW: '120',
+    });
     try {
       // A proxy that appends: the client forged the first entries, the proxy saw 10.4.0.9.
       expect((await put(s, 'a.txt', from('1.1.1.1, 10.4.0.9'))).status).toBe(200);
@@ -332,7 +375,11 @@ describe('TRUST_PROXY trusts the proxy in front, not the client', () => {
   });
 
   it('a list of proxy addresses trusts exactly those: from 127.0.0.1 the header is honoured, the forged entries are skipped', async () => {
-    const s = await startTestServer({ TRUST_PROXY: '127.0.0.1, ::1', FILES_UPLOAD_RATE_LIMIT: '1', FILES_UPLOAD_RATE_WINDOW: '120' });
+    const s = await startTestServer({
+      TRUST_PROXY: '127.0.0.1, ::1',
+      FILES_UPLOAD_RATE_LIMIT: '1',
+      FILES_UPLOAD_RATE_WINDOW: '120',
+    });
     try {
       expect((await put(s, 'a.txt', from('9.9.9.9, 10.5.0.1'))).status).toBe(200);
       expect((await put(s, 'b.txt', from('10.5.0.2'))).status).toBe(200);
@@ -348,7 +395,11 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
   let s: TestServer;
   let port: number;
   beforeAll(async () => {
-    s = await startTestServer({ FILES_UPLOAD_RATE_LIMIT: '0', REGISTRATION_RATE_LIMIT: '0', FILES_MAX_CONCURRENT_UPLOADS: '2' });
+    s = await startTestServer({
+      FILES_UPLOAD_RATE_LIMIT: '0',
+      REGISTRATION_RATE_LIMIT: '0',
+      FILES_MAX_CONCURRENT_UPLOADS: '2',
+    });
     port = Number(new URL(s.url).port);
   });
   afterAll(async () => {
@@ -359,14 +410,27 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
 
   /** An upload whose body is held open after `head`; finish() sends the rest, abort() drops the connection. */
   function slowUpload(method: string, path: string, headers: Record<string, string>, head: Buffer, rest: Buffer) {
-    const req = http.request({ method, host: '127.0.0.1', port, path, agent: false, headers: { ...headers, 'content-length': head.length + rest.length } });
+    const req = http.request({
+      method,
+      host: '127.0.0.1',
+      port,
+      path,
+      agent: false,
+      headers: { ...headers, 'content-length': head.length + rest.length },
+    });
     const response = new Promise<Res>((resolve, reject) => {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode!, headers: res.headers, body, text: body.toString(), json: () => JSON.parse(body.toString()) });
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body,
+            text: body.toString(),
+            json: () => JSON.parse(body.toString()),
+          });
         });
         res.on('error', reject);
       });
@@ -381,13 +445,27 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
     for (let i = 0; i < 8; i++) expect((await put(s, `free${i}.txt`)).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await gqlUpload(s, `freeg${i}.txt`)).status).toBe(200);
     for (let i = 0; i < 12; i++) expect((await register(s, `free_user${i}`, '127.0.0.1')).status).toBe(200);
-    expect(await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: /^(upload|register):/ })).toBe(0);
+    expect(await s.agora.db.conn.collection('rate_limit_attempts').countDocuments({ key: /^(upload|register):/ })).toBe(
+      0,
+    );
     expect(inProgress()).toBe(0);
   });
 
   it('over the cap → 429 with Retry-After: 1 in each front door; finished uploads free their slot', async () => {
-    const a = slowUpload('PUT', '/upload/slow-a.txt', JSON_ACCEPT, Buffer.from('first half '), Buffer.from('second half'));
-    const b = slowUpload('PUT', '/upload/slow-b.txt', JSON_ACCEPT, Buffer.from('b'.repeat(10)), Buffer.from('b'.repeat(990)));
+    const a = slowUpload(
+      'PUT',
+      '/upload/slow-a.txt',
+      JSON_ACCEPT,
+      Buffer.from('first half '),
+      Buffer.from('second half'),
+    );
+    const b = slowUpload(
+      'PUT',
+      '/upload/slow-b.txt',
+      JSON_ACCEPT,
+      Buffer.from('b'.repeat(10)),
+      Buffer.from('b'.repeat(990)),
+    );
     await eventually(() => expect(inProgress()).toBe(2));
     const before = (await metadata(s)).length;
 
@@ -422,14 +500,26 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
     const splitAt = gqlBody.head.length + 200;
 
     const put1 = slowUpload('PUT', '/upload/abort-put.txt', {}, Buffer.from('partial'), Buffer.alloc(5000, 0x70));
-    const form1 = slowUpload('POST', '/upload', { 'content-type': form.type, ...FORM }, formBody.subarray(0, 300), formBody.subarray(300));
+    const form1 = slowUpload(
+      'POST',
+      '/upload',
+      { 'content-type': form.type, ...FORM },
+      formBody.subarray(0, 300),
+      formBody.subarray(300),
+    );
     await eventually(() => expect(inProgress()).toBe(2));
     expect((await put(s, 'full.txt')).status).toBe(429);
     put1.abort();
     form1.abort();
     await eventually(() => expect(inProgress()).toBe(0));
 
-    const gql1 = slowUpload('POST', '/graphql', { 'content-type': gqlBody.type, ...PREFLIGHT }, gqlBody.body.subarray(0, splitAt), gqlBody.body.subarray(splitAt));
+    const gql1 = slowUpload(
+      'POST',
+      '/graphql',
+      { 'content-type': gqlBody.type, ...PREFLIGHT },
+      gqlBody.body.subarray(0, splitAt),
+      gqlBody.body.subarray(splitAt),
+    );
     const put2 = slowUpload('PUT', '/upload/abort-put2.txt', {}, Buffer.from('partial'), Buffer.alloc(5000, 0x70));
     await eventually(() => expect(inProgress()).toBe(2));
     expect((await gqlUpload(s, 'full-gql.txt')).status).toBe(429);

@@ -44,14 +44,24 @@ interface Outcome {
 }
 
 /** A PUT whose body arrives in `chunks` pieces `intervalMs` apart. */
-function trickleUpload(url: string, name: string, content: Buffer, chunks: number, intervalMs: number): Promise<Outcome> {
+function trickleUpload(
+  url: string,
+  name: string,
+  content: Buffer,
+  chunks: number,
+  intervalMs: number,
+): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = http.request(`${url}/upload/${name}`, { method: 'PUT', headers: { 'content-length': content.length, accept: 'application/json' }, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode, body }));
-      res.on('error', (e) => resolve({ error: e.message }));
-    });
+    const req = http.request(
+      `${url}/upload/${name}`,
+      { method: 'PUT', headers: { 'content-length': content.length, accept: 'application/json' }, agent: false },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+        res.on('error', (e) => resolve({ error: e.message }));
+      },
+    );
     req.on('error', (e) => resolve({ error: e.message }));
     const size = Math.ceil(content.length / chunks);
     let i = 0;
@@ -68,7 +78,12 @@ function trickleUpload(url: string, name: string, content: Buffer, chunks: numbe
 }
 
 /** Requests one after another until the server stops answering; every outcome is kept. */
-async function keepAsking(url: string, kind: 'rest' | 'graphql' | 'small-upload', until: () => boolean, out: Outcome[]): Promise<void> {
+async function keepAsking(
+  url: string,
+  kind: 'rest' | 'graphql' | 'small-upload',
+  until: () => boolean,
+  out: Outcome[],
+): Promise<void> {
   let n = 0;
   while (!until()) {
     try {
@@ -76,7 +91,11 @@ async function keepAsking(url: string, kind: 'rest' | 'graphql' | 'small-upload'
         kind === 'rest'
           ? await fetch(`${url}/api/beta/topics?limit=5`)
           : kind === 'graphql'
-            ? await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ topics(first: 5) { edges { node { id } } } }"}' })
+            ? await fetch(`${url}/graphql`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: '{"query":"{ topics(first: 5) { edges { node { id } } } }"}',
+              })
             : await fetch(`${url}/upload/small${n++}.txt`, { method: 'PUT', body: `small ${n}` });
       out.push({ status: r.status, body: await r.text() });
     } catch (e) {
@@ -92,18 +111,35 @@ describe('SIGTERM under load', () => {
   it('lets in-flight requests finish or refuses them cleanly, exits within the grace period, leaves no partial file', async () => {
     server = await startServerProcess(env);
     const url = server.url;
-    const content = (i: number, size: number) => crypto.createHash('sha256').update(String(i)).digest().toString('hex').repeat(Math.ceil(size / 64)).slice(0, size);
+    const content = (i: number, size: number) =>
+      crypto
+        .createHash('sha256')
+        .update(String(i))
+        .digest()
+        .toString('hex')
+        .repeat(Math.ceil(size / 64))
+        .slice(0, size);
 
     // Uploads that finish within the grace period, and two that never could.
-    const quick = Array.from({ length: 6 }, (_, i) => ({ name: `quick${i}.txt`, data: Buffer.from(content(i, 256 * 1024)) }));
-    const slow = Array.from({ length: 2 }, (_, i) => ({ name: `slow${i}.txt`, data: Buffer.from(content(100 + i, 64 * 1024)) }));
+    const quick = Array.from({ length: 6 }, (_, i) => ({
+      name: `quick${i}.txt`,
+      data: Buffer.from(content(i, 256 * 1024)),
+    }));
+    const slow = Array.from({ length: 2 }, (_, i) => ({
+      name: `slow${i}.txt`,
+      data: Buffer.from(content(100 + i, 64 * 1024)),
+    }));
     const quickResults = quick.map((u) => trickleUpload(url, u.name, u.data, 8, 150));
     const slowResults = slow.map((u) => trickleUpload(url, u.name, u.data, 64, 250));
 
     let exited = false;
     void server.exited.then(() => (exited = true));
     const background: Outcome[] = [];
-    const loops = [keepAsking(url, 'rest', () => exited, background), keepAsking(url, 'graphql', () => exited, background), keepAsking(url, 'small-upload', () => exited, background)];
+    const loops = [
+      keepAsking(url, 'rest', () => exited, background),
+      keepAsking(url, 'graphql', () => exited, background),
+      keepAsking(url, 'small-upload', () => exited, background),
+    ];
 
     await new Promise((r) => setTimeout(r, 400));
     const signalledAt = Date.now();
@@ -112,7 +148,16 @@ describe('SIGTERM under load', () => {
     const tookMs = Date.now() - signalledAt;
     await Promise.all(loops);
 
-    if (process.env.SHUTDOWN_DEBUG) console.log(tookMs, JSON.stringify(await Promise.all(slowResults)), JSON.stringify(background.map((b) => b.status ?? b.error).reduce((m: Record<string, number>, k) => ((m[String(k)] = (m[String(k)] ?? 0) + 1), m), {})));
+    if (process.env.SHUTDOWN_DEBUG)
+      console.log(
+        tookMs,
+        JSON.stringify(await Promise.all(slowResults)),
+        JSON.stringify(
+          background
+            .map((b) => b.status ?? b.error)
+            .reduce((m: Record<string, number>, k) => ((m[String(k)] = (m[String(k)] ?? 0) + 1), m), {}),
+        ),
+      );
     expect(code).toBe(0);
     expect(tookMs).toBeLessThan((GRACE_S + 3) * 1000);
 

@@ -67,7 +67,7 @@ describe('protocol and authentication', () => {
     await expect(sock.opened).rejects.toThrow('HTTP 404');
   });
 
-  it('logging out everywhere on the other instance ends that viewer\'s subscriptions in seconds (4403)', async () => {
+  it("logging out everywhere on the other instance ends that viewer's subscriptions in seconds (4403)", async () => {
     const bob = await f.user();
     const token = await bob.token();
     const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });

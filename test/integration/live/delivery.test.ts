@@ -219,7 +219,7 @@ describe('new topics and replies', () => {
     expect((sub.got.errors[0] ?? sub.got.messages[0].errors)[0].extensions.code).toBe('NOT_FOUND');
   });
 
-  it("own replies: answers to their comments, top-level comments on their topics, not their own", async () => {
+  it('own replies: answers to their comments, top-level comments on their topics, not their own', async () => {
     const carol = await f.user('carol');
     const t = await f.topic(carol);
     const sub = client(other.wsUrl, await carol.token()).subscribe(REPLIES);

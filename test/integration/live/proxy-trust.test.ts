@@ -101,5 +101,4 @@ describe('the trusted proxy (TRUST_PROXY=127.0.0.1)', () => {
   it('builds links on the host and scheme the proxy forwarded', async () => {
     expect(await linkSeen(s)).toMatch(/^https:\/\/evil\.example\//);
   });
-
 });

@@ -4,7 +4,10 @@ import { configProblems as problems } from '../../helpers/config';
 
 it('defaults to 50,000 comments for at most 60 s; COMMENT_CACHE_SIZE=0 turns it off', () => {
   expect(loadConfig({}).discussion.commentCache).toEqual({ capacity: 50_000, maxAgeSeconds: 60 });
-  expect(loadConfig({ COMMENT_CACHE_SIZE: '0', COMMENT_CACHE_SECONDS: '5' }).discussion.commentCache).toEqual({ capacity: 0, maxAgeSeconds: 5 });
+  expect(loadConfig({ COMMENT_CACHE_SIZE: '0', COMMENT_CACHE_SECONDS: '5' }).discussion.commentCache).toEqual({
+    capacity: 0,
+    maxAgeSeconds: 5,
+  });
 });
 
 it.each([

@@ -5,7 +5,12 @@ import { configProblems as problems } from '../../helpers/config';
 describe('rate-limit settings', () => {
   it('default to 20 logins and 10 registrations per hour, no upload rate limit and 100 concurrent uploads', () => {
     const c = loadConfig({});
-    expect(c.discussion).toMatchObject({ registrationRateLimit: 10, registrationRateWindowSeconds: 3600, loginRateLimit: 20, loginRateWindowSeconds: 3600 });
+    expect(c.discussion).toMatchObject({
+      registrationRateLimit: 10,
+      registrationRateWindowSeconds: 3600,
+      loginRateLimit: 20,
+      loginRateWindowSeconds: 3600,
+    });
     // docs/files-api.md §3: legacy batch clients are never throttled on the default configuration.
     expect(c.files).toMatchObject({ uploadRateLimit: 0, uploadRateWindowSeconds: 15, maxConcurrentUploads: 100 });
   });
@@ -20,7 +25,9 @@ describe('rate-limit settings', () => {
     });
     expect(c.discussion).toMatchObject({ registrationRateLimit: 0, registrationRateWindowSeconds: 60 });
     expect(c.files).toMatchObject({ uploadRateLimit: 0, uploadRateWindowSeconds: 2, maxConcurrentUploads: 0 });
-    expect(loadConfig({ REGISTRATION_RATE_LIMIT: '3', FILES_UPLOAD_RATE_LIMIT: '7', FILES_MAX_CONCURRENT_UPLOADS: '2' })).toMatchObject({
+    expect(
+      loadConfig({ REGISTRATION_RATE_LIMIT: '3', FILES_UPLOAD_RATE_LIMIT: '7', FILES_MAX_CONCURRENT_UPLOADS: '2' }),
+    ).toMatchObject({
       discussion: { registrationRateLimit: 3 },
       files: { uploadRateLimit: 7, maxConcurrentUploads: 2 },
     });
@@ -45,7 +52,13 @@ describe('rate-limit settings', () => {
   });
 
   it('lists every invalid rate-limit variable at once', () => {
-    const list = problems({ REGISTRATION_RATE_LIMIT: 'x', REGISTRATION_RATE_WINDOW: '0', FILES_UPLOAD_RATE_LIMIT: '-1', FILES_UPLOAD_RATE_WINDOW: 'y', FILES_MAX_CONCURRENT_UPLOADS: '1e3' });
+    const list = problems({
+      REGISTRATION_RATE_LIMIT: 'x',
+      REGISTRATION_RATE_WINDOW: '0',
+      FILES_UPLOAD_RATE_LIMIT: '-1',
+      FILES_UPLOAD_RATE_WINDOW: 'y',
+      FILES_MAX_CONCURRENT_UPLOADS: '1e3',
+    });
     expect(list.map((p) => p.split(':')[0]).sort()).toEqual([
       'FILES_MAX_CONCURRENT_UPLOADS',
       'FILES_UPLOAD_RATE_LIMIT',

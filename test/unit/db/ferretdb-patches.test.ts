@@ -6,9 +6,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyFilePatch, applySeries, parsePatch, readSeries, SERIES_DIR, seriesBuildId } from '../../../src/db/ferretdb-patches';
+import {
+  applyFilePatch,
+  applySeries,
+  parsePatch,
+  readSeries,
+  SERIES_DIR,
+  seriesBuildId,
+} from '../../../src/db/ferretdb-patches';
 
-const source = ['package x', '', 'func a() int {', '\treturn 1', '}', '', 'func b() int {', '\treturn 2', '}', ''].join('\n');
+const source = ['package x', '', 'func a() int {', '\treturn 1', '}', '', 'func b() int {', '\treturn 2', '}', ''].join(
+  '\n',
+);
 const patch = `Subject: a test patch
 
 --- a/x.go
@@ -34,17 +43,23 @@ describe('applying a patch', () => {
   it('applies every hunk at the line it names, text before the first file being a description', () => {
     const [file] = parsePatch(patch, 'test.patch');
     expect(file.path).toBe('x.go');
-    expect(applyFilePatch(source, file, 'test.patch')).toBe(source.replace('\treturn 1', '\t// changed\n\treturn 10').replace('\treturn 2', '\treturn 20'));
+    expect(applyFilePatch(source, file, 'test.patch')).toBe(
+      source.replace('\treturn 1', '\t// changed\n\treturn 10').replace('\treturn 2', '\treturn 20'),
+    );
   });
 
   it('refuses a source whose lines moved (no offsets, no fuzz)', () => {
     const [file] = parsePatch(patch, 'test.patch');
-    expect(() => applyFilePatch(`// one more line\n${source}`, file, 'test.patch')).toThrow(/does not apply to x.go at @@ -3,3/);
+    expect(() => applyFilePatch(`// one more line\n${source}`, file, 'test.patch')).toThrow(
+      /does not apply to x.go at @@ -3,3/,
+    );
   });
 
   it('refuses a source whose lines differ', () => {
     const [file] = parsePatch(patch, 'test.patch');
-    expect(() => applyFilePatch(source.replace('return 2', 'return 3'), file, 'test.patch')).toThrow(/does not apply to x.go at @@ -8,1/);
+    expect(() => applyFilePatch(source.replace('return 2', 'return 3'), file, 'test.patch')).toThrow(
+      /does not apply to x.go at @@ -8,1/,
+    );
   });
 
   it('refuses malformed patches and patches that add, delete or rename files', () => {
@@ -86,7 +101,10 @@ describe('the series', () => {
 
     fs.appendFileSync(path.join(dir, 'files/internal/handler/sjson/agora_decode.go'), '\n');
     expect(seriesBuildId('v1.24.2', dir)).not.toBe(id);
-    fs.copyFileSync(path.join(SERIES_DIR, 'files/internal/handler/sjson/agora_decode.go'), path.join(dir, 'files/internal/handler/sjson/agora_decode.go'));
+    fs.copyFileSync(
+      path.join(SERIES_DIR, 'files/internal/handler/sjson/agora_decode.go'),
+      path.join(dir, 'files/internal/handler/sjson/agora_decode.go'),
+    );
 
     fs.appendFileSync(path.join(dir, 'files/internal/handler/sjson/agora_decode_test.go'), '\n');
     expect(seriesBuildId('v1.24.2', dir)).toBe(id);

@@ -2,7 +2,13 @@ import { TopicCommentCache } from '../../../src/discussion/comment-cache';
 import type { CommentDoc } from '../../../src/discussion/models';
 
 const doc = (id: number, topicId = 1): CommentDoc =>
-  ({ _id: id, topicId, markdown: `md ${id}`, html: `<p>${id}</p>`, labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 } }) as unknown as CommentDoc;
+  ({
+    _id: id,
+    topicId,
+    markdown: `md ${id}`,
+    html: `<p>${id}</p>`,
+    labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 },
+  }) as unknown as CommentDoc;
 const docs = (n: number, topicId = 1) => Array.from({ length: n }, (_, i) => doc(i + 1, topicId));
 
 let clock = 0;

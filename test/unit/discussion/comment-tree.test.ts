@@ -9,7 +9,8 @@ function c(id: number, parentId: number | null, at: string, extra: Partial<TreeI
 }
 
 const ids = (nodes: TreeNode<TreeInput>[]) => nodes.map((n) => n.comment.id);
-const shape = (nodes: TreeNode<TreeInput>[]): unknown => nodes.map((n) => (n.children.length ? [n.comment.id, shape(n.children)] : n.comment.id));
+const shape = (nodes: TreeNode<TreeInput>[]): unknown =>
+  nodes.map((n) => (n.children.length ? [n.comment.id, shape(n.children)] : n.comment.id));
 
 describe('labels (6.3)', () => {
   it('exemplary is active from weight 0.5, the others from 1.0', () => {
@@ -41,9 +42,15 @@ describe('labels (6.3)', () => {
 describe('relevance key (6.2)', () => {
   it('takes the first matching case', () => {
     expect(relevanceKey({ removed: true, votes: 50, labelWeights: { exemplary: 3 } as never })).toEqual([-100, 0]);
-    expect(relevanceKey({ removed: false, votes: 3, labelWeights: { noise: 1, offtopic: 1 } as never })).toEqual([-2, 3]);
-    expect(relevanceKey({ removed: false, votes: 3, labelWeights: { offtopic: 1, joke: 1 } as never })).toEqual([-1, 3]);
-    expect(relevanceKey({ removed: false, votes: 7, labelWeights: { joke: 1, exemplary: 1 } as never })).toEqual([3, 0]);
+    expect(relevanceKey({ removed: false, votes: 3, labelWeights: { noise: 1, offtopic: 1 } as never })).toEqual([
+      -2, 3,
+    ]);
+    expect(relevanceKey({ removed: false, votes: 3, labelWeights: { offtopic: 1, joke: 1 } as never })).toEqual([
+      -1, 3,
+    ]);
+    expect(relevanceKey({ removed: false, votes: 7, labelWeights: { joke: 1, exemplary: 1 } as never })).toEqual([
+      3, 0,
+    ]);
     expect(relevanceKey({ removed: false, votes: 4, labelWeights: { exemplary: 1 } as never })).toEqual([8, 0]);
     expect(relevanceKey({ removed: false, votes: 4 })).toEqual([4, 0]);
   });
@@ -66,7 +73,12 @@ describe('relevance key (6.2)', () => {
 });
 
 describe('ordering (6.2)', () => {
-  const list = [c(1, null, '10:00', { votes: 1 }), c(2, null, '09:00', { votes: 5 }), c(3, null, '11:00', { votes: 5 }), c(4, null, '11:00', { votes: 0 })];
+  const list = [
+    c(1, null, '10:00', { votes: 1 }),
+    c(2, null, '09:00', { votes: 5 }),
+    c(3, null, '11:00', { votes: 5 }),
+    c(4, null, '11:00', { votes: 0 }),
+  ];
   it.each([
     ['posted', [2, 1, 3, 4]],
     ['newest', [3, 4, 1, 2]],
@@ -78,7 +90,13 @@ describe('ordering (6.2)', () => {
 
   it('applies at every level and keeps posting order on ties (created_at, then id)', () => {
     const roots = buildCommentTree(
-      [c(1, null, '10:00'), c(5, 1, '10:05', { votes: 1 }), c(3, 1, '10:05', { votes: 1 }), c(4, 1, '10:01', { votes: 1 }), c(2, 1, '10:10', { votes: 3 })],
+      [
+        c(1, null, '10:00'),
+        c(5, 1, '10:05', { votes: 1 }),
+        c(3, 1, '10:05', { votes: 1 }),
+        c(4, 1, '10:01', { votes: 1 }),
+        c(2, 1, '10:10', { votes: 3 }),
+      ],
       'votes',
     );
     expect(shape(roots)).toEqual([[1, [2, 4, 3, 5]]]);
@@ -146,7 +164,10 @@ describe('collapsing (6.5)', () => {
   });
 
   it('collapses noise for everyone but its author, anonymous included', () => {
-    const list = [c(1, null, '10:00', { labelWeights: { noise: 1 } as never }), c(2, null, '10:00', { authorId: viewerId, labelWeights: { noise: 1 } as never })];
+    const list = [
+      c(1, null, '10:00', { labelWeights: { noise: 1 } as never }),
+      c(2, null, '10:00', { authorId: viewerId, labelWeights: { noise: 1 } as never }),
+    ];
     const anon = buildCommentTree(list, 'posted');
     collapseTree(anon, null);
     expect(states(anon)).toEqual({ 1: 'full', 2: 'full' });
@@ -163,7 +184,11 @@ describe('collapsing (6.5)', () => {
   });
 
   it('opens the parent of a new comment even when noise collapsed it, but not a new noise comment itself', () => {
-    const list = [c(1, null, '10:00', { labelWeights: { noise: 1 } as never }), c(2, 1, '13:00', { labelWeights: { noise: 1 } as never }), c(3, null, '09:00')];
+    const list = [
+      c(1, null, '10:00', { labelWeights: { noise: 1 } as never }),
+      c(2, 1, '13:00', { labelWeights: { noise: 1 } as never }),
+      c(3, null, '09:00'),
+    ];
     const roots = buildCommentTree(list, 'posted');
     collapseTree(roots, { userId: viewerId, previousVisit: T('12:00'), collapseOldComments: true });
     expect(states(roots)).toEqual({ 3: 'full', 1: 'open', 2: 'full' });
@@ -181,7 +206,13 @@ describe('collapsing (6.5)', () => {
   });
 
   it('never treats deleted, removed or own comments as new', () => {
-    const list = [c(1, null, '10:00'), c(2, 1, '13:00', { removed: true }), c(3, null, '10:00'), c(4, 3, '13:00', mine), c(5, null, '10:00')];
+    const list = [
+      c(1, null, '10:00'),
+      c(2, 1, '13:00', { removed: true }),
+      c(3, null, '10:00'),
+      c(4, 3, '13:00', mine),
+      c(5, null, '10:00'),
+    ];
     const roots = buildCommentTree(list, 'posted');
     collapseTree(roots, { userId: viewerId, previousVisit: T('12:00'), collapseOldComments: true });
     // Nothing is new, so everything at the top would be full and 2.3 resets it.
@@ -190,17 +221,28 @@ describe('collapsing (6.5)', () => {
 });
 
 describe('tree properties', () => {
-  const arbComments = fc.array(fc.record({ parent: fc.nat(), votes: fc.nat(20), minute: fc.nat(600), deleted: fc.boolean(), removed: fc.boolean() }), { maxLength: 60 }).map((rows) =>
-    rows.map((r, i): TreeInput => ({
-      id: i + 1,
-      parentId: i === 0 || r.parent % 3 === 0 ? null : 1 + (r.parent % i),
-      authorId: r.parent % 5,
-      createdAt: new Date(Date.UTC(2026, 2, 1, 0, r.minute)),
-      votes: r.votes,
-      deleted: r.deleted,
-      removed: r.removed,
-    })),
-  );
+  const arbComments = fc
+    .array(
+      fc.record({
+        parent: fc.nat(),
+        votes: fc.nat(20),
+        minute: fc.nat(600),
+        deleted: fc.boolean(),
+        removed: fc.boolean(),
+      }),
+      { maxLength: 60 },
+    )
+    .map((rows) =>
+      rows.map((r, i): TreeInput => ({
+        id: i + 1,
+        parentId: i === 0 || r.parent % 3 === 0 ? null : 1 + (r.parent % i),
+        authorId: r.parent % 5,
+        createdAt: new Date(Date.UTC(2026, 2, 1, 0, r.minute)),
+        votes: r.votes,
+        deleted: r.deleted,
+        removed: r.removed,
+      })),
+    );
 
   it('keeps exactly the comments that are live or have a live descendant, each once, with consistent depths', () => {
     fc.assert(
@@ -208,9 +250,12 @@ describe('tree properties', () => {
         const roots = buildCommentTree(list, order);
         const all = walk(roots);
         const byId = new Map(list.map((x) => [x.id, x]));
-        const liveBelow = (id: number): boolean => !byId.get(id)!.deleted || list.some((x) => x.parentId === id && liveBelow(x.id));
+        const liveBelow = (id: number): boolean =>
+          !byId.get(id)!.deleted || list.some((x) => x.parentId === id && liveBelow(x.id));
         expect(new Set(all.map((n) => n.comment.id)).size).toBe(all.length);
-        expect(all.map((n) => n.comment.id).sort((a, b) => a - b)).toEqual(list.filter((x) => liveBelow(x.id)).map((x) => x.id));
+        expect(all.map((n) => n.comment.id).sort((a, b) => a - b)).toEqual(
+          list.filter((x) => liveBelow(x.id)).map((x) => x.id),
+        );
         for (const n of all) expect(n.depth).toBe(n.parent ? n.parent.depth + 1 : 0);
       }),
     );

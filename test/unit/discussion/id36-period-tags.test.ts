@@ -29,7 +29,8 @@ describe('id36 (1.2)', () => {
   it('parses mixed cursors with a lowercase t-/c- prefix only', () => {
     expect(parseMixedCursor('t-1a')).toEqual({ kind: 'topic', id: 46 });
     expect(parseMixedCursor('c-2V')).toEqual({ kind: 'comment', id: 103 });
-    for (const bad of ['1a', 'T-1a', 'x-1a', 't-', 't-0', 't-01', 'c_1a', 't-1a-']) expect(parseMixedCursor(bad)).toBeUndefined();
+    for (const bad of ['1a', 'T-1a', 'x-1a', 't-', 't-0', 't-01', 'c_1a', 't-1a-'])
+      expect(parseMixedCursor(bad)).toBeUndefined();
     expect(formatMixedCursor('topic', 46)).toBe('t-1a');
     expect(formatMixedCursor('comment', 103)).toBe('c-2v');
   });
@@ -66,7 +67,8 @@ describe('tag filter (5.3)', () => {
     expect(parseTagFilter('Hello_World')).toEqual({ ok: true, key: 'hello_world' });
     expect(parseTagFilter('hello world')).toEqual({ ok: true, key: 'hello_world' });
     expect(parseTagFilter('ask.survey')).toEqual({ ok: true, key: 'ask.survey' });
-    for (const bad of ['a-b', 'é', 'a/b', '', 'a\tb', '\u212a']) expect(parseTagFilter(bad)).toEqual({ ok: false, error: 'chars' });
+    for (const bad of ['a-b', 'é', 'a/b', '', 'a\tb', '\u212a'])
+      expect(parseTagFilter(bad)).toEqual({ ok: false, error: 'chars' });
     for (const bad of ['a..b', '.a', 'a.', '.']) expect(parseTagFilter(bad)).toEqual({ ok: false, error: 'path' });
   });
 
@@ -88,7 +90,9 @@ describe('tag filter (5.3)', () => {
   });
 
   it('lists every contiguous run of labels', () => {
-    expect(tagMatchKeys(['meta.ask.survey']).sort()).toEqual(['ask', 'ask.survey', 'meta', 'meta.ask', 'meta.ask.survey', 'survey'].sort());
+    expect(tagMatchKeys(['meta.ask.survey']).sort()).toEqual(
+      ['ask', 'ask.survey', 'meta', 'meta.ask', 'meta.ask.survey', 'survey'].sort(),
+    );
   });
 });
 

@@ -1,12 +1,21 @@
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
 import { reprList, reprString, reprValue } from '../../../src/rest/beta/python-repr';
-import { contentMetadata, countWords, formatWordCount, slugify, sourceSiteName } from '../../../src/discussion/rules/text';
+import {
+  contentMetadata,
+  countWords,
+  formatWordCount,
+  slugify,
+  sourceSiteName,
+} from '../../../src/discussion/rules/text';
 
 describe('slug (4.2)', () => {
   it.each([
     ["What's your favourite editor?", 'whats_your_favourite_editor'],
     ['Café & crème', 'caf%C3%A9_cr%C3%A8me'],
-    ["Live performance of 'Clair de Lune' on a restored Pleyel", 'live_performance_of_clair_de_lune_on_a_restored_pleyel'],
+    [
+      "Live performance of 'Clair de Lune' on a restored Pleyel",
+      'live_performance_of_clair_de_lune_on_a_restored_pleyel',
+    ],
     ['Which board games work well with two players?', 'which_board_games_work_well_with_two_players'],
     ['It’s __ fine --- really', 'its_fine_really'],
     ['???', ''],
@@ -71,7 +80,9 @@ describe('word count (4.4)', () => {
 
 describe('markdown', () => {
   it('renders without raw HTML and without a trailing newline', () => {
-    expect(renderMarkdown('I use restic to an external drive. What do you use?')).toBe('<p>I use restic to an external drive. What do you use?</p>');
+    expect(renderMarkdown('I use restic to an external drive. What do you use?')).toBe(
+      '<p>I use restic to an external drive. What do you use?</p>',
+    );
     expect(renderMarkdown('<script>alert(1)</script>')).toBe('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
     expect(renderMarkdown('   ')).toBe('');
   });
@@ -90,7 +101,7 @@ describe('Python-style repr (2.3, 2.4)', () => {
   it('quotes strings like Python', () => {
     expect(reprString('foo')).toBe("'foo'");
     expect(reprString("it's")).toBe('"it\'s"');
-    expect(reprString('say "hi"')).toBe("'say \"hi\"'");
+    expect(reprString('say "hi"')).toBe('\'say "hi"\'');
     expect(reprString('it\'s "x"')).toBe("'it\\'s \"x\"'");
     expect(reprString('a\\b')).toBe("'a\\\\b'");
     expect(reprString('a\nb\rc\td')).toBe("'a\\nb\\rc\\td'");

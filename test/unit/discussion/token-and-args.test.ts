@@ -26,10 +26,13 @@ describe('tokens (3.3, 3.4)', () => {
   it('rejects a wrong secret, a tampered payload or signature, and malformed tokens', () => {
     expect(verifyToken(EXAMPLE, `${SECRET}x`, NOW)).toBeNull();
     const [h, p, sig] = EXAMPLE.split('.') as [string, string, string];
-    const payload = Buffer.from(JSON.stringify({ sub: '1', username: 'bob', iat: NOW, exp: NOW + 99, tv: 0 })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: '1', username: 'bob', iat: NOW, exp: NOW + 99, tv: 0 })).toString(
+      'base64url',
+    );
     expect(verifyToken(`${h}.${payload}.${sig}`, SECRET, NOW)).toBeNull();
     expect(verifyToken(`${h}.${p}.${sig.slice(0, -2)}AA`, SECRET, NOW)).toBeNull();
-    for (const bad of ['', 'x.y.z', 'a.b', `${EXAMPLE}.x`, `${h}.${p}.`, `${h}..${sig}`]) expect(verifyToken(bad, SECRET, NOW)).toBeNull();
+    for (const bad of ['', 'x.y.z', 'a.b', `${EXAMPLE}.x`, `${h}.${p}.`, `${h}..${sig}`])
+      expect(verifyToken(bad, SECRET, NOW)).toBeNull();
   });
 
   it('rejects alg none and every algorithm but HS256', () => {
@@ -59,7 +62,8 @@ describe('tokens (3.3, 3.4)', () => {
     expect(bearerToken('Bearer abc')).toBe('abc');
     expect(bearerToken('bearer abc')).toBe('abc');
     expect(bearerToken('BEARER   abc')).toBe('abc');
-    for (const bad of ['', 'Bearer', 'Bearer ', 'Basic abc', 'abc', 'Bearer a b', 'Token abc']) expect(bearerToken(bad)).toBeNull();
+    for (const bad of ['', 'Bearer', 'Bearer ', 'Basic abc', 'abc', 'Bearer a b', 'Token abc'])
+      expect(bearerToken(bad)).toBeNull();
   });
 });
 
@@ -101,7 +105,9 @@ describe('parameter checks (2.3): the /api/beta query classes', () => {
     expect(list({ after: 't-1a' })).toEqual([{ exception: 'ValidationError', message: pattern, field: 'after' }]);
     expect(items(HistoryQuery, { after: '1a' })).toHaveLength(1);
     expect(historyPageInput({ after: 'c-1a' }).after).toBe('c-1a');
-    expect(list({ period: '1w' })).toEqual([{ exception: 'ValidationError', message: 'Invalid time period', field: 'period' }]);
+    expect(list({ period: '1w' })).toEqual([
+      { exception: 'ValidationError', message: 'Invalid time period', field: 'period' },
+    ]);
     expect(list({ tag: 'a-b' })[0]!.message).toBe('Only letters, numbers, and spaces allowed.');
     expect(list({ tag: 'a..b' })[0]!.message).toBe('Invalid path');
     expect(list({ before: 'x', after: '' })).toEqual([
@@ -110,7 +116,7 @@ describe('parameter checks (2.3): the /api/beta query classes', () => {
     ]);
   });
 
-  it('lists every problem in the spec\'s order, at most one per parameter', () => {
+  it("lists every problem in the spec's order, at most one per parameter", () => {
     const all = list({ order: 'x', tag: '!', period: 'y', after: '0', before: '0', limit: 'z' });
     expect(all.map((i) => [i.exception, i.field])).toEqual([
       ['ParameterValidationError', 'limit'],
@@ -128,14 +134,29 @@ describe('keyset page flags (5.6)', () => {
   const id = (n: number) => String(n);
   it('follows the worked example', () => {
     // Without a cursor: next when limit+1 rows exist, never prev.
-    expect(pageFromRows([5, 4, 3], 2, 'first', id).pageInfo).toEqual({ hasNext: true, hasPrev: false, firstCursor: '5', lastCursor: '4' });
+    expect(pageFromRows([5, 4, 3], 2, 'first', id).pageInfo).toEqual({
+      hasNext: true,
+      hasPrev: false,
+      firstCursor: '5',
+      lastCursor: '4',
+    });
     // after: prev whenever non-empty.
-    expect(pageFromRows([1], 2, 'after', id).pageInfo).toEqual({ hasNext: false, hasPrev: true, firstCursor: '1', lastCursor: '1' });
+    expect(pageFromRows([1], 2, 'after', id).pageInfo).toEqual({
+      hasNext: false,
+      hasPrev: true,
+      firstCursor: '1',
+      lastCursor: '1',
+    });
     // before: rows arrive nearest first and are shown in display order; next whenever non-empty.
     const before = pageFromRows([4, 5], 2, 'before', id);
     expect(before.items).toEqual([5, 4]);
     expect(before.pageInfo).toEqual({ hasNext: true, hasPrev: false, firstCursor: '5', lastCursor: '4' });
     expect(pageFromRows([4, 5, 6], 2, 'before', id).pageInfo.hasPrev).toBe(true);
-    expect(pageFromRows([], 2, 'after', id).pageInfo).toEqual({ hasNext: false, hasPrev: false, firstCursor: null, lastCursor: null });
+    expect(pageFromRows([], 2, 'after', id).pageInfo).toEqual({
+      hasNext: false,
+      hasPrev: false,
+      firstCursor: null,
+      lastCursor: null,
+    });
   });
 });

@@ -1,5 +1,12 @@
 /** docs/files-api.md §4.5 (the whole table) and the collision rule of §4.6. */
-import { computeName, isReservedName, MAX_FILENAME_LENGTH, nextBare, randomBare, splitRequestedName } from '../../../src/files/filename';
+import {
+  computeName,
+  isReservedName,
+  MAX_FILENAME_LENGTH,
+  nextBare,
+  randomBare,
+  splitRequestedName,
+} from '../../../src/files/filename';
 
 const RAND = /^[a-z0-9]{8}$/;
 const TEXT = 'txt';
@@ -52,13 +59,15 @@ describe('§4.5 filename table', () => {
   });
 
   it('every computed name contains a dot', () => {
-    for (const r of ['', 'a', '.', '...', 'x.', '.y', '✓', ' ']) expect(computeName(r, false, TEXT).name).toContain('.');
+    for (const r of ['', 'a', '.', '...', 'x.', '.y', '✓', ' '])
+      expect(computeName(r, false, TEXT).name).toContain('.');
   });
 
   it('index.html and robots.txt are reserved (the caller answers 400 Prohibited filename)', () => {
     expect(isReservedName(computeName('index.html', false, TEXT).name)).toBe(true);
     expect(isReservedName(computeName('robots.txt', false, TEXT).name)).toBe(true);
-    for (const n of ['favicon.ico', 'index.htm', 'index.php', 'crossdomain.xml', 'INDEX.HTML']) expect(isReservedName(n)).toBe(true);
+    for (const n of ['favicon.ico', 'index.htm', 'index.php', 'crossdomain.xml', 'INDEX.HTML'])
+      expect(isReservedName(n)).toBe(true);
     expect(isReservedName('graphql.txt')).toBe(false);
   });
 

@@ -2,12 +2,19 @@
 import { applyMap, MapError } from '../../../src/graphql/uploads/map';
 import { Upload } from '../../../src/graphql/uploads/upload';
 
-const ops = () => ({ query: 'mutation($f: Upload!, $l: [Upload]) { a }', variables: { f: null, l: [null, null], nested: { g: null } } });
+const ops = () => ({
+  query: 'mutation($f: Upload!, $l: [Upload]) { a }',
+  variables: { f: null, l: [null, null], nested: { g: null } },
+});
 
 describe('GraphQL multipart map', () => {
   it('puts one Upload per entry at every path it names', () => {
     const o = ops();
-    const uploads = applyMap(o, { '1': ['variables.f'], '2': ['variables.l.0', 'variables.l.1'], x: ['variables.nested.g'] }, 10);
+    const uploads = applyMap(
+      o,
+      { '1': ['variables.f'], '2': ['variables.l.0', 'variables.l.1'], x: ['variables.nested.g'] },
+      10,
+    );
     expect([...uploads.keys()]).toEqual(['1', '2', 'x']);
     expect(o.variables.f).toBe(uploads.get('1'));
     expect(o.variables.l[0]).toBe(uploads.get('2'));

@@ -1,6 +1,16 @@
 /** docs/files-api.md §4.7 salted scrypt keys, §10 API keys and the linx auth-file test vectors. */
 import crypto from 'node:crypto';
-import { apiKeyDigest, hashGeneratedSecret, hashSecret, linxAuthLine, matchesAuthFile, newApiKey, parseAuthFile, randomDeleteKey, verifySecret } from '../../../src/files/keys';
+import {
+  apiKeyDigest,
+  hashGeneratedSecret,
+  hashSecret,
+  linxAuthLine,
+  matchesAuthFile,
+  newApiKey,
+  parseAuthFile,
+  randomDeleteKey,
+  verifySecret,
+} from '../../../src/files/keys';
 
 describe('§10 auth-file test vectors', () => {
   it.each([
@@ -9,7 +19,8 @@ describe('§10 auth-file test vectors', () => {
     ['', 'QwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog='],
   ])('%j → %s', async (key, line) => expect(await linxAuthLine(key)).toBe(line));
 
-  const file = '# linx keys\n\n  +WF9cp911lSS1SnCRFBwu7rWQ5qeK8t7oFgq9pNHER8=  \nnot base64!\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\r\nQwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n';
+  const file =
+    '# linx keys\n\n  +WF9cp911lSS1SnCRFBwu7rWQ5qeK8t7oFgq9pNHER8=  \nnot base64!\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\r\nQwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n';
   it('skips blank lines, comments and malformed lines', () => expect(parseAuthFile(file)).toHaveLength(3));
   it('accepts the keys of its lines', async () => {
     const hashes = parseAuthFile(file);
@@ -32,7 +43,9 @@ describe('§4.7 delete and access keys', () => {
     expect(scheme).toBe('scrypt');
     expect(Buffer.from(salt!, 'base64')).toHaveLength(16);
     expect(Buffer.from(hash!, 'base64')).toHaveLength(32);
-    expect(Buffer.from(hash!, 'base64')).toEqual(crypto.scryptSync('pw1', Buffer.from(salt!, 'base64'), 32, { N: 16384, r: 8, p: 1 }));
+    expect(Buffer.from(hash!, 'base64')).toEqual(
+      crypto.scryptSync('pw1', Buffer.from(salt!, 'base64'), 32, { N: 16384, r: 8, p: 1 }),
+    );
     expect(await verifySecret('pw1', a)).toBe(true);
     expect(await verifySecret('pw2', a)).toBe(false);
     expect(await verifySecret('', a)).toBe(false);

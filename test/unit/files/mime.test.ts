@@ -4,7 +4,8 @@ import { detectMime, SNIFF_WINDOW } from '../../../src/files/mime';
 import { streamInto } from '../../../src/files/receive';
 import type { TempObject } from '../../../src/storage';
 
-const b = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const b = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 const pad = (head: Buffer, to = 600) => Buffer.concat([head, Buffer.alloc(Math.max(0, to - head.length), 0x00)]);
 
 describe('§5 signatures', () => {
@@ -46,10 +47,17 @@ describe('§5 signatures', () => {
 });
 
 describe('§5 byte-order marks', () => {
-  it('EF BB BF → text/plain; charset=utf-8', () => expect(detectMime(b([0xef, 0xbb, 0xbf], 'hi')).mimetype).toBe('text/plain; charset=utf-8'));
-  it('FF FE 68 00 69 00 → text/plain; charset=utf-16le', () => expect(detectMime(b([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00]))).toEqual({ mimetype: 'text/plain; charset=utf-16le', ext: 'txt' }));
-  it('FE FF → text/plain; charset=utf-16be', () => expect(detectMime(b([0xfe, 0xff, 0x00, 0x68])).mimetype).toBe('text/plain; charset=utf-16be'));
-  it('a BOM comes before the markup rules', () => expect(detectMime(b([0xef, 0xbb, 0xbf], '<svg>')).mimetype).toBe('text/plain; charset=utf-8'));
+  it('EF BB BF → text/plain; charset=utf-8', () =>
+    expect(detectMime(b([0xef, 0xbb, 0xbf], 'hi')).mimetype).toBe('text/plain; charset=utf-8'));
+  it('FF FE 68 00 69 00 → text/plain; charset=utf-16le', () =>
+    expect(detectMime(b([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00]))).toEqual({
+      mimetype: 'text/plain; charset=utf-16le',
+      ext: 'txt',
+    }));
+  it('FE FF → text/plain; charset=utf-16be', () =>
+    expect(detectMime(b([0xfe, 0xff, 0x00, 0x68])).mimetype).toBe('text/plain; charset=utf-16be'));
+  it('a BOM comes before the markup rules', () =>
+    expect(detectMime(b([0xef, 0xbb, 0xbf], '<svg>')).mimetype).toBe('text/plain; charset=utf-8'));
 });
 
 describe('§5 text rules', () => {
@@ -70,15 +78,22 @@ describe('§5 text rules', () => {
     expect(text('\r\n<HTML><body>').mimetype).toBe('text/html; charset=utf-8');
     expect(text('<p>not a page</p>').mimetype).toBe('text/plain; charset=utf-8');
   });
-  it('xml: <?xml without <svg', () => expect(text('<?xml version="1.0"?><feed/>')).toEqual({ mimetype: 'text/xml; charset=utf-8', ext: 'xml' }));
+  it('xml: <?xml without <svg', () =>
+    expect(text('<?xml version="1.0"?><feed/>')).toEqual({ mimetype: 'text/xml; charset=utf-8', ext: 'xml' }));
   it('control bytes 00–08, 0B, 0E–1A, 1C–1F make it binary; 09, 0A, 0C, 0D, 1B do not', () => {
-    for (const c of [0x00, 0x08, 0x0b, 0x0e, 0x1a, 0x1c, 0x1f]) expect(detectMime(b('ab', [c], 'cd'))).toEqual({ mimetype: 'application/octet-stream', ext: 'file' });
-    for (const c of [0x09, 0x0a, 0x0c, 0x0d, 0x1b]) expect(detectMime(b('ab', [c], 'cd')).mimetype).toBe('text/plain; charset=utf-8');
+    for (const c of [0x00, 0x08, 0x0b, 0x0e, 0x1a, 0x1c, 0x1f])
+      expect(detectMime(b('ab', [c], 'cd'))).toEqual({ mimetype: 'application/octet-stream', ext: 'file' });
+    for (const c of [0x09, 0x0a, 0x0c, 0x0d, 0x1b])
+      expect(detectMime(b('ab', [c], 'cd')).mimetype).toBe('text/plain; charset=utf-8');
     expect(detectMime(b([0x00, 0x01, 0x02, 0x03])).mimetype).toBe('application/octet-stream');
   });
   it('only the first 512 bytes are looked at', () => {
-    expect(detectMime(Buffer.concat([Buffer.alloc(SNIFF_WINDOW, 0x61), Buffer.from([0x00])])).mimetype).toBe('text/plain; charset=utf-8');
-    expect(detectMime(Buffer.concat([Buffer.alloc(SNIFF_WINDOW - 1, 0x61), Buffer.from([0x00])])).mimetype).toBe('application/octet-stream');
+    expect(detectMime(Buffer.concat([Buffer.alloc(SNIFF_WINDOW, 0x61), Buffer.from([0x00])])).mimetype).toBe(
+      'text/plain; charset=utf-8',
+    );
+    expect(detectMime(Buffer.concat([Buffer.alloc(SNIFF_WINDOW - 1, 0x61), Buffer.from([0x00])])).mimetype).toBe(
+      'application/octet-stream',
+    );
   });
 });
 
@@ -119,7 +134,9 @@ describe('§5 test vectors through the one-pass stream', () => {
   });
 
   it('FF FE 68 00 69 00 → text/plain; charset=utf-16le', async () => {
-    expect((await run([Buffer.from([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00])])).mime.mimetype).toBe('text/plain; charset=utf-16le');
+    expect((await run([Buffer.from([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00])])).mime.mimetype).toBe(
+      'text/plain; charset=utf-16le',
+    );
   });
 
   it('the sniff window spans chunks and stops at 512 bytes', async () => {
@@ -132,6 +149,9 @@ describe('§5 test vectors through the one-pass stream', () => {
 
   it('exactly the limit is accepted; one byte more is 413 File too large', async () => {
     await expect(run([Buffer.alloc(10)], 10)).resolves.toMatchObject({ size: 10 });
-    await expect(run([Buffer.alloc(6), Buffer.alloc(5)], 10)).rejects.toMatchObject({ status: 413, message: 'File too large' });
+    await expect(run([Buffer.alloc(6), Buffer.alloc(5)], 10)).rejects.toMatchObject({
+      status: 413,
+      message: 'File too large',
+    });
   });
 });

@@ -66,7 +66,10 @@ describe('url-encoded decoder', () => {
 
   it('refuses a field other than content over 64 KiB, and accepts exactly 64 KiB', async () => {
     await expect(decode([`filename=${'a'.repeat(FIELD_LIMIT)}`])).resolves.toBeDefined();
-    await expect(decode([`filename=${'a'.repeat(FIELD_LIMIT + 1)}`])).rejects.toMatchObject({ status: 400, message: 'Bad request' });
+    await expect(decode([`filename=${'a'.repeat(FIELD_LIMIT + 1)}`])).rejects.toMatchObject({
+      status: 400,
+      message: 'Bad request',
+    });
   });
 
   it('streams a large content value without collecting it', async () => {

@@ -112,6 +112,7 @@ describe('Dockerfile', () => {
   });
 
   it('copies what the build needs and the start command runs', () => {
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src/main.ts']) expect(fs.existsSync(path.join(root, f))).toBe(true);
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src/main.ts'])
+      expect(fs.existsSync(path.join(root, f))).toBe(true);
   });
 });

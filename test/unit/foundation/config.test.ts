@@ -13,18 +13,31 @@ describe('loadConfig', () => {
     expect(c.logLevel).toBe('info');
     expect(c.database.uri).toBeUndefined();
     expect(c.demoSeed).toBe(true);
-    expect(c.files).toMatchObject({ storage: 'disk', maxSize: 4294967296, maxExpiry: 0, cleanupInterval: 600, acceptLinxHeaders: true });
+    expect(c.files).toMatchObject({
+      storage: 'disk',
+      maxSize: 4294967296,
+      maxExpiry: 0,
+      cleanupInterval: 600,
+      acceptLinxHeaders: true,
+    });
   });
 
   it('lists every invalid variable at once, each with its reason', () => {
-    const list = problems({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_URL: 'example.org', JWT_SECRET: 'short', FILES_STORAGE: 's3', TRUST_PROXY: 'maybe' });
+    const list = problems({
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      PUBLIC_URL: 'example.org',
+      JWT_SECRET: 'short',
+      FILES_STORAGE: 's3',
+      TRUST_PROXY: 'maybe',
+    });
     expect(list).toHaveLength(6);
     expect(list.join('\n')).toMatch(/^PORT: must be a whole number/m);
     expect(list.join('\n')).toMatch(/^LOG_LEVEL: must be one of fatal, error/m);
     expect(list.join('\n')).toMatch(/^PUBLIC_URL: must be an absolute URL/m);
     expect(list.join('\n')).toMatch(/^JWT_SECRET: must be at least 32 bytes/m);
     expect(list.join('\n')).toMatch(/^FILES_STORAGE: must be one of disk, gridfs/m);
-    expect(list.join("\n")).toMatch(/^TRUST_PROXY: must be true\/false, a number of proxy hops/m);
+    expect(list.join('\n')).toMatch(/^TRUST_PROXY: must be true\/false, a number of proxy hops/m);
   });
 
   it.each([
@@ -47,7 +60,9 @@ describe('loadConfig', () => {
   });
 
   it('requires JWT_SECRET in production', () => {
-    expect(problems({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^JWT_SECRET: is required when NODE_ENV=production/)]);
+    expect(problems({ NODE_ENV: 'production' })).toEqual([
+      expect.stringMatching(/^JWT_SECRET: is required when NODE_ENV=production/),
+    ]);
     expect(problems({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) })).toEqual([]);
   });
 
@@ -66,8 +81,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' })).toMatchObject({ trustProxy: true, proxyTrust: 1 });
     expect(loadConfig({ TRUST_PROXY: '2' })).toMatchObject({ trustProxy: true, proxyTrust: 2 });
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' })).toMatchObject({ trustProxy: true, proxyTrust: '10.0.0.0/8,127.0.0.1,::1' });
-    expect(problems({ TRUST_PROXY: 'everyone' })).toEqual([expect.stringMatching(/^TRUST_PROXY: must be true\/false, a number of proxy hops, or proxy addresses/)]);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' })).toMatchObject({
+      trustProxy: true,
+      proxyTrust: '10.0.0.0/8,127.0.0.1,::1',
+    });
+    expect(problems({ TRUST_PROXY: 'everyone' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: must be true\/false, a number of proxy hops, or proxy addresses/),
+    ]);
   });
 
   it('does not seed demo data in production (its passwords are public) unless asked', () => {

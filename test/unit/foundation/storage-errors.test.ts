@@ -10,7 +10,7 @@ const sqliteFull = Object.assign(new Error('[db.go:167 fsql.(*DB).InTransaction]
 });
 
 describe('out of space', () => {
-  it('recognises ENOSPC, EDQUOT, SQLite\'s SQLITE_FULL through FerretDB and MongoDB\'s OutOfDiskSpace', () => {
+  it("recognises ENOSPC, EDQUOT, SQLite's SQLITE_FULL through FerretDB and MongoDB's OutOfDiskSpace", () => {
     expect(isNoSpaceError(enospc)).toBe(true);
     expect(isNoSpaceError(Object.assign(new Error('quota'), { code: 'EDQUOT' }))).toBe(true);
     expect(isNoSpaceError(sqliteFull)).toBe(true);
@@ -47,7 +47,10 @@ describe('socket errors', () => {
 
 describe('a bulk insert cut off by the database going away', () => {
   // As the driver builds it: the MongoNetworkError's message, no per-document write errors.
-  const cut = Object.assign(new Error('connection 44 to 127.0.0.1:24631 closed'), { name: 'MongoBulkWriteError', writeErrors: [] });
+  const cut = Object.assign(new Error('connection 44 to 127.0.0.1:24631 closed'), {
+    name: 'MongoBulkWriteError',
+    writeErrors: [],
+  });
   const duplicate = Object.assign(new Error('E11000 duplicate key'), {
     name: 'MongoBulkWriteError',
     code: 11000,

@@ -19,20 +19,34 @@ const resolvers = {
   echo: ({ s }: { s: unknown }) => String(s),
 };
 (sdl.getType('Item') as GraphQLUnionType).resolveType = (v) => ((v as { kind: string }).kind === 'a' ? 'A' : 'B');
-for (const [name, resolve] of Object.entries(resolvers)) sdl.getQueryType()!.getFields()[name]!.resolve = (_s, args) => (resolve as (a: unknown) => unknown)(args);
+for (const [name, resolve] of Object.entries(resolvers))
+  sdl.getQueryType()!.getFields()[name]!.resolve = (_s, args) => (resolve as (a: unknown) => unknown)(args);
 
 async function executorOf(schema: GraphQLSchema): Promise<GatewayExecutor> {
   return (await jitGateway(schema).load({ apollo: {} as never })).executor!;
 }
-function run(executor: GatewayExecutor, query: string, variables: Record<string, unknown> = {}, operationName?: string) {
+function run(
+  executor: GatewayExecutor,
+  query: string,
+  variables: Record<string, unknown> = {},
+  operationName?: string,
+) {
   const document = parse(query);
   const operation = getOperationAST(document, operationName);
-  return executor({ document, operation, operationName: operation?.name?.value ?? null, request: { query, variables, operationName }, context: {} } as unknown as GatewayGraphQLRequestContext);
+  return executor({
+    document,
+    operation,
+    operationName: operation?.name?.value ?? null,
+    request: { query, variables, operationName },
+    context: {},
+  } as unknown as GatewayGraphQLRequestContext);
 }
 
 it('runs operations, unions included', async () => {
   const ex = await executorOf(sdl);
-  expect(await run(ex, '{ a: item(kind: "a") { ... on A { a } } b: item(kind: "b") { __typename ... on B { b } } }')).toEqual({ data: { a: { a: 1 }, b: { __typename: 'B', b: 2 } } });
+  expect(
+    await run(ex, '{ a: item(kind: "a") { ... on A { a } } b: item(kind: "b") { __typename ... on B { b } } }'),
+  ).toEqual({ data: { a: { a: 1 }, b: { __typename: 'B', b: 2 } } });
 });
 
 it('gives resolver errors as graphql-js GraphQLErrors (extensions an object, cause kept)', async () => {
@@ -45,7 +59,7 @@ it('gives resolver errors as graphql-js GraphQLErrors (extensions an object, cau
   expect((e.originalError as Error).message).toBe('boom');
 });
 
-it('refuses bad variables with graphql-js\'s errors, which point at the variable definition', async () => {
+it("refuses bad variables with graphql-js's errors, which point at the variable definition", async () => {
   const r = await run(await executorOf(sdl), 'query($x: Int!) { n(x: $x) }', { x: 'ten' });
   expect(r.data).toBeUndefined();
   expect(r.errors![0]!.message).toMatch(/^Variable "\$x" got invalid value "ten"/);
@@ -69,7 +83,8 @@ it("Agora's own schema passes that check", () => {
 
 describe('string literals never reach generated code', () => {
   // graphql-jit 0.8 turns this literal into statements of the function it generates.
-  const payload = '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d1)}; globalThis.agoraInjected = 42; const zz = {a: (1';
+  const payload =
+    '__MAGIC_DATE__33a9e76d_02e0_4128_8e92_3530ad3da74d1)}; globalThis.agoraInjected = 42; const zz = {a: (1';
   afterEach(() => {
     delete (globalThis as { agoraInjected?: unknown }).agoraInjected;
   });
@@ -94,7 +109,9 @@ describe('string literals never reach generated code', () => {
   it('hasStringLiteral finds literals anywhere and only them', () => {
     expect(hasStringLiteral(parse('{ n(x: 1) item(kind: $k) { __typename } }'))).toBe(false);
     expect(hasStringLiteral(parse('{ item(kind: "a") { __typename } }'))).toBe(true);
-    expect(hasStringLiteral(parse('query { n(x: 1) @include(if: true) } fragment F on Query { echo(s: "x") }'))).toBe(true);
+    expect(hasStringLiteral(parse('query { n(x: 1) @include(if: true) } fragment F on Query { echo(s: "x") }'))).toBe(
+      true,
+    );
     expect(hasStringLiteral(parse('{ f(input: { a: [1, { b: """x""" }] }) }'))).toBe(true);
   });
 });

@@ -18,14 +18,25 @@ describe('the cost model', () => {
     expect(big).toBeGreaterThan(9 * small);
   });
 
-  it('the issue\'s bounded queries are well within the default limit', () => {
-    expect(cost('{ topics(first: 100) { edges { node { author { username } group { path } voted bookmarked commentCount } } } }')).toBeLessThan(defaults.maxCost);
-    expect(cost('{ topic(id: "1") { commentsFlat { author { username } voted bookmarked } } }')).toBeLessThan(defaults.maxCost);
-    expect(cost('{ user(username: "a") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }')).toBeLessThan(defaults.maxCost);
+  it("the issue's bounded queries are well within the default limit", () => {
+    expect(
+      cost(
+        '{ topics(first: 100) { edges { node { author { username } group { path } voted bookmarked commentCount } } } }',
+      ),
+    ).toBeLessThan(defaults.maxCost);
+    expect(cost('{ topic(id: "1") { commentsFlat { author { username } voted bookmarked } } }')).toBeLessThan(
+      defaults.maxCost,
+    );
+    expect(
+      cost(
+        '{ user(username: "a") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }',
+      ),
+    ).toBeLessThan(defaults.maxCost);
   });
 
   it('a nested comment tree costs linearly in its depth', () => {
-    const level = (n: number): string => (n === 0 ? 'id author { username }' : `id author { username } children { ${level(n - 1)} }`);
+    const level = (n: number): string =>
+      n === 0 ? 'id author { username }' : `id author { username } children { ${level(n - 1)} }`;
     const c4 = cost(`{ topic(id: "1") { comments { ${level(4)} } } }`);
     const c8 = cost(`{ topic(id: "1") { comments { ${level(8)} } } }`);
     expect(c8).toBeLessThan(2.5 * c4);
@@ -33,18 +44,25 @@ describe('the cost model', () => {
   });
 
   it('comment trees of every topic of a page are refused', () => {
-    expect(cost('{ topics(first: 100) { edges { node { threads { nodes { comment { id textHtml } } } } } } }')).toBeGreaterThan(defaults.maxCost);
+    expect(
+      cost('{ topics(first: 100) { edges { node { threads { nodes { comment { id textHtml } } } } } } }'),
+    ).toBeGreaterThan(defaults.maxCost);
   });
 });
 
 describe('the GraphiQL examples and GraphiQL itself', () => {
-  it.each(exampleTabs.map((t, i) => [i, t] as const))('example %i is within the default depth and cost limits', (_i, tab) => {
-    const doc = parse(tab.query);
-    expect(validate(schema, doc, [...specifiedRules, depthLimitRule(defaults.maxDepth)])).toEqual([]);
-    expect(operationCost(schema, doc, undefined, tab.variables ? JSON.parse(tab.variables) : {})).toBeLessThanOrEqual(defaults.maxCost);
-  });
+  it.each(exampleTabs.map((t, i) => [i, t] as const))(
+    'example %i is within the default depth and cost limits',
+    (_i, tab) => {
+      const doc = parse(tab.query);
+      expect(validate(schema, doc, [...specifiedRules, depthLimitRule(defaults.maxDepth)])).toEqual([]);
+      expect(operationCost(schema, doc, undefined, tab.variables ? JSON.parse(tab.variables) : {})).toBeLessThanOrEqual(
+        defaults.maxCost,
+      );
+    },
+  );
 
-  it('GraphiQL\'s own introspection query passes the limits', () => {
+  it("GraphiQL's own introspection query passes the limits", () => {
     const doc = parse(getIntrospectionQuery());
     expect(validate(schema, doc, [depthLimitRule(defaults.maxDepth)])).toEqual([]);
     expect(operationCost(schema, doc, undefined, {})).toBeLessThanOrEqual(defaults.maxCost);

@@ -35,27 +35,42 @@ describe('toPageArgs', () => {
   });
 
   it('uses the REST wording for sizes out of range', () => {
-    expect(issues(() => toPageArgs({ first: 0 }))).toEqual([expect.objectContaining({ field: 'first', message: '0 is less than the minimum of 1' })]);
-    expect(issues(() => toPageArgs({ last: 101, before: 'a' }))).toEqual([expect.objectContaining({ field: 'last', message: '101 is greater than the maximum of 100' })]);
+    expect(issues(() => toPageArgs({ first: 0 }))).toEqual([
+      expect.objectContaining({ field: 'first', message: '0 is less than the minimum of 1' }),
+    ]);
+    expect(issues(() => toPageArgs({ last: 101, before: 'a' }))).toEqual([
+      expect.objectContaining({ field: 'last', message: '101 is greater than the maximum of 100' }),
+    ]);
   });
 
   it('refuses contradictory combinations, naming the argument', () => {
-    expect(issues(() => toPageArgs({ after: 'a', before: 'b' })).map((i) => [i.field, i.message])).toEqual([['before', "Can't specify both after and before."]]);
+    expect(issues(() => toPageArgs({ after: 'a', before: 'b' })).map((i) => [i.field, i.message])).toEqual([
+      ['before', "Can't specify both after and before."],
+    ]);
     expect(issues(() => toPageArgs({ first: 1, last: 1, before: 'b' }))[0]!.field).toBe('last');
     expect(issues(() => toPageArgs({ last: 1 }))[0]!.field).toBe('last');
     expect(issues(() => toPageArgs({ first: 1, before: 'b' }))[0]!.field).toBe('first');
   });
 
   it('lists every problem at once, at most one per argument', () => {
-    expect(issues(() => toPageArgs({ first: 0, after: 'a', before: 'b' })).map((i) => i.field)).toEqual(['first', 'before']);
-    expect(issues(() => toPageArgs({ first: 500, last: 0, before: 'b' })).map((i) => i.field)).toEqual(['first', 'last']);
+    expect(issues(() => toPageArgs({ first: 0, after: 'a', before: 'b' })).map((i) => i.field)).toEqual([
+      'first',
+      'before',
+    ]);
+    expect(issues(() => toPageArgs({ first: 500, last: 0, before: 'b' })).map((i) => i.field)).toEqual([
+      'first',
+      'last',
+    ]);
   });
 });
 
 describe('toConnection', () => {
-  it('maps items to edges with their cursors and the page info to Relay\'s', () => {
+  it("maps items to edges with their cursors and the page info to Relay's", () => {
     const c = toConnection(
-      { items: [{ id: 'a' }, { id: 'b' }], pageInfo: { hasNext: true, hasPrev: false, firstCursor: 'a', lastCursor: 'b' } },
+      {
+        items: [{ id: 'a' }, { id: 'b' }],
+        pageInfo: { hasNext: true, hasPrev: false, firstCursor: 'a', lastCursor: 'b' },
+      },
       (i) => `t-${i.id}`,
       (i) => ({ node: i.id }),
     );
@@ -68,13 +83,17 @@ describe('toConnection', () => {
   });
 
   it('an empty page has null cursors', () => {
-    const c = toConnection({ items: [], pageInfo: { hasNext: false, hasPrev: false, firstCursor: null, lastCursor: null } }, String, String);
+    const c = toConnection(
+      { items: [], pageInfo: { hasNext: false, hasPrev: false, firstCursor: null, lastCursor: null } },
+      String,
+      String,
+    );
     expect(c.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
   });
 });
 
 describe('connectionComplexity', () => {
-  it('multiplies the items\' cost by the page size (default 50, capped at 100)', () => {
+  it("multiplies the items' cost by the page size (default 50, capped at 100)", () => {
     expect(connectionComplexity({ args: {}, childComplexity: 10 })).toBe(501);
     expect(connectionComplexity({ args: { first: 3 }, childComplexity: 10 })).toBe(31);
     expect(connectionComplexity({ args: { last: 7 }, childComplexity: 10 })).toBe(71);

@@ -51,7 +51,10 @@ const PAGE = 'first: Int, after: String, last: Int, before: String';
 describe('Query', () => {
   it.each([
     ['viewer', 'viewer: User'],
-    ['topics', `topics(${PAGE}, order: TopicOrder! = ACTIVITY, period: String! = "all", tag: String, group: String): TopicConnection!`],
+    [
+      'topics',
+      `topics(${PAGE}, order: TopicOrder! = ACTIVITY, period: String! = "all", tag: String, group: String): TopicConnection!`,
+    ],
     ['topic', 'topic(id: ID!): Topic'],
     ['user', 'user(username: String!): User'],
     ['groups', 'groups: [Group!]!'],
@@ -69,7 +72,10 @@ describe('Global Object Identification', () => {
     expect(node).toBeInstanceOf(GraphQLInterfaceType);
     expect(String((node as GraphQLInterfaceType).getFields().id!.type)).toBe('ID!');
     const implementing = Object.values(schema.getTypeMap())
-      .filter((t): t is GraphQLObjectType => t instanceof GraphQLObjectType && t.getInterfaces().some((i) => i.name === 'Node'))
+      .filter(
+        (t): t is GraphQLObjectType =>
+          t instanceof GraphQLObjectType && t.getInterfaces().some((i) => i.name === 'Node'),
+      )
       .map((t) => t.name)
       .sort();
     expect(implementing).toEqual(['Comment', 'FileInfo', 'Group', 'Topic', 'User']);
@@ -77,7 +83,10 @@ describe('Global Object Identification', () => {
 
   it('no other object type has an id field (a normalised cache would key it)', () => {
     const withId = Object.values(schema.getTypeMap())
-      .filter((t): t is GraphQLObjectType => t instanceof GraphQLObjectType && !t.name.startsWith('__') && 'id' in t.getFields())
+      .filter(
+        (t): t is GraphQLObjectType =>
+          t instanceof GraphQLObjectType && !t.name.startsWith('__') && 'id' in t.getFields(),
+      )
       .filter((t) => !t.getInterfaces().some((i) => i.name === 'Node'))
       .map((t) => t.name);
     expect(withId).toEqual([]);
@@ -131,7 +140,7 @@ describe('Topic', () => {
     expect(String(field('Topic', name).type)).toBe(type);
   });
 
-  it('threads: a Relay connection whose order has no default (null: the viewer\'s preference, described)', () => {
+  it("threads: a Relay connection whose order has no default (null: the viewer's preference, described)", () => {
     expect(signature('Topic', 'threads')).toBe(`threads(${PAGE}, order: CommentOrder): CommentThreadConnection!`);
     const order = field('Topic', 'threads').args.find((a) => a.name === 'order')!;
     expect(order.description).toMatch(/Null or omitted: the logged-in viewer's preferred order/);
@@ -194,7 +203,12 @@ describe('User and the feeds', () => {
   it('HistoryItem is the union of Topic and Comment', () => {
     const u = schema.getType('HistoryItem');
     expect(u).toBeInstanceOf(GraphQLUnionType);
-    expect((u as GraphQLUnionType).getTypes().map((t) => t.name).sort()).toEqual(['Comment', 'Topic']);
+    expect(
+      (u as GraphQLUnionType)
+        .getTypes()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['Comment', 'Topic']);
   });
 
   it.each([
@@ -224,7 +238,12 @@ describe('enums', () => {
     ['CommentLabel', ['EXEMPLARY', 'NOISE', 'OFFTOPIC', 'JOKE', 'MALICE']],
   ])('%s', (name, values) => {
     const e = schema.getType(name) as GraphQLEnumType;
-    expect(e.getValues().map((v) => v.name).sort()).toEqual([...values].sort());
+    expect(
+      e
+        .getValues()
+        .map((v) => v.name)
+        .sort(),
+    ).toEqual([...values].sort());
   });
 });
 
@@ -255,8 +274,14 @@ describe('Mutation', () => {
     ['editTopicTags', 'editTopicTags(id: ID!, tags: [String!]!): Topic!'],
     ['banUser', 'banUser(username: String!, banned: Boolean! = true): User!'],
     ['visitTopic', 'visitTopic(id: ID!): Topic!'],
-    ['uploadFile', 'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile'],
-    ['uploadFiles', 'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): [UploadedFile]!'],
+    [
+      'uploadFile',
+      'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile',
+    ],
+    [
+      'uploadFiles',
+      'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): [UploadedFile]!',
+    ],
   ])('%s', (name, sig) => {
     expect(signature('Mutation', name)).toBe(sig);
   });
@@ -266,7 +291,9 @@ describe('Mutation', () => {
     for (const type of Object.values(schema.getTypeMap())) {
       if (!(type instanceof GraphQLObjectType) || type.name.startsWith('__')) continue;
       for (const f of Object.values(type.getFields())) {
-        for (const a of f.args) if (a.defaultValue !== undefined && !String(a.type).endsWith('!')) nullableWithDefault.push(`${type.name}.${f.name}(${a.name})`);
+        for (const a of f.args)
+          if (a.defaultValue !== undefined && !String(a.type).endsWith('!'))
+            nullableWithDefault.push(`${type.name}.${f.name}(${a.name})`);
       }
     }
     expect(nullableWithDefault).toEqual([]);
@@ -297,7 +324,9 @@ describe('documentation', () => {
     };
     for (const type of Object.values(schema.getTypeMap())) {
       if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
-      const root = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].includes(type as GraphQLObjectType);
+      const root = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].includes(
+        type as GraphQLObjectType,
+      );
       if (!root) need(type.name, type.description);
       if (type instanceof GraphQLObjectType || type instanceof GraphQLInterfaceType) {
         for (const f of Object.values(type.getFields())) {

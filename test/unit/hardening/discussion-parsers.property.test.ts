@@ -5,7 +5,14 @@
  */
 import jwt from 'jsonwebtoken';
 import { fc, anyString, hostileString } from './property';
-import { formatMixedCursor, id36ToNumber, isId36, parseMixedCursor, parsePostRef, toId36 } from '../../../src/discussion/rules/id36';
+import {
+  formatMixedCursor,
+  id36ToNumber,
+  isId36,
+  parseMixedCursor,
+  parsePostRef,
+  toId36,
+} from '../../../src/discussion/rules/id36';
 import { HistoryQuery, TopicListQuery, topicListInput } from '../../../src/rest/beta/query.inputs';
 import { issuesOf, toInput } from '../../../src/discussion/inputs/validate';
 import { parsePeriod, periodStart } from '../../../src/discussion/rules/period';
@@ -64,27 +71,42 @@ describe('id36 (1.2)', () => {
 
   it('mixed cursors round-trip; a bare id36 or any other prefix is malformed', () => {
     fc.assert(
-      fc.property(fc.constantFrom('topic', 'comment') as fc.Arbitrary<'topic' | 'comment'>, id, hostileString(20), (kind, n, junk) => {
-        expect(parseMixedCursor(formatMixedCursor(kind, n))).toEqual({ kind, id: n });
-        expect(parseMixedCursor(toId36(n))).toBeUndefined();
-        expect(parseMixedCursor(`T-${toId36(n)}`)).toBeUndefined();
-        expect(parseMixedCursor(`${junk}-${toId36(n)}`)).toBeUndefined();
-        const issues = queryIssues(HistoryQuery, { before: junk });
-        expect(issues.length).toBe(/^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$/.test(junk) ? 0 : 1);
-      }),
+      fc.property(
+        fc.constantFrom('topic', 'comment') as fc.Arbitrary<'topic' | 'comment'>,
+        id,
+        hostileString(20),
+        (kind, n, junk) => {
+          expect(parseMixedCursor(formatMixedCursor(kind, n))).toEqual({ kind, id: n });
+          expect(parseMixedCursor(toId36(n))).toBeUndefined();
+          expect(parseMixedCursor(`T-${toId36(n)}`)).toBeUndefined();
+          expect(parseMixedCursor(`${junk}-${toId36(n)}`)).toBeUndefined();
+          const issues = queryIssues(HistoryQuery, { before: junk });
+          expect(issues.length).toBe(/^[tc]-[1-9a-zA-Z][0-9a-zA-Z]*$/.test(junk) ? 0 : 1);
+        },
+      ),
     );
   });
 });
 
 describe('limit (2.3)', () => {
   it('never throws; yields at most one issue; accepts exactly the integers 1..100 in any zero-padded form', () => {
-    const raw = fc.oneof(hostileString(30), fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), fc.tuple(fc.nat(4), fc.integer({ min: -200, max: 200 })).map(([z, n]) => `${n < 0 ? '-' : ''}${'0'.repeat(z)}${Math.abs(n)}`));
+    const raw = fc.oneof(
+      hostileString(30),
+      fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
+      fc
+        .tuple(fc.nat(4), fc.integer({ min: -200, max: 200 }))
+        .map(([z, n]) => `${n < 0 ? '-' : ''}${'0'.repeat(z)}${Math.abs(n)}`),
+    );
     fc.assert(
       fc.property(raw, (s) => {
         const issues = queryIssues(TopicListQuery, { limit: s });
         expect(issues.length).toBeLessThanOrEqual(1);
         if (!/^-?[0-9]+$/.test(s)) {
-          expect(issues[0]).toEqual({ exception: 'ParameterValidationError', message: `Failed to cast value to integer type: ${s}`, field: 'limit' });
+          expect(issues[0]).toEqual({
+            exception: 'ParameterValidationError',
+            message: `Failed to cast value to integer type: ${s}`,
+            field: 'limit',
+          });
           return;
         }
         const v = BigInt(s);
@@ -104,11 +126,21 @@ describe('order (2.3)', () => {
   it('accepts only the listed values, case-sensitively, and quotes anything else Python-style', () => {
     const allowed = ['activity', 'votes', 'comments', 'new', 'all_activity'] as const;
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom(...allowed), fc.constantFrom(...allowed).map((s) => s.toUpperCase()), hostileString(30)), (s) => {
-        const issues = queryIssues(TopicListQuery, { order: s });
-        expect(issues.length).toBe((allowed as readonly string[]).includes(s) ? 0 : 1);
-        if (issues.length) expect(issues[0]!.message.endsWith(" is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']")).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...allowed),
+          fc.constantFrom(...allowed).map((s) => s.toUpperCase()),
+          hostileString(30),
+        ),
+        (s) => {
+          const issues = queryIssues(TopicListQuery, { order: s });
+          expect(issues.length).toBe((allowed as readonly string[]).includes(s) ? 0 : 1);
+          if (issues.length)
+            expect(
+              issues[0]!.message.endsWith(" is not one of ['activity', 'votes', 'comments', 'new', 'all_activity']"),
+            ).toBe(true);
+        },
+      ),
     );
   });
 });
@@ -120,6 +152,7 @@ describe('Python repr in messages', () => {
         const r = reprString(s);
         expect(r[0] === "'" || r[0] === '"').toBe(true);
         expect(r[r.length - 1]).toBe(r[0]);
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what must not appear
         expect(r).not.toMatch(/[\u0000-\u001f\u007f\u2028\u2029]/);
       }),
       { numRuns: 2000 },
@@ -127,18 +160,29 @@ describe('Python repr in messages', () => {
   });
 
   it('reprValue never throws on any JSON value', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => void reprValue(v)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => void reprValue(v)),
+      { numRuns: 1000 },
+    );
   });
 
   it('plain printable strings without quotes are wrapped as they are', () => {
-    fc.assert(fc.property(fc.stringMatching(/^[A-Za-z0-9 _.,;:!?-]{0,30}$/), (s) => expect(reprString(s)).toBe(`'${s}'`)));
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9 _.,;:!?-]{0,30}$/), (s) => expect(reprString(s)).toBe(`'${s}'`)),
+    );
   });
 });
 
 describe('period (5.2)', () => {
   const valid = /^\d+[hHdD]$/;
   it('never throws; valid exactly when it is `all` or digits and h/d with at least one hour', () => {
-    const raw = fc.oneof(hostileString(30), fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 400n }), fc.constantFrom('h', 'H', 'd', 'D', 'w', '', ' d', 'hx')).map(([n, u]) => `${n}${u}`), fc.constantFrom('all', 'ALL', 'All', '00d', '0h', '04h', '36500d'));
+    const raw = fc.oneof(
+      hostileString(30),
+      fc
+        .tuple(fc.bigInt({ min: 0n, max: 10n ** 400n }), fc.constantFrom('h', 'H', 'd', 'D', 'w', '', ' d', 'hx'))
+        .map(([n, u]) => `${n}${u}`),
+      fc.constantFrom('all', 'ALL', 'All', '00d', '0h', '04h', '36500d'),
+    );
     fc.assert(
       fc.property(raw, fc.integer({ min: 0, max: 4102444800000 }), (s, nowMs) => {
         const p = parsePeriod(s);
@@ -163,17 +207,24 @@ describe('tags (5.3, 4.1)', () => {
   const label = fc.stringMatching(/^[a-z0-9]{1,6}( [a-z0-9]{1,6}){0,2}$/);
   const tag = fc.array(label, { minLength: 1, maxLength: 4 }).map((ls) => ls.join('.'));
 
-  it('parseTagFilter never throws; a valid filter\'s key is a label path and cleaning it again changes nothing', () => {
+  it("parseTagFilter never throws; a valid filter's key is a label path and cleaning it again changes nothing", () => {
     fc.assert(
-      fc.property(fc.oneof(hostileString(40), tag, tag.map((t) => t.toUpperCase().replace(/ /g, '_'))), (s) => {
-        const r = parseTagFilter(s);
-        const issues = queryIssues(TopicListQuery, { tag: s });
-        expect(issues.length).toBe(r.ok ? 0 : 1);
-        if (r.ok) {
-          expect(r.key).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/);
-          expect(parseTagFilter(r.key)).toEqual(r);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          hostileString(40),
+          tag,
+          tag.map((t) => t.toUpperCase().replace(/ /g, '_')),
+        ),
+        (s) => {
+          const r = parseTagFilter(s);
+          const issues = queryIssues(TopicListQuery, { tag: s });
+          expect(issues.length).toBe(r.ok ? 0 : 1);
+          if (r.ok) {
+            expect(r.key).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)*$/);
+            expect(parseTagFilter(r.key)).toEqual(r);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -199,27 +250,55 @@ describe('tags (5.3, 4.1)', () => {
 
   it('normalizeTag never throws and is idempotent; normalizeTags keeps order and drops duplicates', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(hostileString(30), tag, tag.map((t) => `  ${t.toUpperCase().replace(/ /g, '_')} `)), { maxLength: 8 }), (raw) => {
-        for (const r of raw) {
-          const n = normalizeTag(r);
-          if (n !== null) expect(normalizeTag(n)).toBe(n);
-        }
-        const { tags } = normalizeTags(raw);
-        expect(new Set(tags).size).toBe(tags.length);
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            hostileString(30),
+            tag,
+            tag.map((t) => `  ${t.toUpperCase().replace(/ /g, '_')} `),
+          ),
+          { maxLength: 8 },
+        ),
+        (raw) => {
+          for (const r of raw) {
+            const n = normalizeTag(r);
+            if (n !== null) expect(normalizeTag(n)).toBe(n);
+          }
+          const { tags } = normalizeTags(raw);
+          expect(new Set(tags).size).toBe(tags.length);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 });
 
 describe('login body (2.4)', () => {
-  const operator = fc.constantFrom({ $ne: null }, { $regex: '.*' }, { $gt: '' }, { $where: 'true' }, { $in: ['alice'] }, ['alice'], 1, true, null);
+  const operator = fc.constantFrom(
+    { $ne: null },
+    { $regex: '.*' },
+    { $gt: '' },
+    { $where: 'true' },
+    { $in: ['alice'] },
+    ['alice'],
+    1,
+    true,
+    null,
+  );
 
   it('never throws anything but a ValidationError, and only ever returns two strings', () => {
     const body = fc.oneof(
       anyString(80),
       fc.json(),
-      fc.record({ username: fc.oneof(fc.string(), operator, fc.jsonValue()), password: fc.oneof(fc.string(), operator, fc.jsonValue()) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+      fc
+        .record(
+          {
+            username: fc.oneof(fc.string(), operator, fc.jsonValue()),
+            password: fc.oneof(fc.string(), operator, fc.jsonValue()),
+          },
+          { requiredKeys: [] },
+        )
+        .map((o) => JSON.stringify(o)),
     );
     fc.assert(
       fc.property(body, (raw) => {
@@ -267,9 +346,15 @@ describe('tokens (3.3, 3.4)', () => {
 
   it('verifyToken never throws and rejects anything random', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileString(200), fc.array(fc.base64String({ maxLength: 60 }), { minLength: 3, maxLength: 3 }).map((p) => p.join('.'))), (t) => {
-        expect(verifyToken(t, SECRET, NOW)).toBeNull();
-      }),
+      fc.property(
+        fc.oneof(
+          hostileString(200),
+          fc.array(fc.base64String({ maxLength: 60 }), { minLength: 3, maxLength: 3 }).map((p) => p.join('.')),
+        ),
+        (t) => {
+          expect(verifyToken(t, SECRET, NOW)).toBeNull();
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -296,9 +381,15 @@ describe('tokens (3.3, 3.4)', () => {
       fc.property(claims, fc.constantFrom('HS384', 'HS512') as fc.Arbitrary<'HS384' | 'HS512'>, (c, alg) => {
         expect(verifyToken(`${b64({ alg: 'none', typ: 'JWT' })}.${b64(c)}.`, SECRET, NOW)).toBeNull();
         expect(verifyToken(jwt.sign(c, SECRET, { algorithm: alg }), SECRET, NOW)).toBeNull();
-        expect(verifyToken(jwt.sign({ ...c, sub: Number(c.sub) }, SECRET, { algorithm: 'HS256' }), SECRET, NOW)).toBeNull();
-        expect(verifyToken(jwt.sign({ ...c, tv: String(c.tv) }, SECRET, { algorithm: 'HS256' }), SECRET, NOW)).toBeNull();
-        expect(verifyToken(jwt.sign({ ...c, sub: { $ne: null } }, SECRET, { algorithm: 'HS256' }), SECRET, NOW)).toBeNull();
+        expect(
+          verifyToken(jwt.sign({ ...c, sub: Number(c.sub) }, SECRET, { algorithm: 'HS256' }), SECRET, NOW),
+        ).toBeNull();
+        expect(
+          verifyToken(jwt.sign({ ...c, tv: String(c.tv) }, SECRET, { algorithm: 'HS256' }), SECRET, NOW),
+        ).toBeNull();
+        expect(
+          verifyToken(jwt.sign({ ...c, sub: { $ne: null } }, SECRET, { algorithm: 'HS256' }), SECRET, NOW),
+        ).toBeNull();
       }),
       { numRuns: 200 },
     );
@@ -306,11 +397,16 @@ describe('tokens (3.3, 3.4)', () => {
 
   it('bearerToken never throws; `Bearer <t>` in any letter case gives t back', () => {
     fc.assert(
-      fc.property(hostileString(60), fc.stringMatching(/^[A-Za-z0-9._-]{1,80}$/), fc.constantFrom('Bearer', 'bearer', 'BEARER'), (h, t, scheme) => {
-        bearerToken(h);
-        expect(bearerToken(`${scheme} ${t}`)).toBe(t);
-        expect(bearerToken(`Basic ${t}`)).toBeNull();
-      }),
+      fc.property(
+        hostileString(60),
+        fc.stringMatching(/^[A-Za-z0-9._-]{1,80}$/),
+        fc.constantFrom('Bearer', 'bearer', 'BEARER'),
+        (h, t, scheme) => {
+          bearerToken(h);
+          expect(bearerToken(`${scheme} ${t}`)).toBe(t);
+          expect(bearerToken(`Basic ${t}`)).toBeNull();
+        },
+      ),
     );
   });
 });

@@ -4,19 +4,41 @@
  * §8.3), and the request helpers (cookies, Basic auth, header text, origin check).
  */
 import { fc, anyString, hostileString } from './property';
-import { computeName, isPossibleStoredName, isReservedName, MAX_FILENAME_LENGTH, nextBare, splitRequestedName } from '../../../src/files/filename';
+import {
+  computeName,
+  isPossibleStoredName,
+  isReservedName,
+  MAX_FILENAME_LENGTH,
+  nextBare,
+  splitRequestedName,
+} from '../../../src/files/filename';
 import { computeExpiry, MAX_EXPIRY_TIMESTAMP } from '../../../src/files/expiry';
 import { prefersJson } from '../../../src/rest/files/accept';
-import { evaluateConditionals, ifRangeAllows, parseETagList, parseHttpDate, parseRange } from '../../../src/rest/files/conditional';
+import {
+  evaluateConditionals,
+  ifRangeAllows,
+  parseETagList,
+  parseHttpDate,
+  parseRange,
+} from '../../../src/rest/files/conditional';
 import { basicPassword, headerText, isTruthy, parseCookies, passesOriginCheck } from '../../../src/rest/files/http';
 
 const EXTS = ['txt', 'png', 'file', 'html', 'svg', 'tar.gz'];
 const detectedExt = fc.constantFrom(...EXTS);
-/** A final name: alphanumeric ends, `-` inside, one `.` between bare and extension (or `.tar.` before a compressed one). */
+/**
+ * A final name: alphanumeric ends, `-` inside, one `.` between bare and extension (or `.tar.` before a compressed one).
+ */
 const FINAL_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/;
 /** A requested name built from path-ish pieces, so dots, slashes and tar suffixes come up often. */
 const pathish = fc
-  .array(fc.oneof(fc.constantFrom('.', '/', '..', '../', '.tar', '.gz', '.bz2', '.xz', '-', '_', ' ', '\\', '%2f', '\u0000'), fc.string({ maxLength: 6 }), hostileString(8)), { maxLength: 8 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('.', '/', '..', '../', '.tar', '.gz', '.bz2', '.xz', '-', '_', ' ', '\\', '%2f', '\u0000'),
+      fc.string({ maxLength: 6 }),
+      hostileString(8),
+    ),
+    { maxLength: 8 },
+  )
   .map((parts) => parts.join(''));
 const requested = fc.oneof(hostileString(80), pathish);
 
@@ -51,7 +73,10 @@ describe('filename algorithm (§4.5)', () => {
 
   it('disallowed characters are deleted, not replaced (§4.5 step 3)', () => {
     const clean = fc.stringMatching(/^[a-z0-9]{1,12}$/);
-    const junk = fc.string({ unit: fc.constantFrom('_', ' ', '(', ')', '✓', 'é', '\u0000', '#', '?', '&', '"', "'", '<', '>', '%', '+', '='), maxLength: 4 });
+    const junk = fc.string({
+      unit: fc.constantFrom('_', ' ', '(', ')', '✓', 'é', '\u0000', '#', '?', '&', '"', "'", '<', '>', '%', '+', '='),
+      maxLength: 4,
+    });
     fc.assert(
       fc.property(clean, clean, junk, junk, (bare, ext, j1, j2) => {
         const messy = `${bare.slice(0, 1)}${j1}${bare.slice(1)}.${j2}${ext}`;
@@ -71,7 +96,7 @@ describe('filename algorithm (§4.5)', () => {
     );
   });
 
-  it('the spec\'s worked examples hold whatever surrounds them with white space or letter case', () => {
+  it("the spec's worked examples hold whatever surrounds them with white space or letter case", () => {
     const table: [string, string][] = [
       ['test.jpg.gz', 'testjpg.gz'],
       ['My File (1).TXT', 'myfile1.txt'],
@@ -110,7 +135,10 @@ describe('filename algorithm (§4.5)', () => {
 
   it('a random name is never a reserved one', () => {
     const reservedExt = fc.constantFrom('ico', 'html', 'txt', 'xml', 'php', 'htm');
-    fc.assert(fc.property(reservedExt, (ext) => expect(isReservedName(computeName('', true, ext).name)).toBe(false)), { numRuns: 200 });
+    fc.assert(
+      fc.property(reservedExt, (ext) => expect(isReservedName(computeName('', true, ext).name)).toBe(false)),
+      { numRuns: 200 },
+    );
   });
 
   it('splitRequestedName never leaves a character outside its alphabet', () => {
@@ -147,14 +175,14 @@ describe('collision suffixes (§4.6)', () => {
 describe('expiry (§4.4)', () => {
   const now = fc.integer({ min: 0, max: MAX_EXPIRY_TIMESTAMP });
   const max = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 10 ** 12 }));
-  const raw = fc.oneof(fc.constant(undefined), hostileString(40), fc.bigInt({ min: 0n, max: (1n << 70n) }).map(String));
+  const raw = fc.oneof(fc.constant(undefined), hostileString(40), fc.bigInt({ min: 0n, max: 1n << 70n }).map(String));
 
   it('never throws and always yields 0 or a whole second within the cap', () => {
     fc.assert(
       fc.property(raw, max, now, (r, m, n) => {
         const e = computeExpiry(r, m, n);
         expect(Number.isSafeInteger(e)).toBe(true);
-        expect(e === 0 || (e > n || e === MAX_EXPIRY_TIMESTAMP)).toBe(true);
+        expect(e === 0 || e > n || e === MAX_EXPIRY_TIMESTAMP).toBe(true);
         expect(e).toBeLessThanOrEqual(MAX_EXPIRY_TIMESTAMP);
         if (m > 0) {
           expect(e).not.toBe(0);
@@ -167,9 +195,14 @@ describe('expiry (§4.4)', () => {
 
   it('anything but decimal digits counts as absent', () => {
     fc.assert(
-      fc.property(hostileString(40).filter((s) => !/^[0-9]+$/.test(s)), max, now, (r, m, n) => {
-        expect(computeExpiry(r, m, n)).toBe(computeExpiry(undefined, m, n));
-      }),
+      fc.property(
+        hostileString(40).filter((s) => !/^[0-9]+$/.test(s)),
+        max,
+        now,
+        (r, m, n) => {
+          expect(computeExpiry(r, m, n)).toBe(computeExpiry(undefined, m, n));
+        },
+      ),
     );
   });
 
@@ -193,7 +226,17 @@ describe('JSON preference (§2.2)', () => {
   );
   const entry: fc.Arbitrary<Entry> = fc.record(
     {
-      type: fc.constantFrom('application/json', 'Application/JSON', 'text/plain', 'text/html', '*/*', 'application/*', 'application/xml', 'application/json+x', 'application/jsonx'),
+      type: fc.constantFrom(
+        'application/json',
+        'Application/JSON',
+        'text/plain',
+        'text/html',
+        '*/*',
+        'application/*',
+        'application/xml',
+        'application/json+x',
+        'application/jsonx',
+      ),
       q: qValue,
       params: fc.array(fc.constantFrom('charset=utf-8', 'level=1', 'foo'), { maxLength: 2 }),
     },
@@ -231,24 +274,39 @@ describe('JSON preference (§2.2)', () => {
   });
 
   it('never throws on any header value, single or repeated', () => {
-    fc.assert(fc.property(fc.oneof(anyString(200), fc.array(anyString(40), { maxLength: 4 })), (h) => void prefersJson(h)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.oneof(anyString(200), fc.array(anyString(40), { maxLength: 4 })), (h) => void prefersJson(h)),
+      { numRuns: 2000 },
+    );
   });
 });
 
 describe('ranges (§8.3)', () => {
   const size = fc.integer({ min: 1, max: 2 ** 40 });
-  const digits = fc.oneof(fc.constant(''), fc.nat().map(String), fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String), fc.nat(99).map((n) => `00${n}`));
+  const digits = fc.oneof(
+    fc.constant(''),
+    fc.nat().map(String),
+    fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+    fc.nat(99).map((n) => `00${n}`),
+  );
 
   it('never throws; a partial range always lies within the file', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileString(60), fc.tuple(digits, digits).map(([a, b]) => `bytes=${a}-${b}`)), size, (h, s) => {
-        const r = parseRange(h, s);
-        if (r.kind === 'partial') {
-          expect(r.start).toBeGreaterThanOrEqual(0);
-          expect(r.start).toBeLessThanOrEqual(r.end);
-          expect(r.end).toBeLessThanOrEqual(s - 1);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          hostileString(60),
+          fc.tuple(digits, digits).map(([a, b]) => `bytes=${a}-${b}`),
+        ),
+        size,
+        (h, s) => {
+          const r = parseRange(h, s);
+          if (r.kind === 'partial') {
+            expect(r.start).toBeGreaterThanOrEqual(0);
+            expect(r.start).toBeLessThanOrEqual(r.end);
+            expect(r.end).toBeLessThanOrEqual(s - 1);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -265,7 +323,11 @@ describe('ranges (§8.3)', () => {
         }
         if (b !== '' && Number(b) < Number(a)) return expect(r).toEqual({ kind: 'full' });
         if (Number(a) >= s) return expect(r).toEqual({ kind: 'unsatisfiable' });
-        return expect(r).toEqual({ kind: 'partial', start: Number(a), end: b === '' ? s - 1 : Math.min(Number(b), s - 1) });
+        return expect(r).toEqual({
+          kind: 'partial',
+          start: Number(a),
+          end: b === '' ? s - 1 : Math.min(Number(b), s - 1),
+        });
       }),
       { numRuns: 3000 },
     );
@@ -289,12 +351,23 @@ describe('conditional requests (§8.2)', () => {
   it('never throws, whatever the four headers hold', () => {
     const h = fc.option(hostileString(80), { nil: undefined });
     fc.assert(
-      fc.property(h, h, h, h, h, sha, seconds, (ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, ifRange, hex, sec) => {
-        const v = { etag: etagOf(hex), lastModifiedSec: sec };
-        expect(['proceed', 'precondition-failed', 'not-modified']).toContain(evaluateConditionals({ ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince }, v));
-        expect(typeof ifRangeAllows(ifRange, v)).toBe('boolean');
-        for (const t of parseETagList(ifMatch ?? '')) expect(t === '*' || /^(W\/)?"[^"]*"$/.test(t)).toBe(true);
-      }),
+      fc.property(
+        h,
+        h,
+        h,
+        h,
+        h,
+        sha,
+        seconds,
+        (ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince, ifRange, hex, sec) => {
+          const v = { etag: etagOf(hex), lastModifiedSec: sec };
+          expect(['proceed', 'precondition-failed', 'not-modified']).toContain(
+            evaluateConditionals({ ifMatch, ifUnmodifiedSince, ifNoneMatch, ifModifiedSince }, v),
+          );
+          expect(typeof ifRangeAllows(ifRange, v)).toBe('boolean');
+          for (const t of parseETagList(ifMatch ?? '')) expect(t === '*' || /^(W\/)?"[^"]*"$/.test(t)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -302,12 +375,19 @@ describe('conditional requests (§8.2)', () => {
   it('If-None-Match naming the ETag (anywhere in a list, weak or strong) → 304; If-Match naming it → never 412', () => {
     const other = sha.map((h) => etagOf(h));
     fc.assert(
-      fc.property(sha, fc.array(other, { maxLength: 3 }), fc.array(other, { maxLength: 3 }), fc.boolean(), seconds, (hex, before, after, weak, sec) => {
-        const v = { etag: etagOf(hex), lastModifiedSec: sec };
-        const list = [...before, `${weak ? 'W/' : ''}${v.etag}`, ...after].join(', ');
-        expect(evaluateConditionals({ ifNoneMatch: list }, v)).toBe('not-modified');
-        expect(evaluateConditionals({ ifMatch: [...before, v.etag, ...after].join(',') }, v)).toBe('proceed');
-      }),
+      fc.property(
+        sha,
+        fc.array(other, { maxLength: 3 }),
+        fc.array(other, { maxLength: 3 }),
+        fc.boolean(),
+        seconds,
+        (hex, before, after, weak, sec) => {
+          const v = { etag: etagOf(hex), lastModifiedSec: sec };
+          const list = [...before, `${weak ? 'W/' : ''}${v.etag}`, ...after].join(', ');
+          expect(evaluateConditionals({ ifNoneMatch: list }, v)).toBe('not-modified');
+          expect(evaluateConditionals({ ifMatch: [...before, v.etag, ...after].join(',') }, v)).toBe('proceed');
+        },
+      ),
     );
   });
 
@@ -332,7 +412,9 @@ describe('conditional requests (§8.2)', () => {
         expect(parseHttpDate(imf)).toBe(sec);
         const [, dd, mon, yyyy, time] = /^\w{3}, (\d{2}) (\w{3}) (\d{4}) (\S+) GMT$/.exec(imf)!;
         expect(parseHttpDate(`${DAYS[d.getUTCDay()]}, ${dd}-${mon}-${yyyy!.slice(2)} ${time} GMT`)).toBe(sec);
-        expect(parseHttpDate(`${imf.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${yyyy}`)).toBe(sec);
+        expect(
+          parseHttpDate(`${imf.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${yyyy}`),
+        ).toBe(sec);
       }),
     );
   });
@@ -340,7 +422,21 @@ describe('conditional requests (§8.2)', () => {
   it('a value that is not an HTTP-date is ignored (no 412, no 304 from it)', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.constantFrom('1', '0', '-1', '2024', 'May 5', 'abc 2020', '12 13', '2026-03-01', 'yesterday', 'Sun, 06 Nov 1994'), hostileString(30)),
+        fc.oneof(
+          fc.constantFrom(
+            '1',
+            '0',
+            '-1',
+            '2024',
+            'May 5',
+            'abc 2020',
+            '12 13',
+            '2026-03-01',
+            'yesterday',
+            'Sun, 06 Nov 1994',
+          ),
+          hostileString(30),
+        ),
         sha,
         fc.integer({ min: 10 ** 9, max: 2 * 10 ** 9 }),
         (value, hex, sec) => {
@@ -373,7 +469,9 @@ describe('request helpers', () => {
     const wellFormed = fc.string({ unit: 'grapheme', maxLength: 40 });
     fc.assert(
       fc.property(wellFormed, wellFormed, (v, w) => {
-        const cookies = parseCookies(`a=b; Files-Access-Key=${encodeURIComponent(v)}; Files-Access-Key=${encodeURIComponent(w)}`);
+        const cookies = parseCookies(
+          `a=b; Files-Access-Key=${encodeURIComponent(v)}; Files-Access-Key=${encodeURIComponent(w)}`,
+        );
         expect(cookies.get('Files-Access-Key')).toBe(v);
       }),
     );
@@ -381,9 +479,13 @@ describe('request helpers', () => {
 
   it('the Basic password round-trips (everything after the first colon)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 20 }).filter((u) => !u.includes(':')), fc.string({ unit: 'grapheme', maxLength: 40 }), (user, pw) => {
-        expect(basicPassword(`Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`)).toBe(pw);
-      }),
+      fc.property(
+        fc.string({ maxLength: 20 }).filter((u) => !u.includes(':')),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (user, pw) => {
+          expect(basicPassword(`Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`)).toBe(pw);
+        },
+      ),
     );
   });
 
@@ -391,7 +493,13 @@ describe('request helpers', () => {
     fc.assert(
       fc.property(fc.webUrl(), hostileString(20), (origin, extra) => {
         fc.pre(new URL(origin).origin !== 'https://files.example.org');
-        expect(passesOriginCheck({ origin, 'files-randomize': 'yes', 'x-requested-with': extra, referer: 'https://files.example.org/' }, 'https://files.example.org', true)).toBe(false);
+        expect(
+          passesOriginCheck(
+            { origin, 'files-randomize': 'yes', 'x-requested-with': extra, referer: 'https://files.example.org/' },
+            'https://files.example.org',
+            true,
+          ),
+        ).toBe(false);
       }),
     );
   });

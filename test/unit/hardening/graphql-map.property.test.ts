@@ -8,7 +8,25 @@ import { fc, hostileString } from './property';
 import { applyMap, MapError } from '../../../src/graphql/uploads/map';
 import { Upload } from '../../../src/graphql/uploads/upload';
 
-const SEGMENTS = ['variables', 'file', 'files', '0', '1', '2', '__proto__', 'prototype', 'constructor', 'query', 'x', '', '-1', '01', 'length', 'toString', 'hasOwnProperty'];
+const SEGMENTS = [
+  'variables',
+  'file',
+  'files',
+  '0',
+  '1',
+  '2',
+  '__proto__',
+  'prototype',
+  'constructor',
+  'query',
+  'x',
+  '',
+  '-1',
+  '01',
+  'length',
+  'toString',
+  'hasOwnProperty',
+];
 const segment = fc.oneof(fc.constantFrom(...SEGMENTS), fc.nat(3).map(String), hostileString(6));
 const path = fc.oneof(
   fc.array(segment, { minLength: 0, maxLength: 5 }).map((s) => s.join('.')),
@@ -17,18 +35,34 @@ const path = fc.oneof(
 );
 
 /** Operations as JSON.parse makes them (so `__proto__` can be an own key), single or batched. */
-const variables = fc.dictionary(fc.constantFrom('file', 'files', 'x', '__proto__', 'constructor'), fc.oneof(fc.constant(null), fc.array(fc.constant(null), { maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })), { maxKeys: 4 });
-const operation = fc.record({ query: fc.constant('mutation { a }'), variables: fc.oneof(variables, fc.jsonValue({ maxDepth: 1 })) }, { requiredKeys: ['query'] });
-const operations = fc.oneof(operation, fc.array(operation, { minLength: 1, maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })).map((o) => JSON.parse(JSON.stringify(o)) as unknown);
-const map = fc.oneof(
-  fc.dictionary(fc.oneof(fc.constantFrom('1', '2', '__proto__', 'file'), hostileString(5)), fc.oneof(fc.array(path, { maxLength: 3 }), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 4 }),
-  fc.jsonValue({ maxDepth: 2 }),
-).map((m) => JSON.parse(JSON.stringify(m)) as unknown);
+const variables = fc.dictionary(
+  fc.constantFrom('file', 'files', 'x', '__proto__', 'constructor'),
+  fc.oneof(fc.constant(null), fc.array(fc.constant(null), { maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })),
+  { maxKeys: 4 },
+);
+const operation = fc.record(
+  { query: fc.constant('mutation { a }'), variables: fc.oneof(variables, fc.jsonValue({ maxDepth: 1 })) },
+  { requiredKeys: ['query'] },
+);
+const operations = fc
+  .oneof(operation, fc.array(operation, { minLength: 1, maxLength: 3 }), fc.jsonValue({ maxDepth: 2 }))
+  .map((o) => JSON.parse(JSON.stringify(o)) as unknown);
+const map = fc
+  .oneof(
+    fc.dictionary(
+      fc.oneof(fc.constantFrom('1', '2', '__proto__', 'file'), hostileString(5)),
+      fc.oneof(fc.array(path, { maxLength: 3 }), fc.jsonValue({ maxDepth: 1 })),
+      { maxKeys: 4 },
+    ),
+    fc.jsonValue({ maxDepth: 2 }),
+  )
+  .map((m) => JSON.parse(JSON.stringify(m)) as unknown);
 
 /** Every place an Upload sits in `value`, as a path. */
 function uploadsIn(value: unknown, at: string[] = [], out: string[][] = []): string[][] {
   if (value instanceof Upload) out.push(at);
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) uploadsIn(v, [...at, k], out);
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) uploadsIn(v, [...at, k], out);
   return out;
 }
 

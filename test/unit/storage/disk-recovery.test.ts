@@ -96,7 +96,10 @@ describe('the upload journal (one file per process while uploads are in flight)'
     const journal = new UploadJournal(path.join(root, 'tmp'), `${HOST_TAG}-${process.pid}`, 2);
     const ids = [0, 1, 2].map(() => crypto.randomBytes(16).toString('hex'));
     const entries = await Promise.all(ids.map((id) => journal.begin(id)));
-    const contents = () => tmpEntries().map((n) => fs.readFileSync(path.join(root, 'tmp', n), 'latin1')).sort();
+    const contents = () =>
+      tmpEntries()
+        .map((n) => fs.readFileSync(path.join(root, 'tmp', n), 'latin1'))
+        .sort();
     expect(contents()).toEqual([`${ids[0]}\n${ids[1]}\n`, `${ids[2]}\n`].sort());
     await entries[0]!.end();
     await entries[0]!.end(); // idempotent: must not end another upload's place

@@ -79,12 +79,17 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
   let closing = false;
   // TRUST_PROXY's one rule, as Fastify applies it to HTTP requests (src/core/proxy-trust.ts).
   const trust = proxyTrust(config);
+  // Read once per connection, at the upgrade: its address, host and scheme do not change after.
+  const views = new WeakMap<IncomingMessage, ForwardedView>();
+  const viewOf = (req: IncomingMessage) => views.get(req) ?? forwardedView(req, trust);
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== PATH) return refuse(socket, 404, 'Not Found');
     if (closing) return refuse(socket, 503, 'Service Unavailable');
-    const address = forwardedView(req, trust).ip;
+    const view = forwardedView(req, trust);
+    views.set(req, view);
+    const address = view.ip;
     const open = perAddress.get(address) ?? 0;
     if (open >= config.live.maxConnectionsPerAddress) {
       metrics.liveDropped.inc({ reason: 'limit' });
@@ -123,7 +128,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           return false; // graphql-ws closes with 4403 Forbidden
         }
       }
-      const conn = new LiveConnection(ctx.extra.socket, forwardedView(ctx.extra.request, trust).ip, actor, token);
+      const conn = new LiveConnection(ctx.extra.socket, viewOf(ctx.extra.request).ip, actor, token);
       if (token !== null) conn.expireAt(expiryOf(token));
       connections.set(ctx.extra.socket, conn);
       if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
@@ -172,7 +177,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
         actor: conn.actor,
         services,
         config,
-        request: pseudoRequest(ctx.extra.request, forwardedView(ctx.extra.request, trust)),
+        request: pseudoRequest(ctx.extra.request, viewOf(ctx.extra.request)),
         // No HTTP reply exists; no subscription field uses it (uploads run over HTTP only).
         reply: undefined as unknown as FastifyReply,
         loaders: new Map(),

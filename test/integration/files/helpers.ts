@@ -21,6 +21,25 @@ export interface ReqOptions {
   agent?: http.Agent | false;
 }
 
+/** A response read to its end. */
+export function readResponse(res: http.IncomingMessage): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const body = Buffer.concat(chunks);
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        body,
+        text: body.toString('utf8'),
+        json: () => JSON.parse(body.toString('utf8')),
+      });
+    });
+    res.on('error', reject);
+  });
+}
+
 /** One request over node:http (no headers added beyond Host and, for bodies, Content-Length). */
 export function request(base: string, method: string, path: string, opts: ReqOptions = {}): Promise<Res> {
   const url = new URL(path, base);
@@ -44,21 +63,7 @@ export function request(base: string, method: string, path: string, opts: ReqOpt
         headers,
         agent: opts.agent ?? false,
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode!,
-            headers: res.headers,
-            body,
-            text: body.toString('utf8'),
-            json: () => JSON.parse(body.toString('utf8')),
-          });
-        });
-        res.on('error', reject);
-      },
+      (res) => readResponse(res).then(resolve, reject),
     );
     req.on('error', reject);
     const b = opts.body;

@@ -10,7 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { DiscussionFactory } from '../../helpers/discussion-factories';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { eventually, metadata, request, Res, storeCounts } from '../files/helpers';
+import { eventually, metadata, readResponse, request, Res, storeCounts } from '../files/helpers';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
@@ -419,21 +419,7 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
       headers: { ...headers, 'content-length': head.length + rest.length },
     });
     const response = new Promise<Res>((resolve, reject) => {
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode!,
-            headers: res.headers,
-            body,
-            text: body.toString(),
-            json: () => JSON.parse(body.toString()),
-          });
-        });
-        res.on('error', reject);
-      });
+      req.on('response', (res) => readResponse(res).then(resolve, reject));
       req.on('error', reject);
     });
     response.catch(() => {});

@@ -11,7 +11,7 @@ import { launchDatabase, LaunchedDatabase } from '../../src/db/launcher';
 import { isAlive, waitForPort } from '../../src/db/server-process';
 import { createAgora, Agora, withDatabaseName } from '../../src/server';
 import { TEST_JWT_SECRET } from '../helpers/server';
-import { SYSTEM } from '../../src/discussion';
+import { Factory } from '../helpers/factories';
 
 jest.setTimeout(120_000);
 
@@ -141,22 +141,9 @@ async function readyStatus(): Promise<number> {
 
 it("answers 503 on /readyz and on every request that needs the database (each in its front door's format) within seconds of an outage, and recovers when it returns", async () => {
   expect(await readyStatus()).toBe(200);
-  const alice = await agora.services.discussion.users.create(SYSTEM, {
-    username: 'alice',
-    password: 'correct horse battery',
-  });
-  const { token } = await agora.services.discussion.auth.issueToken({
-    kind: 'user',
-    userId: alice.id,
-    username: alice.username,
-    isAdmin: false,
-  });
-  const up = await fetch(`${url}/upload/kept.txt`, {
-    method: 'PUT',
-    headers: { accept: 'application/json' },
-    body: 'kept',
-  });
-  const file = ((await up.json()) as { filename: string }).filename;
+  const f = new Factory({ agora, url });
+  const { token } = await f.user('alice');
+  const file = ((await f.upload('kept.txt', 'kept')) as { filename: string }).filename;
   const pid = db.pid!;
   // The exact command line, to start the same server on the same port and files afterwards.
   const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);

@@ -2,12 +2,12 @@
 import crypto from 'node:crypto';
 import { SYSTEM } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';
-import { DEFAULT_PASSWORD, DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { PASSWORD, Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer, TEST_JWT_SECRET } from '../../helpers/server';
 
 let s: TestServer;
 let api: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let bob: TestUser;
 
 const INVALID_TOKEN = [{ message: 'Invalid or expired token', exception: 'InvalidTokenError' }];
@@ -16,7 +16,7 @@ const BAD_CREDENTIALS = [{ message: 'Invalid username or password', exception: '
 beforeAll(async () => {
   s = await startTestServer({ LOGIN_RATE_LIMIT: '1000' });
   api = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   bob = await f.user('Bob');
 });
 afterAll(async () => {
@@ -32,7 +32,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('POST /login', () => {
   it('returns a token for the right password, the username matched case-insensitively', async () => {
-    const res = await api.post('/login', { username: 'bOB', password: DEFAULT_PASSWORD });
+    const res = await api.post('/login', { username: 'bOB', password: PASSWORD });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['token']);
     const [h, p] = res.body.token.split('.');
@@ -47,11 +47,11 @@ describe('POST /login', () => {
 
   it('gives unknown users, wrong passwords and deleted accounts the same answer', async () => {
     const gone = await f.user('gone');
-    await f.d.users.deleteAccount(gone.actor, DEFAULT_PASSWORD);
+    await f.d.users.deleteAccount(gone.actor, PASSWORD);
     for (const body of [
-      { username: 'nobody', password: DEFAULT_PASSWORD },
+      { username: 'nobody', password: PASSWORD },
       { username: 'bob', password: 'wrong password' },
-      { username: 'gone', password: DEFAULT_PASSWORD },
+      { username: 'gone', password: PASSWORD },
       { username: '', password: '' },
     ]) {
       const res = await api.post('/login', body);
@@ -65,7 +65,7 @@ describe('POST /login', () => {
     await f.d.users.ban(SYSTEM, 'banned1');
     const wrong = await api.post('/login', { username: 'banned1', password: 'nope nope' });
     expect(wrong.body).toEqual(BAD_CREDENTIALS);
-    const right = await api.post('/login', { username: 'banned1', password: DEFAULT_PASSWORD });
+    const right = await api.post('/login', { username: 'banned1', password: PASSWORD });
     expect(right.status).toBe(401);
     expect(right.body).toEqual([{ message: 'That account has been banned', exception: 'AuthenticationError' }]);
   });
@@ -112,12 +112,12 @@ describe('POST /login', () => {
         { exception: 'ValidationError', message: "1 is not of type 'string'", field: 'username' },
         { exception: 'ValidationError', message: "'password' is a required property", field: 'password' },
       ]);
-      const ok = await api.post('/login', { username: 'bob', password: DEFAULT_PASSWORD, remember: 'yes' });
+      const ok = await api.post('/login', { username: 'bob', password: PASSWORD, remember: 'yes' });
       expect(ok.status).toBe(200);
     });
 
     it('does not look at the Content-Type', async () => {
-      const body = JSON.stringify({ username: 'bob', password: DEFAULT_PASSWORD });
+      const body = JSON.stringify({ username: 'bob', password: PASSWORD });
       for (const type of [
         'text/plain',
         'application/x-www-form-urlencoded',
@@ -175,7 +175,7 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
     for (const [method, path] of endpoints) {
       const res = await api.request(method, path, {
         headers: { authorization },
-        body: method === 'POST' ? JSON.stringify({ username: 'bob', password: DEFAULT_PASSWORD }) : undefined,
+        body: method === 'POST' ? JSON.stringify({ username: 'bob', password: PASSWORD }) : undefined,
       });
       expect([path, res.status]).toEqual([path, 401]);
       expect(res.body).toEqual(INVALID_TOKEN);
@@ -189,7 +189,7 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
   });
 
   it('a badly signed or tampered token', async () => {
-    const valid = await bob.token();
+    const valid = await bob.tokenNow();
     const [h, p, sig] = valid.split('.');
     await expectRejected(
       `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds(), exp: nowSeconds() + 60, tv: 0 }, 'another-secret-another-secret-1234')}`,
@@ -210,7 +210,7 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
     await expectRejected(
       `Bearer ${handMade({ alg: 'HS256', typ: 'JWT' }, { sub: String(bob.id), username: 'Bob', iat: nowSeconds() - 100, exp: nowSeconds() - 1, tv: 0 })}`,
     );
-    const t = await bob.token();
+    const t = await bob.tokenNow();
     f.at(new Date(Date.now() + 31 * 86400 * 1000));
     try {
       await expectRejected(`Bearer ${t}`);
@@ -230,32 +230,32 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
 
   it('revoked tokens: log out everywhere and password changes', async () => {
     const carol = await f.user('carol');
-    const before = await carol.token();
+    const before = await carol.tokenNow();
     expect((await api.get('/whoami', { token: before })).status).toBe(200);
     await f.d.auth.logoutEverywhere(carol.actor);
     await expectRejected(`Bearer ${before}`);
-    const second = (await api.post('/login', { username: 'carol', password: DEFAULT_PASSWORD })).body.token;
+    const second = (await api.post('/login', { username: 'carol', password: PASSWORD })).body.token;
     expect((await api.get('/whoami', { token: second })).status).toBe(200);
     const changed = await f.d.auth.changePassword(carol.actor, {
-      currentPassword: DEFAULT_PASSWORD,
+      currentPassword: PASSWORD,
       newPassword: 'a new password',
     });
     await expectRejected(`Bearer ${second}`);
     expect((await api.get('/whoami', { token: changed.token })).body).toEqual({ msg: 'carol' });
-    expect((await api.post('/login', { username: 'carol', password: DEFAULT_PASSWORD })).status).toBe(401);
+    expect((await api.post('/login', { username: 'carol', password: PASSWORD })).status).toBe(401);
     expect((await api.post('/login', { username: 'carol', password: 'a new password' })).status).toBe(200);
   });
 
   it('tokens of users banned or deleted after issue', async () => {
     const dave = await f.user('dave');
-    const t1 = await dave.token();
+    const t1 = await dave.tokenNow();
     await f.d.users.ban(SYSTEM, 'dave');
     await expectRejected(`Bearer ${t1}`);
     await f.d.users.unban(SYSTEM, 'dave');
     expect((await api.get('/whoami', { token: t1 })).status).toBe(200);
     const erin = await f.user('erin');
-    const t2 = await erin.token();
-    await f.d.users.deleteAccount(erin.actor, DEFAULT_PASSWORD);
+    const t2 = await erin.tokenNow();
+    await f.d.users.deleteAccount(erin.actor, PASSWORD);
     await expectRejected(`Bearer ${t2}`);
   });
 
@@ -267,7 +267,7 @@ describe('invalid tokens → 401 InvalidTokenError on every endpoint', () => {
 
 describe('whoami shows the stored letter case', () => {
   it('even when the login used another case', async () => {
-    const login = await api.post('/login', { username: 'BOB', password: DEFAULT_PASSWORD });
+    const login = await api.post('/login', { username: 'BOB', password: PASSWORD });
     expect((await api.get('/whoami', { token: login.body.token })).body).toEqual({ msg: 'Bob' });
   });
 });

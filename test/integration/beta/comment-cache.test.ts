@@ -8,13 +8,13 @@ import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, DiscussionServices, TopicView } from '../../../src/discussion';
 import { Agora, createAgora, withDatabaseName } from '../../../src/server';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
 
 let s: TestServer;
-let f: DiscussionFactory;
+let f: Factory;
 let other: Agora;
 let ds2: DiscussionServices;
 let alice: TestUser;
@@ -29,7 +29,7 @@ const byId = async (id36: string) => (await seen()).find((c) => c.id36 === id36)
 
 beforeAll(async () => {
   s = await startTestServer();
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   other = await createAgora(s.config, {
     mongoUri: withDatabaseName(process.env.MONGODB_URI!, s.agora.db.conn.name),
     databaseKind: process.env.AGORA_TEST_DATABASE_KIND ?? 'external',
@@ -118,7 +118,7 @@ it('cached comments keep the Markdown rules: the author sees it unless the read 
 it('COMMENT_CACHE_SIZE=0 turns the cache off', async () => {
   const off = await startTestServer({ COMMENT_CACHE_SIZE: '0' });
   try {
-    const g = new DiscussionFactory(off);
+    const g = new Factory(off);
     const t = await g.topic(await g.user('carol'));
     const a = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));
     const b = await off.countCommands(() => g.d.topics.read(ANONYMOUS, t.id36));

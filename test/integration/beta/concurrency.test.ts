@@ -10,14 +10,14 @@ import type { CommandStartedEvent } from 'mongodb';
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
 import { createAgora, withDatabaseName } from '../../../src/server';
 
 jest.setTimeout(120_000);
 
 let s: TestServer;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let crowd: TestUser[];
@@ -36,7 +36,7 @@ async function outcomes<T>(ps: Promise<T>[]): Promise<{ ok: T[]; failed: string[
 
 beforeAll(async () => {
   s = await startTestServer();
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   bob = await f.user('bob');
   crowd = [];

@@ -1,12 +1,12 @@
 /** docs/discussion-api.md §8: examples 1–4 reproduced field for field over real HTTP. */
 import examples from '../../fixtures/beta-examples.json';
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 let s: TestServer;
 let api: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let bob: TestUser;
 
 /** Makes the next ids of a sequence start at `next` (the examples use ids 1a… and 2s…). */
@@ -22,7 +22,7 @@ beforeAll(async () => {
     PUBLIC_URL: 'https://example.org',
   });
   api = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   f.at('2026-02-01T00:00:00.000Z');
   const alice = await f.user('alice');
   bob = await f.user('bob');
@@ -137,7 +137,7 @@ describe('example 2: listing, anonymous', () => {
 describe('example 3: topic with comments, logged in', () => {
   it('answers GET /topic/1a as bob at 16:00 field for field, then reflects the recorded visit', async () => {
     f.at('2026-03-01T16:00:00.000Z');
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     const res = await api.get('/topic/1a', { token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(examples.example3);

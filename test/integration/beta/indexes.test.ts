@@ -7,7 +7,7 @@
  */
 import type { CommandStartedEvent } from 'mongodb';
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { Factory } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
@@ -77,7 +77,7 @@ function plainSort(sort: unknown): Record<string, number> | undefined {
 beforeAll(async () => {
   s = await startTestServer();
   api = new BetaClient(s.url);
-  const f = new DiscussionFactory(s);
+  const f = new Factory(s);
   const alice = await f.user('alice');
   const bob = await f.user('bob');
   const t = await f.topic(alice, { tags: ['a.b'] });
@@ -87,7 +87,7 @@ beforeAll(async () => {
   await f.voteTopic(bob, t);
   await f.d.ignores.ignore(bob.actor, (await f.topic(alice)).id36);
   await f.topic(alice, { group: 'test.sub' });
-  const token = await bob.token();
+  const token = await bob.tokenNow();
 
   const listener = (e: CommandStartedEvent) => {
     const cmd = e.command as Record<string, unknown>;
@@ -136,7 +136,7 @@ beforeAll(async () => {
       await api.get(`/user/alice/topics?before=${t.id36}`, { token: auth });
     }
     await api.post('/login', { username: 'bob', password: 'wrong password' });
-    await f.d.votes.vote(alice.actor, 'comment', c.id36);
+    await f.voteComment(alice, c);
     // Writes that move counts (counts.ts; no recount, so labels are only inserted and deleted): a topic vote,
     // a comment, a label, a removal.
     const other = await f.topic(bob);

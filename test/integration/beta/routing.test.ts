@@ -1,18 +1,18 @@
 /** Routes and transport (docs/discussion-api.md §1.1, §2.2, §2.5): 404, 405 with Allow, HEAD, content type. */
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 let s: TestServer;
 let api: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let topicId: string;
 
 beforeAll(async () => {
   s = await startTestServer({ PUBLIC_URL: 'https://example.org' });
   api = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   topicId = (await f.topic(alice, { title: 'Hello' })).id36;
   await f.comment(alice, topicId);
@@ -87,7 +87,7 @@ describe('wrong methods', () => {
 
 describe('HEAD', () => {
   it('answers every GET route with the same status and headers and no body', async () => {
-    const token = await alice.token();
+    const token = await alice.tokenNow();
     for (const path of [...GET_PATHS(), '/topics?limit=abc', '/topic/zzzz', '/user/nobody']) {
       const get = await api.get(path, { token });
       const head = await api.head(path, { token });
@@ -99,7 +99,7 @@ describe('HEAD', () => {
 
   it('does not record a visit', async () => {
     const bob = await f.user('bob');
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     await api.head(`/topic/${topicId}`, { token });
     const first = await api.get(`/topic/${topicId}`, { token });
     expect(first.body.topic.last_visit_time).toBeNull();

@@ -6,18 +6,18 @@
 import type { Actor } from '../../../src/core/actor';
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
-import { DEFAULT_PASSWORD, DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { PASSWORD, Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 let s: TestServer;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
   s = await startTestServer({ REGISTRATION_OPEN: 'true' });
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   bob = await f.user('bob');
   admin = await f.user('root', { admin: true });
@@ -94,13 +94,13 @@ describe('accounts (3.6)', () => {
       .changePassword(u.actor, { currentPassword: 'wrong', newPassword: 'short' })
       .catch((e) => e);
     expect(both.issues.map((i: { field: string }) => i.field)).toEqual(['currentPassword', 'newPassword']);
-    expect(
-      await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'short' })),
-    ).toBe('BAD_USER_INPUT');
+    expect(await code(f.d.auth.changePassword(u.actor, { currentPassword: PASSWORD, newPassword: 'short' }))).toBe(
+      'BAD_USER_INPUT',
+    );
     expect(await code(f.d.users.me(u.actor))).toBe('ok');
     expect(await code(f.d.users.deleteAccount(u.actor, 'wrong'))).toBe('BAD_USER_INPUT:WRONG_PASSWORD');
     expect(
-      await code(f.d.auth.changePassword(u.actor, { currentPassword: DEFAULT_PASSWORD, newPassword: 'brand new pw' })),
+      await code(f.d.auth.changePassword(u.actor, { currentPassword: PASSWORD, newPassword: 'brand new pw' })),
     ).toBe('ok');
   });
 });

@@ -3,12 +3,12 @@ import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
 import { newCommentDocument } from '../../../src/discussion/new-documents';
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 let s: TestServer;
 let api: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
@@ -17,7 +17,7 @@ let admin: TestUser;
 beforeAll(async () => {
   s = await startTestServer({ PUBLIC_URL: 'https://example.org' });
   api = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   bob = await f.user('bob');
   carol = await f.user('carol');
@@ -76,7 +76,7 @@ describe('lookup (6, 2.3, 2.5)', () => {
   it('deleted → 404 for everyone, author and admins included', async () => {
     const t = await f.topic(alice, { title: 'Soon deleted' });
     await f.d.topics.delete(alice.actor, t.id36);
-    for (const token of [undefined, await alice.token(), await admin.token()]) {
+    for (const token of [undefined, await alice.tokenNow(), await admin.tokenNow()]) {
       const res = await api.get(`/topic/${t.id36}`, { token });
       expect(res.status).toBe(404);
       expect(res.body).toEqual([{ message: 'Topic not found' }]);
@@ -87,8 +87,8 @@ describe('lookup (6, 2.3, 2.5)', () => {
     const t = await f.topic(alice, { title: 'Soon removed', markdown: 'Still here' });
     await f.d.topics.remove(SYSTEM, t.id36);
     expect((await api.get(`/topic/${t.id36}`)).status).toBe(404);
-    expect((await api.get(`/topic/${t.id36}`, { token: await bob.token() })).status).toBe(404);
-    for (const token of [await alice.token(), await admin.token()]) {
+    expect((await api.get(`/topic/${t.id36}`, { token: await bob.tokenNow() })).status).toBe(404);
+    for (const token of [await alice.tokenNow(), await admin.tokenNow()]) {
       const res = await api.get(`/topic/${t.id36}`, { token });
       expect(res.status).toBe(200);
       expect(res.body.topic.text_html).toBe('<p>Still here</p>');
@@ -274,13 +274,13 @@ describe('the comment tree (6.1–6.4)', () => {
       bookmarked: null,
       is_new: null,
     });
-    expect((await pick(await carol.token()))[id('removed')]).toMatchObject({
+    expect((await pick(await carol.tokenNow()))[id('removed')]).toMatchObject({
       ...hidden,
       is_me: false,
       voted: false,
       bookmarked: false,
     });
-    for (const token of [await bob.token(), await admin.token()]) {
+    for (const token of [await bob.tokenNow(), await admin.tokenNow()]) {
       expect((await pick(token))[id('removed')]).toMatchObject({
         author: 'bob',
         rendered_html: expect.stringMatching(/^<p>/),
@@ -289,10 +289,10 @@ describe('the comment tree (6.1–6.4)', () => {
         is_removed: true,
       });
     }
-    const asBob = await pick(await bob.token());
+    const asBob = await pick(await bob.tokenNow());
     expect(asBob[id('removed')]!.is_me).toBe(true);
     expect(asBob[id('deletedMid')]).toMatchObject({ author: null, rendered_html: null, is_me: true, is_deleted: true });
-    expect((await pick(await admin.token()))[id('deletedMid')]).toMatchObject({
+    expect((await pick(await admin.tokenNow()))[id('deletedMid')]).toMatchObject({
       author: null,
       rendered_html: null,
       exemplary: null,
@@ -315,11 +315,10 @@ describe('the comment tree (6.1–6.4)', () => {
     const users = [alice, bob, carol];
     for (let i = 0; i < 120; i++) {
       const cm = await f.comment(users[i % 3]!, big, { parent: i % 4 === 0 ? undefined : parent });
-      if (i % 2 === 0)
-        await f.d.votes.vote(carol.actor === users[i % 3]!.actor ? bob.actor : carol.actor, 'comment', cm.id36);
+      if (i % 2 === 0) await f.voteComment(users[i % 3] === carol ? bob : carol, cm);
       parent = cm;
     }
-    const token = await carol.token();
+    const token = await carol.tokenNow();
     for (const auth of [undefined, token]) {
       for (const q of ['', '?order=votes', '?order=newest']) {
         const { result, commands } = await s.countCommands(() => api.get(`/topic/${big.id36}${q}`, { token: auth }));
@@ -340,8 +339,8 @@ describe('collapsing and is_new (6.5, 4.5)', () => {
     const get = async (token?: string) =>
       Object.fromEntries(((await api.get(`/topic/${t.id36}`, { token })).body.comments as C[]).map((x) => [x.id, x]));
     expect((await get())[noisy.id36]).toMatchObject({ collapsed: true, collapsed_individual: false });
-    expect((await get(await carol.token()))[noisy.id36]).toMatchObject({ collapsed: true });
-    expect((await get(await bob.token()))[noisy.id36]).toMatchObject({ collapsed: false });
+    expect((await get(await carol.tokenNow()))[noisy.id36]).toMatchObject({ collapsed: true });
+    expect((await get(await bob.tokenNow()))[noisy.id36]).toMatchObject({ collapsed: false });
     expect((await get())[quiet.id36]).toMatchObject({ collapsed: false, collapsed_individual: false, is_new: null });
     // Relevance puts active noise last.
     expect(((await api.get(`/topic/${t.id36}`)).body.comments as C[]).map((x) => x.id)).toEqual([
@@ -360,7 +359,7 @@ describe('collapsing and is_new (6.5, 4.5)', () => {
     const fresh = await f.comment(carol, t, { parent: old1, at: '2026-03-05T12:00:00.000Z' });
     const ownNew = await f.comment(alice, t, { parent: old2, at: '2026-03-05T12:01:00.000Z' });
     f.at('2026-03-05T13:00:00.000Z');
-    const token = await alice.token();
+    const token = await alice.tokenNow();
     const res = await api.get(`/topic/${t.id36}?order=posted`, { token });
     const byId = Object.fromEntries(flat(res.body.comments).map((x) => [x.id, x]));
     expect(byId[old1.id36]).toMatchObject({ collapsed: false, collapsed_individual: false, is_new: false });
@@ -373,7 +372,7 @@ describe('collapsing and is_new (6.5, 4.5)', () => {
     await f.d.users.updateSettings(alice.actor, { collapseOldComments: false });
     f.at('2026-03-05T13:30:00.000Z');
     await f.comment(bob, t);
-    const off = await api.get(`/topic/${t.id36}`, { token: await alice.token() });
+    const off = await api.get(`/topic/${t.id36}`, { token: await alice.tokenNow() });
     expect(flat(off.body.comments).every((x) => x.collapsed === false && x.collapsed_individual === false)).toBe(true);
     expect(flat(off.body.comments).filter((x) => x.is_new).length).toBe(1);
   });
@@ -397,7 +396,7 @@ describe('a 5,000-comment reply chain', () => {
       ),
     }));
     await s.agora.db.conn.collection('comments').insertMany(docs as never[]);
-    const token = await carol.token();
+    const token = await carol.tokenNow();
     for (const auth of [undefined, token]) {
       const { result, commands } = await s.countCommands(() => api.get(`/topic/${t.id36}`, { token: auth }));
       expect(result.status).toBe(200);
@@ -418,8 +417,8 @@ describe('Markdown source never leaves through REST', () => {
   it('no endpoint shows a `markdown` key, not even to the author or an admin', async () => {
     const t = await f.topic(alice, { title: 'Source stays inside', markdown: 'SECRET *source* text' });
     const c = await f.comment(alice, t, { markdown: 'SECRET comment *source*' });
-    const aliceToken = await alice.token();
-    const adminToken = await admin.token();
+    const aliceToken = await alice.tokenNow();
+    const adminToken = await admin.tokenNow();
     const paths = [
       `/topic/${t.id36}`,
       '/topics?order=new',

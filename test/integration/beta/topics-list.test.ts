@@ -2,7 +2,7 @@
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 const ids = (body: { topics: { id: string }[] }) => body.topics.map((t) => t.id);
@@ -14,7 +14,7 @@ describe('parameter validation (2.3)', () => {
   beforeAll(async () => {
     s = await startTestServer();
     api = new BetaClient(s.url);
-    const f = new DiscussionFactory(s);
+    const f = new Factory(s);
     await f.topic(await f.user('alice'));
   });
   afterAll(async () => {
@@ -127,7 +127,7 @@ describe('period (5.2)', () => {
   beforeAll(async () => {
     s = await startTestServer();
     api = new BetaClient(s.url);
-    const f = new DiscussionFactory(s);
+    const f = new Factory(s);
     const a = await f.user('alice');
     t = {
       old: (await f.topic(a, { at: '1990-01-01T00:00:00.000Z' })).id36,
@@ -164,7 +164,7 @@ describe('tag (5.3)', () => {
   beforeAll(async () => {
     s = await startTestServer();
     api = new BetaClient(s.url);
-    const f = new DiscussionFactory(s);
+    const f = new Factory(s);
     const a = await f.user('alice');
     for (const tag of [
       'ask',
@@ -209,7 +209,7 @@ describe('tag (5.3)', () => {
 describe('orders (5.4) and which topics are listed (5.5)', () => {
   let s: TestServer;
   let api: BetaClient;
-  let f: DiscussionFactory;
+  let f: Factory;
   let alice: TestUser;
   let bob: TestUser;
   let carol: TestUser;
@@ -220,7 +220,7 @@ describe('orders (5.4) and which topics are listed (5.5)', () => {
   beforeAll(async () => {
     s = await startTestServer();
     api = new BetaClient(s.url);
-    f = new DiscussionFactory(s);
+    f = new Factory(s);
     alice = await f.user('alice');
     bob = await f.user('bob');
     carol = await f.user('carol');
@@ -280,13 +280,13 @@ describe('orders (5.4) and which topics are listed (5.5)', () => {
     const removed = await f.topic(bob, { title: 'removed', at: '2026-03-01T10:01:00.000Z' });
     await f.d.topics.delete(bob.actor, gone.id36);
     await f.d.topics.remove(SYSTEM, removed.id36);
-    for (const token of [undefined, await bob.token(), await admin.token()]) {
+    for (const token of [undefined, await bob.tokenNow(), await admin.tokenNow()]) {
       const listed = ids((await api.get('/topics?order=new&limit=100', { token })).body);
       expect(listed).not.toContain(gone.id36);
       expect(listed).not.toContain(removed.id36);
     }
-    expect((await api.get(`/topic/${removed.id36}`, { token: await bob.token() })).status).toBe(200);
-    expect((await api.get(`/topic/${removed.id36}`, { token: await admin.token() })).status).toBe(200);
+    expect((await api.get(`/topic/${removed.id36}`, { token: await bob.tokenNow() })).status).toBe(200);
+    expect((await api.get(`/topic/${removed.id36}`, { token: await admin.tokenNow() })).status).toBe(200);
     expect((await api.get(`/topic/${removed.id36}`)).status).toBe(404);
     // They still serve as cursors: they only supply a position.
     const after = await api.get(`/topics?order=new&after=${gone.id36}`);
@@ -297,7 +297,7 @@ describe('orders (5.4) and which topics are listed (5.5)', () => {
   it('hides topics the viewer ignored from that viewer only; a cursor outside the filters still works', async () => {
     const ignored = t.C!;
     await f.d.ignores.ignore(carol.actor, ignored);
-    const carolToken = await carol.token();
+    const carolToken = await carol.tokenNow();
     const mine = await api.get('/topics?order=new&limit=100', { token: carolToken });
     expect(ids(mine.body)).not.toContain(ignored);
     expect(mine.body.topics.every((x: { ignored: boolean }) => x.ignored === false)).toBe(true);
@@ -315,7 +315,7 @@ describe('orders (5.4) and which topics are listed (5.5)', () => {
 describe('viewer-specific fields (1.5, 4.1, 4.7)', () => {
   let s: TestServer;
   let api: BetaClient;
-  let f: DiscussionFactory;
+  let f: Factory;
   let alice: TestUser;
   let bob: TestUser;
   let topic: string;
@@ -323,7 +323,7 @@ describe('viewer-specific fields (1.5, 4.1, 4.7)', () => {
   beforeAll(async () => {
     s = await startTestServer();
     api = new BetaClient(s.url);
-    f = new DiscussionFactory(s);
+    f = new Factory(s);
     alice = await f.user('alice');
     bob = await f.user('bob');
     f.at('2026-03-01T10:00:00.000Z');
@@ -349,7 +349,7 @@ describe('viewer-specific fields (1.5, 4.1, 4.7)', () => {
   });
 
   it('are concrete for logged-in viewers; new_comment_count needs a visit', async () => {
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     const before = (await api.get('/topics', { token })).body.topics[0];
     expect(before).toMatchObject({
       new_comment_count: null,

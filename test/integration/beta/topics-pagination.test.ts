@@ -1,6 +1,6 @@
 /** GET /topics pagination (docs/discussion-api.md §5.6): the worked example, links, and 120-topic walks. */
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 const ids = (body: { topics: { id: string }[] }) => body.topics.map((t) => t.id);
@@ -11,7 +11,7 @@ describe('the worked example of 5.6', () => {
   beforeAll(async () => {
     s = await startTestServer({ PUBLIC_URL: 'https://example.org' });
     api = new BetaClient(s.url);
-    const f = new DiscussionFactory(s);
+    const f = new Factory(s);
     const alice = await f.user('alice');
     await s.agora.db.conn
       .collection('discussion_counters')
@@ -66,7 +66,7 @@ describe('links with encoded values and a derived base URL', () => {
   beforeAll(async () => {
     s = await startTestServer({ TRUST_PROXY: 'true' });
     api = new BetaClient(s.url);
-    const f = new DiscussionFactory(s);
+    const f = new Factory(s);
     const alice = await f.user('alice');
     for (let i = 0; i < 12; i++)
       await f.topic(alice, { tags: ['misc.hello world'], at: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z` });
@@ -102,7 +102,7 @@ describe('links with encoded values and a derived base URL', () => {
 describe('walking 120 topics', () => {
   let s: TestServer;
   let api: BetaClient;
-  let f: DiscussionFactory;
+  let f: Factory;
   let viewer: TestUser;
   let token: string;
   const ORDERS = ['activity', 'votes', 'comments', 'new', 'all_activity'];
@@ -110,7 +110,7 @@ describe('walking 120 topics', () => {
   beforeAll(async () => {
     s = await startTestServer({ PUBLIC_URL: 'https://example.org' });
     api = new BetaClient(s.url);
-    f = new DiscussionFactory(s);
+    f = new Factory(s);
     const alice = await f.user('alice');
     viewer = await f.user('viewer');
     const voters: TestUser[] = [];
@@ -127,7 +127,7 @@ describe('walking 120 topics', () => {
         await f.comment(voters[0]!, topics[i]!, { at: new Date(Date.UTC(2026, 2, 2, i % 7)).toISOString() });
     }
     f.at('2026-03-03T00:00:00.000Z');
-    token = await viewer.token();
+    token = await viewer.tokenNow();
   }, 120_000);
   afterAll(async () => {
     await s?.close();

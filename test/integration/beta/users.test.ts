@@ -2,12 +2,12 @@
 import { SYSTEM } from '../../../src/discussion';
 import type { TopicView } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';
-import { DEFAULT_PASSWORD, DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { PASSWORD, Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 let s: TestServer;
 let api: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let admin: TestUser;
@@ -17,7 +17,7 @@ const FEEDS = ['', '/topics', '/comments'];
 beforeAll(async () => {
   s = await startTestServer({ PUBLIC_URL: 'https://example.org' });
   api = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   bob = await f.user('bob');
   admin = await f.user('admin', { admin: true });
@@ -48,10 +48,10 @@ describe('lookup and access (7.1)', () => {
     await f.user('banned2');
     await f.d.users.ban(SYSTEM, 'banned2');
     const gone = await f.user('gone2');
-    await f.d.users.deleteAccount(gone.actor, DEFAULT_PASSWORD);
+    await f.d.users.deleteAccount(gone.actor, PASSWORD);
     const shy = await f.user('shy');
     await f.d.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     for (const feed of FEEDS) {
       for (const auth of [undefined, token]) {
         expect((await api.get(`/user/banned2${feed}`, { token: auth })).body).toEqual([
@@ -207,7 +207,7 @@ describe('feeds (7.2, 7.3)', () => {
   });
 
   it('each feed costs at most 6 database commands', async () => {
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     for (const auth of [undefined, token]) {
       for (const q of [
         '/user/carol',
@@ -261,7 +261,7 @@ describe('feed content (7.2 example, 7.3)', () => {
       author: 'dave',
     });
     expect('children' in anon).toBe(false);
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     await f.visit(bob, t1a, '2026-03-01T10:00:00.000Z');
     f.at('2026-03-02T00:00:00.000Z');
     await f.voteComment(bob, (await f.d.comments.get(bob.actor, anon.id))!);
@@ -287,14 +287,14 @@ describe('feed content (7.2 example, 7.3)', () => {
 
     const ids = async (token?: string) =>
       ((await api.get('/user/erin?limit=100', { token })).body.history as { id: string }[]).map((x) => x.id);
-    for (const token of [undefined, await bob.token()]) {
+    for (const token of [undefined, await bob.tokenNow()]) {
       const seen = await ids(token);
       expect(seen).not.toContain(removed.id36);
       expect(seen).not.toContain(removedTopic.id36);
       expect(seen).not.toContain(deleted.id36);
       expect(seen).toContain(onDeletedTopic.id36);
     }
-    for (const token of [await erin.token(), await admin.token()]) {
+    for (const token of [await erin.tokenNow(), await admin.tokenNow()]) {
       const res = await api.get('/user/erin?limit=100', { token });
       const byId = Object.fromEntries((res.body.history as { id: string }[]).map((x) => [x.id, x]));
       expect(byId[removed.id36]).toMatchObject({

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { withDatabaseName } from '../../../src/server';
 import { TEST_JWT_SECRET, TestServer } from '../../helpers/server';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
-import { BACKENDS, client, metadata, setExpiry, startFor } from './helpers';
+import { Factory } from '../../helpers/factories';
+import { BACKENDS, client, metadata, startFor } from './helpers';
 
 /** Runs `npm run cli -- …` in-process against the server's database and data directory. */
 async function cli(s: TestServer, argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -41,6 +41,7 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
   let s: TestServer;
   let dir: string;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-auth-'));
     fs.writeFileSync(
@@ -53,6 +54,7 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
       FILES_MAX_SIZE: '100',
     });
     c = client(s);
+    f = new Factory(s);
   });
   afterAll(async () => {
     await s?.close();
@@ -104,8 +106,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
   });
 
   it("one rule with GraphQL: a logged-in user's bearer token writes without a key; a bad token does not", async () => {
-    const user = await new DiscussionFactory(s).user(`keyless${backend}`);
-    const token = await user.token();
+    const user = await new Factory(s).user(`keyless${backend}`);
+    const token = await user.tokenNow();
     const up = await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}`, 'files-delete-key': 'dk' });
     expect(up.status).toBe(200);
     expect((await c.put('/upload/by-user.txt', 'x', { authorization: `Bearer ${token}x` })).status).toBe(401);
@@ -156,8 +158,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     const key = 'haPVipRnGJ0QovA9nyqK';
     for (const n of ['e1.txt', 'e2.txt', 'keep.txt'])
       expect((await c.put(`/upload/${n}`, 'x', { 'files-api-key': key })).status).toBe(200);
-    await setExpiry(s, 'e1.txt', 1);
-    await setExpiry(s, 'e2.txt', Math.floor(Date.now() / 1000) - 1);
+    await f.setExpiry('e1.txt', 1);
+    await f.setExpiry('e2.txt', Math.floor(Date.now() / 1000) - 1);
     const r = await cli(s, ['files:cleanup']);
     expect(r.code).toBe(0);
     expect(r.out.join('\n')).toMatch(/Deleted 2 expired files/);

@@ -9,7 +9,8 @@ import http from 'node:http';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { TestServer } from '../../helpers/server';
-import { BACKENDS, client, eventually, metadata, setExpiry, startFor, storeCounts } from './helpers';
+import { Factory } from '../../helpers/factories';
+import { BACKENDS, client, eventually, metadata, startFor, storeCounts } from './helpers';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -46,9 +47,11 @@ function slowGet(url: string): { firstBytes: Promise<void>; finish(): Promise<Bu
 describe.each(BACKENDS)('consistency on %s', (backend) => {
   let s: TestServer;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     s = await startFor(backend);
     c = client(s);
+    f = new Factory(s);
   });
   afterAll(async () => {
     await s?.close();
@@ -57,10 +60,10 @@ describe.each(BACKENDS)('consistency on %s', (backend) => {
   it('a read that started before an overwrite gets all the old bytes; later reads the new ones', async () => {
     const oldBytes = crypto.randomBytes(6 * 1024 * 1024);
     const newBytes = crypto.randomBytes(5 * 1024 * 1024);
-    await c.upload('atomic.bin', oldBytes, { 'files-delete-key': 'k' });
+    await f.upload('atomic.bin', oldBytes, { 'files-delete-key': 'k' });
     const reader = slowGet(`${s.url}/selif/atomic.bin`);
     await reader.firstBytes;
-    expect((await c.upload('atomic.bin', newBytes, { 'files-delete-key': 'k' })).sha256sum).toBe(sha(newBytes));
+    expect((await f.upload('atomic.bin', newBytes, { 'files-delete-key': 'k' })).sha256sum).toBe(sha(newBytes));
     expect(sha(await reader.finish())).toBe(sha(oldBytes));
     expect(sha((await c.get('/selif/atomic.bin')).body)).toBe(sha(newBytes));
   });
@@ -68,10 +71,10 @@ describe.each(BACKENDS)('consistency on %s', (backend) => {
   it('reads during repeated overwrites always get one whole version', async () => {
     const versions = [0, 1, 2, 3].map(() => crypto.randomBytes(256 * 1024 + 5));
     const known = new Set(versions.map(sha));
-    await c.upload('flip.bin', versions[0]!, { 'files-delete-key': 'k' });
+    await f.upload('flip.bin', versions[0]!, { 'files-delete-key': 'k' });
     let writing = true;
     const writer = (async () => {
-      for (let i = 1; i < 12; i++) await c.upload('flip.bin', versions[i % 4]!, { 'files-delete-key': 'k' });
+      for (let i = 1; i < 12; i++) await f.upload('flip.bin', versions[i % 4]!, { 'files-delete-key': 'k' });
       writing = false;
     })();
     let reads = 0;
@@ -87,8 +90,8 @@ describe.each(BACKENDS)('consistency on %s', (backend) => {
   });
 
   it('released and orphaned objects are collected only after the grace period', async () => {
-    await c.upload('gc.txt', 'first', { 'files-delete-key': 'k' });
-    await c.upload('gc.txt', 'second', { 'files-delete-key': 'k' });
+    await f.upload('gc.txt', 'first', { 'files-delete-key': 'k' });
+    await f.upload('gc.txt', 'second', { 'files-delete-key': 'k' });
     const { maintenance } = s.agora.services.files;
     const live = async () => (await storeCounts(s)).objects;
     const files = await metadata(s);
@@ -145,10 +148,10 @@ describe('the sweeper (FILES_CLEANUP_INTERVAL)', () => {
 
   it('deletes expired files on its interval, without any read', async () => {
     s = await startFor('disk', { FILES_CLEANUP_INTERVAL: '1' });
-    const c = client(s);
-    await c.upload('soon.txt', 'x');
-    await c.upload('stays.txt', 'y');
-    await setExpiry(s, 'soon.txt', 1);
+    const f = new Factory(s);
+    await f.upload('soon.txt', 'x');
+    await f.upload('stays.txt', 'y');
+    await f.setExpiry('soon.txt', 1);
     await eventually(async () => expect((await metadata(s)).map((d) => d.filename)).toEqual(['stays.txt']), 5000);
   });
 
@@ -156,8 +159,9 @@ describe('the sweeper (FILES_CLEANUP_INTERVAL)', () => {
     const g = await startFor('gridfs');
     try {
       const c = client(g);
-      await c.upload('rel.txt', 'one', { 'files-delete-key': 'k' });
-      await c.upload('rel.txt', 'two', { 'files-delete-key': 'k' });
+      const f = new Factory(g);
+      await f.upload('rel.txt', 'one', { 'files-delete-key': 'k' });
+      await f.upload('rel.txt', 'two', { 'files-delete-key': 'k' });
       const released = g.agora.db.conn.collection('filedata.released');
       expect(await released.countDocuments()).toBe(1);
       const filesBefore = await g.agora.db.conn.collection('filedata.files').countDocuments();
@@ -188,7 +192,8 @@ describe('disk metadata cache', () => {
 
   it('sees a delete made by another process (metadata gone, object unlinked)', async () => {
     const c = client(s);
-    await c.upload('other-del.txt', 'cached');
+    const f = new Factory(s);
+    await f.upload('other-del.txt', 'cached');
     expect((await c.get('/selif/other-del.txt')).text).toBe('cached'); // now cached
     const { objectId } = await doc('other-del.txt');
     await s.agora.db.conn.collection('files').deleteOne({ _id: 'other-del.txt' as never });
@@ -199,7 +204,8 @@ describe('disk metadata cache', () => {
 
   it('sees an overwrite made by another process (new object, metadata switched, old object unlinked)', async () => {
     const c = client(s);
-    await c.upload('other-ow.txt', 'old version');
+    const f = new Factory(s);
+    await f.upload('other-ow.txt', 'old version');
     expect((await c.get('/other-ow.txt', { accept: 'application/json' })).json().size).toBe('11');
     const { objectId } = await doc('other-ow.txt');
     const store = (s.agora.services.files.maintenance as unknown as { store: import('../../../src/storage').ByteStore })
@@ -220,7 +226,8 @@ describe('disk metadata cache', () => {
 
   it('answers a conditional GET from the current version after another process overwrote the file', async () => {
     const c = client(s);
-    await c.upload('other-cond.txt', 'first version');
+    const f = new Factory(s);
+    await f.upload('other-cond.txt', 'first version');
     const first = await c.get('/selif/other-cond.txt');
     const oldTag = first.headers.etag as string;
     const { objectId } = await doc('other-cond.txt');
@@ -242,8 +249,9 @@ describe('disk metadata cache', () => {
 
   it('caches a small object from its second read on, and reports hits, misses and bytes on /metrics', async () => {
     const c = client(s);
+    const f = new Factory(s);
     const bytes = Buffer.alloc(100 * 1024, 3);
-    await c.upload('metered.bin', bytes);
+    await f.upload('metered.bin', bytes);
     const counters = async () => {
       const text = (await c.get('/metrics')).text;
       const n = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
@@ -266,8 +274,9 @@ describe('disk metadata cache', () => {
 
   it('sees a delete by another process on a plain GET of a file read before (object cache admission)', async () => {
     const c = client(s);
+    const f = new Factory(s);
     const big = Buffer.alloc(200 * 1024, 7);
-    await c.upload('other-big.bin', big);
+    await f.upload('other-big.bin', big);
     expect((await c.get('/selif/other-big.bin')).status).toBe(200);
     const { objectId } = await doc('other-big.bin');
     await s.agora.db.conn.collection('files').deleteOne({ _id: 'other-big.bin' as never });

@@ -14,6 +14,7 @@ import { withDatabaseName } from '../../../src/server';
 import { baseEnv, ServerProcess, startServerProcess } from '../../helpers/child';
 import { ensureBuilt } from '../../helpers/dist';
 import { TestServer } from '../../helpers/server';
+import { Factory } from '../../helpers/factories';
 import { BACKENDS, client, eventually, metadata, request, startFor, storeCounts } from './helpers';
 
 /** Opens a raw connection, sends the request head and `partBytes` of the body, and leaves it open. */
@@ -35,7 +36,7 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startFor(backend, { FILES_MAX_SIZE: String(8 * 1024 * 1024) });
-    await client(s).upload('existing.txt', 'I stay');
+    await new Factory(s).upload('existing.txt', 'I stay');
   });
   afterAll(async () => {
     await s?.close();
@@ -53,7 +54,7 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
   });
 
   it('an overwrite whose client disconnects leaves the old file intact', async () => {
-    await client(s).upload('ow.txt', 'old bytes', { 'files-delete-key': 'k' });
+    await new Factory(s).upload('ow.txt', 'old bytes', { 'files-delete-key': 'k' });
     const before = await storeCounts(s);
     const sock = await startUpload(s.url, putHead('ow.txt', 2 * 1024 * 1024, 'Files-Delete-Key: k\r\n'), 512 * 1024);
     await new Promise((r) => setTimeout(r, 200));

@@ -1,4 +1,7 @@
-/** HTTP helpers for the Files-* integration tests: raw requests with full control over headers. */
+/**
+ * HTTP helpers for the Files-* integration tests: raw requests with full control over headers, and
+ * reads of what a server stored. Stored files are made by test/helpers/factories (Factory.upload).
+ */
 import http from 'node:http';
 import type { Readable } from 'node:stream';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -88,12 +91,6 @@ export function client(s: TestServer) {
       request(s.url, 'POST', path, { headers, body }),
     del: (path: string, headers: Record<string, string | string[]> = {}) => request(s.url, 'DELETE', path, { headers }),
     req: (method: string, path: string, opts: ReqOptions = {}) => request(s.url, method, path, opts),
-    /** PUT with JSON preferred; returns the parsed upload JSON (asserting 200). */
-    async upload(name: string, body: string | Buffer, headers: Record<string, string> = {}) {
-      const r = await request(s.url, 'PUT', `/upload/${name}`, { headers: { ...JSON_ACCEPT, ...headers }, body });
-      if (r.status !== 200) throw new Error(`upload failed: ${r.status} ${r.text}`);
-      return r.json();
-    },
   };
 }
 
@@ -150,21 +147,4 @@ export async function eventually(check: () => Promise<void> | void, timeoutMs = 
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-}
-
-/** Sets a file's expiry directly in the database (to test expiry without waiting). */
-export async function setExpiry(s: TestServer, filename: string, expiry: number): Promise<void> {
-  await s.agora.db.conn.collection('files').updateOne({ filename }, { $set: { expiry } });
-  // A file's expiry never changes while its bytes stay (an overwrite brings new bytes), so the
-  // server's metadata cache (src/files/metadata-cache.ts) may hold the old one: this stands for time
-  // passing, which the cached copy would see as well.
-  forgetCached(s, filename);
-}
-
-/**
- * Drops a file from the server's metadata cache, as for a record this process has never read: for tests
- * that edit a record directly in the database to stand for one written before (by an older version).
- */
-export function forgetCached(s: TestServer, filename: string): void {
-  (s.agora.services.files.files as unknown as { cache?: { delete(name: string): void } }).cache?.delete(filename);
 }

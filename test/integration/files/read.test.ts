@@ -5,17 +5,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { TestServer } from '../../helpers/server';
-import {
-  BACKENDS,
-  client,
-  JSON_ACCEPT,
-  metadata,
-  setExpiry,
-  startFor,
-  storeCounts,
-  TEST_CONTENT,
-  TEST_SHA,
-} from './helpers';
+import { Factory } from '../../helpers/factories';
+import { BACKENDS, client, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
 
 const BASE = 'https://files.example.org';
 const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
@@ -27,11 +18,13 @@ const SIXTEEN = '0123456789abcdef';
 describe.each(BACKENDS)('reads on %s', (backend) => {
   let s: TestServer;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     s = await startFor(backend, { PUBLIC_URL: BASE, FILES_ACCESS_COOKIE_EXPIRY: '0' });
     c = client(s);
-    await c.upload('notes.txt', TEST_CONTENT, { 'files-delete-key': 'dk' });
-    await c.upload('sixteen.txt', SIXTEEN);
+    f = new Factory(s);
+    await f.upload('notes.txt', TEST_CONTENT, { 'files-delete-key': 'dk' });
+    await f.upload('sixteen.txt', SIXTEEN);
   });
   afterAll(async () => {
     await s?.close();
@@ -218,7 +211,7 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
     it('serves larger files intact, and ranges deep inside them', async () => {
       const big = Buffer.alloc(3 * 1024 * 1024 + 123);
       for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >> 10)) & 0xff;
-      await c.upload('big.bin', big);
+      await f.upload('big.bin', big);
       const r = await c.get('/selif/big.bin');
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toBe('application/octet-stream');
@@ -231,7 +224,7 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
 
   describe('access keys (§9)', () => {
     beforeAll(async () => {
-      await c.upload('sec.txt', TEST_CONTENT, { 'files-access-key': 'pw 1/ü', 'files-delete-key': 'sk' });
+      await f.upload('sec.txt', TEST_CONTENT, { 'files-access-key': 'pw 1/ü', 'files-delete-key': 'sk' });
     });
     const enc = encodeURIComponent('pw 1/ü');
 
@@ -299,14 +292,14 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
     });
 
     it('DELETE needs no access key', async () => {
-      await c.upload('sec-del.txt', 'x', { 'files-access-key': 'a', 'files-delete-key': 'd' });
+      await f.upload('sec-del.txt', 'x', { 'files-access-key': 'a', 'files-delete-key': 'd' });
       expect(await c.del('/sec-del.txt', { 'files-delete-key': 'd' })).toMatchObject({ status: 200, text: 'DELETED' });
     });
   });
 
   describe('delete (§6)', () => {
     it('404 for an unknown file, 401 for a missing or wrong key, 200 DELETED (no newline) whatever Accept', async () => {
-      await c.upload('del.txt', 'bye', { 'files-delete-key': 'right' });
+      await f.upload('del.txt', 'bye', { 'files-delete-key': 'right' });
       expect(await c.del('/nope.txt', { 'files-delete-key': 'x' })).toMatchObject({
         status: 404,
         text: 'File not found\n',
@@ -325,11 +318,11 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
       expect((await c.get('/del.txt', JSON_ACCEPT)).status).toBe(404);
       expect((await c.get('/selif/del.txt')).status).toBe(404);
       expect((await c.del('/del.txt', { 'files-delete-key': 'right' })).status).toBe(404);
-      expect((await c.upload('del.txt', 'again')).filename).toBe('del.txt');
+      expect((await f.upload('del.txt', 'again')).filename).toBe('del.txt');
     });
 
     it('removes bytes and metadata', async () => {
-      await c.upload('gone.txt', 'bytes', { 'files-delete-key': 'k' });
+      await f.upload('gone.txt', 'bytes', { 'files-delete-key': 'k' });
       const before = await storeCounts(s);
       await c.del('/gone.txt', { 'files-delete-key': 'k' });
       expect(await metadata(s)).not.toContainEqual(expect.objectContaining({ filename: 'gone.txt' }));
@@ -339,31 +332,31 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
 
   describe('expiry (§11)', () => {
     it('an expired file answers 404 on info and raw and is deleted', async () => {
-      await c.upload('old.txt', 'old', { 'files-delete-key': 'k' });
-      await setExpiry(s, 'old.txt', Math.floor(Date.now() / 1000) - 5);
+      await f.upload('old.txt', 'old', { 'files-delete-key': 'k' });
+      await f.setExpiry('old.txt', Math.floor(Date.now() / 1000) - 5);
       expect(await c.get('/selif/old.txt')).toMatchObject({ status: 404, text: 'File not found\n' });
       expect(await metadata(s)).not.toContainEqual(expect.objectContaining({ filename: 'old.txt' }));
-      await c.upload('old2.txt', 'old', { 'files-delete-key': 'k' });
-      await setExpiry(s, 'old2.txt', 1);
+      await f.upload('old2.txt', 'old', { 'files-delete-key': 'k' });
+      await f.setExpiry('old2.txt', 1);
       expect((await c.get('/old2.txt', JSON_ACCEPT)).status).toBe(404);
-      expect((await c.upload('old2.txt', 'new')).filename).toBe('old2.txt');
+      expect((await f.upload('old2.txt', 'new')).filename).toBe('old2.txt');
     });
 
     it('until deleted, an expired file takes its name, can be overwritten and deleted with its key', async () => {
-      await c.upload('exp.txt', 'x', { 'files-delete-key': 'k' });
-      await setExpiry(s, 'exp.txt', 1);
-      expect((await c.upload('exp.txt', 'y')).filename).toBe('exp1.txt');
-      expect((await c.upload('exp.txt', 'z', { 'files-delete-key': 'k' })).filename).toBe('exp.txt');
+      await f.upload('exp.txt', 'x', { 'files-delete-key': 'k' });
+      await f.setExpiry('exp.txt', 1);
+      expect((await f.upload('exp.txt', 'y')).filename).toBe('exp1.txt');
+      expect((await f.upload('exp.txt', 'z', { 'files-delete-key': 'k' })).filename).toBe('exp.txt');
       expect((await c.get('/selif/exp.txt')).text).toBe('z');
-      await setExpiry(s, 'exp.txt', 1);
+      await f.setExpiry('exp.txt', 1);
       expect((await c.del('/exp.txt', { 'files-delete-key': 'k' })).text).toBe('DELETED');
     });
 
     it('the sweeper deletes every expired file', async () => {
-      await c.upload('sweep1.txt', 'a');
-      await c.upload('sweep2.txt', 'b');
-      await setExpiry(s, 'sweep1.txt', 1);
-      await setExpiry(s, 'sweep2.txt', 1);
+      await f.upload('sweep1.txt', 'a');
+      await f.upload('sweep2.txt', 'b');
+      await f.setExpiry('sweep1.txt', 1);
+      await f.setExpiry('sweep2.txt', 1);
       expect(await s.agora.services.files.maintenance.sweepExpired()).toBeGreaterThanOrEqual(2);
       const names = (await metadata(s)).map((d) => d.filename);
       expect(names).not.toContain('sweep1.txt');
@@ -464,7 +457,8 @@ describe('FILES_ACCESS_COOKIE_EXPIRY (§9)', () => {
 
   it('adds Max-Age to the access-key cookies', async () => {
     const c = client(s);
-    await c.upload('aged.txt', 'x', { 'files-access-key': 'k&1' });
+    const f = new Factory(s);
+    await f.upload('aged.txt', 'x', { 'files-access-key': 'k&1' });
     const r = await c.get('/aged.txt?access_key=k%261');
     expect(r.status).toBe(200);
     expect(r.headers['set-cookie']).toEqual([
@@ -481,10 +475,12 @@ describe.each(BACKENDS)('files larger than the read size on %s', (backend) => {
   const sha = crypto.createHash('sha256').update(big).digest('hex');
   let s: TestServer;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     s = await startFor(backend);
     c = client(s);
-    await c.upload('big.bin', big);
+    f = new Factory(s);
+    await f.upload('big.bin', big);
   });
   afterAll(async () => {
     await s?.close();

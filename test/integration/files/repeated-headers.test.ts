@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, TestServer } from '../../helpers/server';
+import { Factory } from '../../helpers/factories';
 import { client, request } from './helpers';
 
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -15,28 +16,30 @@ const RAND = /^[a-z0-9]{8}\.txt$/;
 describe('Files REST', () => {
   let s: TestServer;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     s = await startTestServer();
     c = client(s);
+    f = new Factory(s);
   });
   afterAll(async () => {
     await s?.close();
   });
 
   it('Linx-Randomize: yes then no randomizes; no then yes does not', async () => {
-    expect((await c.upload('r1.txt', 'x', { 'linx-randomize': ['yes', 'no'] } as never)).filename).toMatch(RAND);
-    expect((await c.upload('r2.txt', 'x', { 'files-randomize': ['no', 'yes'] } as never)).filename).toBe('r2.txt');
+    expect((await f.upload('r1.txt', 'x', { 'linx-randomize': ['yes', 'no'] } as never)).filename).toMatch(RAND);
+    expect((await f.upload('r2.txt', 'x', { 'files-randomize': ['no', 'yes'] } as never)).filename).toBe('r2.txt');
   });
 
   it('two delete-key lines set the first as the key, for upload and DELETE', async () => {
-    const j = await c.upload('dk.txt', 'x', { 'linx-delete-key': ['first', 'second'] } as never);
+    const j = await f.upload('dk.txt', 'x', { 'linx-delete-key': ['first', 'second'] } as never);
     expect(j.delete_key).toBe('first');
     expect((await c.del('/dk.txt', { 'files-delete-key': ['second', 'first'] })).status).toBe(401);
     expect((await c.del('/dk.txt', { 'files-delete-key': ['first', 'second'] })).status).toBe(200);
   });
 
   it('two access-key and expiry lines: the first counts', async () => {
-    const j = await c.upload('ak.txt', 'x', {
+    const j = await f.upload('ak.txt', 'x', {
       'files-access-key': ['ak1', 'ak2'],
       'files-expiry': ['60', '0'],
     } as never);
@@ -47,7 +50,7 @@ describe('Files REST', () => {
   });
 
   it('a repeated Accept counts with its first line', async () => {
-    await c.upload('acc.txt', 'x');
+    await f.upload('acc.txt', 'x');
     const r = await c.get('/acc.txt', { accept: ['application/json', 'text/plain'] });
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
     expect((await c.get('/acc.txt', { accept: ['text/plain', 'application/json'] })).text).toBe('x');

@@ -1,17 +1,8 @@
 /** Uploads over real HTTP (docs/files-api.md §2, §4), on both storage backends. */
 import { Readable } from 'node:stream';
 import { TestServer } from '../../helpers/server';
-import {
-  BACKENDS,
-  client,
-  forgetCached,
-  JSON_ACCEPT,
-  metadata,
-  startFor,
-  storeCounts,
-  TEST_CONTENT,
-  TEST_SHA,
-} from './helpers';
+import { Factory } from '../../helpers/factories';
+import { BACKENDS, client, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CONTENT, TEST_SHA } from './helpers';
 
 const BASE = 'https://files.example.org';
 const RAND = '[a-z0-9]{8}';
@@ -19,9 +10,11 @@ const RAND = '[a-z0-9]{8}';
 describe.each(BACKENDS)('uploads on %s', (backend) => {
   let s: TestServer;
   let c: ReturnType<typeof client>;
+  let f: Factory;
   beforeAll(async () => {
     s = await startFor(backend, { PUBLIC_URL: `${BASE}/`, FILES_MAX_SIZE: '1000' });
     c = client(s);
+    f = new Factory(s);
   });
   afterAll(async () => {
     await s?.close();
@@ -116,24 +109,24 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
         ['abc.%E2%9C%93', 'abc.txt'],
       ];
       for (const [name, expected] of cases) {
-        const j = await c.upload(name, TEST_CONTENT);
+        const j = await f.upload(name, TEST_CONTENT);
         if (typeof expected === 'string') expect(j.filename).toBe(expected);
         else expect(j.filename).toMatch(expected);
       }
-      expect((await c.upload('binthing', Buffer.from([0, 1, 2, 3]))).filename).toBe('binthing.file');
+      expect((await f.upload('binthing', Buffer.from([0, 1, 2, 3]))).filename).toBe('binthing.file');
     });
 
     it.each(['yes', 'true', 'y', '1', 'YES', 'True'])(
       'Files-Randomize: %s randomizes and keeps the extension',
       async (v) => {
-        expect((await c.upload('keepext.png', TEST_CONTENT, { 'files-randomize': v })).filename).toMatch(
+        expect((await f.upload('keepext.png', TEST_CONTENT, { 'files-randomize': v })).filename).toMatch(
           new RegExp(`^${RAND}\\.png$`),
         );
       },
     );
 
     it.each(['no', '0', 'maybe', ''])('Files-Randomize: %j does not', async (v) => {
-      expect((await c.upload(`norand-${v || 'empty'}.txt`, TEST_CONTENT, { 'files-randomize': v })).filename).toBe(
+      expect((await f.upload(`norand-${v || 'empty'}.txt`, TEST_CONTENT, { 'files-randomize': v })).filename).toBe(
         `norand-${v || 'empty'}.txt`,
       );
     });
@@ -151,7 +144,7 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     it('400 Filename too long over 255 characters; 255 is fine', async () => {
       const r = await c.put(`/upload/${'a'.repeat(300)}.txt`, TEST_CONTENT, JSON_ACCEPT);
       expect([r.status, r.text]).toEqual([400, '{"error":"Filename too long"}']);
-      expect((await c.upload(`${'b'.repeat(251)}.txt`, TEST_CONTENT)).filename).toHaveLength(255);
+      expect((await f.upload(`${'b'.repeat(251)}.txt`, TEST_CONTENT)).filename).toHaveLength(255);
     });
 
     it('400 Empty file for an empty body, with or without Content-Length', async () => {
@@ -170,7 +163,7 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('accepts exactly FILES_MAX_SIZE bytes', async () => {
-      const j = await c.upload('exact.bin', Buffer.alloc(1000, 0x61));
+      const j = await f.upload('exact.bin', Buffer.alloc(1000, 0x61));
       expect(j.size).toBe('1000');
     });
 
@@ -196,34 +189,34 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
 
   describe('collisions and overwrite (§4.6)', () => {
     it('a taken name without a key gets the next free name: hello.txt → hello1.txt → hello2.txt', async () => {
-      expect((await c.upload('hello.txt', 'one')).filename).toBe('hello.txt');
-      expect((await c.upload('hello.txt', 'two')).filename).toBe('hello1.txt');
-      expect((await c.upload('hello.txt', 'three')).filename).toBe('hello2.txt');
+      expect((await f.upload('hello.txt', 'one')).filename).toBe('hello.txt');
+      expect((await f.upload('hello.txt', 'two')).filename).toBe('hello1.txt');
+      expect((await f.upload('hello.txt', 'three')).filename).toBe('hello2.txt');
       expect((await c.get('/selif/hello.txt')).text).toBe('one');
     });
 
     it('file9.txt → file10.txt → file11.txt; v19.txt → v110.txt', async () => {
-      await c.upload('file9.txt', 'x');
-      expect((await c.upload('file9.txt', 'x')).filename).toBe('file10.txt');
-      expect((await c.upload('file9.txt', 'x')).filename).toBe('file11.txt');
-      await c.upload('v19.txt', 'x');
-      expect((await c.upload('v19.txt', 'x')).filename).toBe('v110.txt');
+      await f.upload('file9.txt', 'x');
+      expect((await f.upload('file9.txt', 'x')).filename).toBe('file10.txt');
+      expect((await f.upload('file9.txt', 'x')).filename).toBe('file11.txt');
+      await f.upload('v19.txt', 'x');
+      expect((await f.upload('v19.txt', 'x')).filename).toBe('v110.txt');
     });
 
     it('a wrong key does not overwrite: ow.txt → ow1.txt, ow.txt untouched', async () => {
-      await c.upload('ow.txt', 'original', { 'files-delete-key': 'right' });
-      expect((await c.upload('ow.txt', 'intruder', { 'files-delete-key': 'wrong' })).filename).toBe('ow1.txt');
+      await f.upload('ow.txt', 'original', { 'files-delete-key': 'right' });
+      expect((await f.upload('ow.txt', 'intruder', { 'files-delete-key': 'wrong' })).filename).toBe('ow1.txt');
       expect((await c.get('/selif/ow.txt')).text).toBe('original');
     });
 
     it('the right key overwrites in place and regenerates all metadata', async () => {
-      const first = await c.upload('ow2.txt', 'original text', {
+      const first = await f.upload('ow2.txt', 'original text', {
         'files-delete-key': 'k1',
         'files-access-key': 'secret',
         'files-expiry': '600',
       });
       const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(20, 2)]);
-      const second = await c.upload('ow2.txt', png, { 'files-delete-key': 'k1' });
+      const second = await f.upload('ow2.txt', png, { 'files-delete-key': 'k1' });
       expect(second).toMatchObject({
         filename: 'ow2.txt',
         delete_key: 'k1',
@@ -238,12 +231,12 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(raw.body).toEqual(png);
       expect(raw.headers['cache-control']).toBe('public, no-cache');
       // The key stays the one supplied: it overwrites again, and a wrong one still does not.
-      expect((await c.upload('ow2.txt', 'third', { 'files-delete-key': 'k1' })).filename).toBe('ow2.txt');
-      expect((await c.upload('ow2.txt', 'fourth', { 'files-delete-key': 'k2' })).filename).toBe('ow3.txt');
+      expect((await f.upload('ow2.txt', 'third', { 'files-delete-key': 'k1' })).filename).toBe('ow2.txt');
+      expect((await f.upload('ow2.txt', 'fourth', { 'files-delete-key': 'k2' })).filename).toBe('ow3.txt');
     });
 
     it('an overwrite that fails leaves the old file intact (empty body, too large)', async () => {
-      await c.upload('keep.txt', 'keep me', { 'files-delete-key': 'k' });
+      await f.upload('keep.txt', 'keep me', { 'files-delete-key': 'k' });
       expect((await c.put('/upload/keep.txt', '', { 'files-delete-key': 'k' })).status).toBe(400);
       expect(
         (
@@ -258,7 +251,7 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
 
     it('5 concurrent uploads of one free name get 5 distinct names, each with its own bytes', async () => {
       const bodies = [0, 1, 2, 3, 4].map((i) => `concurrent body ${i}`);
-      const results = await Promise.all(bodies.map((b) => c.upload('same.txt', b)));
+      const results = await Promise.all(bodies.map((b) => f.upload('same.txt', b)));
       const names = results.map((r) => r.filename);
       expect(new Set(names).size).toBe(5);
       expect(names.sort()).toEqual(['same.txt', 'same1.txt', 'same2.txt', 'same3.txt', 'same4.txt']);
@@ -270,11 +263,11 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('the delete key is generated when not given: 30 characters of [A-Za-z0-9]', async () => {
-      expect((await c.upload('gen.txt', 'x')).delete_key).toMatch(/^[A-Za-z0-9]{30}$/);
+      expect((await f.upload('gen.txt', 'x')).delete_key).toMatch(/^[A-Za-z0-9]{30}$/);
     });
 
     it('keys are stored only as salted hashes', async () => {
-      await c.upload('hashed.txt', 'x', { 'files-delete-key': 'plain-delete', 'files-access-key': 'plain-access' });
+      await f.upload('hashed.txt', 'x', { 'files-delete-key': 'plain-delete', 'files-access-key': 'plain-access' });
       const doc = (await metadata(s)).find((d) => d.filename === 'hashed.txt')!;
       const serialized = JSON.stringify(doc);
       expect(serialized).not.toContain('plain-delete');
@@ -284,22 +277,22 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
     });
 
     it('a generated delete key is stored as its SHA-256 (§4.7) and deletes and overwrites the file', async () => {
-      const key = (await c.upload('gen-sha.txt', 'x')).delete_key!;
+      const key = (await f.upload('gen-sha.txt', 'x')).delete_key!;
       const doc = (await metadata(s)).find((d) => d.filename === 'gen-sha.txt')!;
       expect(doc.deleteKeyHash).toBe(
         `sha256$${require('node:crypto').createHash('sha256').update(key).digest('base64')}`,
       );
       expect(doc.accessKeyHash).toBeNull();
-      expect((await c.upload('gen-sha.txt', 'y', { 'files-delete-key': key })).filename).toBe('gen-sha.txt');
+      expect((await f.upload('gen-sha.txt', 'y', { 'files-delete-key': key })).filename).toBe('gen-sha.txt');
       expect((await c.get('/selif/gen-sha.txt')).text).toBe('y');
       expect((await c.del('/gen-sha.txt', { 'files-delete-key': key })).status).toBe(200);
-      const wrong = (await c.upload('gen-sha2.txt', 'x')).delete_key!;
+      const wrong = (await f.upload('gen-sha2.txt', 'x')).delete_key!;
       expect((await c.del('/gen-sha2.txt', { 'files-delete-key': wrong.toLowerCase() + 'x' })).status).toBe(401);
     });
 
     it('records stored before §4.7 (a generated key under scrypt) still delete and overwrite', async () => {
       const crypto = require('node:crypto') as typeof import('node:crypto');
-      await c.upload('old-record.txt', 'x');
+      await f.upload('old-record.txt', 'x');
       const salt = crypto.randomBytes(16);
       const oldHash = (k: string) =>
         `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
@@ -308,11 +301,11 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
         { filename: 'old-record.txt' },
         { $set: { deleteKeyHash: oldHash('OldGeneratedKey0123456789abcde'), accessKeyHash: oldHash('old-access') } },
       );
-      forgetCached(s, 'old-record.txt');
+      f.forgetCached('old-record.txt');
       expect((await c.get('/selif/old-record.txt')).status).toBe(401);
       expect((await c.get('/selif/old-record.txt', { 'files-access-key': 'old-access' })).text).toBe('x');
       expect(
-        (await c.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename,
+        (await f.upload('old-record.txt', 'z', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).filename,
       ).toBe('old-record.txt');
       expect((await c.del('/old-record.txt', { 'files-delete-key': 'OldGeneratedKey0123456789abcde' })).status).toBe(
         200,
@@ -322,24 +315,24 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
 
   describe('Linx-* aliases (§2.1)', () => {
     it('accepts Linx-Delete-Key, Linx-Expiry, Linx-Access-Key, Linx-Randomize', async () => {
-      const j = await c.upload('alias.txt', 'x', {
+      const j = await f.upload('alias.txt', 'x', {
         'linx-delete-key': 'lk',
         'linx-expiry': '60',
         'linx-access-key': 'la',
       });
       expect(j).toMatchObject({ delete_key: 'lk', access_key: 'la' });
       expect(Number(j.expiry)).toBeGreaterThan(0);
-      expect((await c.upload('alias2.png', 'x', { 'linx-randomize': 'yes' })).filename).toMatch(
+      expect((await f.upload('alias2.png', 'x', { 'linx-randomize': 'yes' })).filename).toMatch(
         new RegExp(`^${RAND}\\.png$`),
       );
     });
 
     it('Files-* wins over Linx-* even when empty', async () => {
-      const j = await c.upload('alias3.txt', 'x', { 'files-delete-key': '', 'linx-delete-key': 'linx' });
+      const j = await f.upload('alias3.txt', 'x', { 'files-delete-key': '', 'linx-delete-key': 'linx' });
       expect(j.delete_key).not.toBe('linx');
       expect(j.delete_key).toMatch(/^[A-Za-z0-9]{30}$/);
       expect(
-        (await c.upload('alias3b.txt', 'x', { 'files-delete-key': 'files', 'linx-delete-key': 'linx' })).delete_key,
+        (await f.upload('alias3b.txt', 'x', { 'files-delete-key': 'files', 'linx-delete-key': 'linx' })).delete_key,
       ).toBe('files');
     });
   });
@@ -510,33 +503,35 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
   });
 
   describe('force random filenames', () => {
-    let f: TestServer;
-    let fc: ReturnType<typeof client>;
+    let r: TestServer;
+    let rc: ReturnType<typeof client>;
+    let rf: Factory;
     beforeAll(async () => {
-      f = await startFor(backend, { FILES_FORCE_RANDOM_FILENAME: 'true' });
-      fc = client(f);
+      r = await startFor(backend, { FILES_FORCE_RANDOM_FILENAME: 'true' });
+      rc = client(r);
+      rf = new Factory(r);
     });
     afterAll(async () => {
-      await f?.close();
+      await r?.close();
     });
 
     it('a free name is randomized, the extension kept', async () => {
-      expect((await fc.upload('wanted.png', 'x')).filename).toMatch(new RegExp(`^${RAND}\\.png$`));
+      expect((await rf.upload('wanted.png', 'x')).filename).toMatch(new RegExp(`^${RAND}\\.png$`));
     });
 
     it('a taken name with its key is overwritten; with a wrong key a random name is used', async () => {
-      const first = await fc.upload('x.txt', 'one', { 'files-delete-key': 'k' });
-      const again = await fc.upload(first.filename, 'two', { 'files-delete-key': 'k' });
+      const first = await rf.upload('x.txt', 'one', { 'files-delete-key': 'k' });
+      const again = await rf.upload(first.filename, 'two', { 'files-delete-key': 'k' });
       expect(again.filename).toBe(first.filename);
-      expect((await fc.get(`/selif/${first.filename}`)).text).toBe('two');
-      const other = await fc.upload(first.filename, 'three', { 'files-delete-key': 'nope' });
+      expect((await rc.get(`/selif/${first.filename}`)).text).toBe('two');
+      const other = await rf.upload(first.filename, 'three', { 'files-delete-key': 'nope' });
       expect(other.filename).not.toBe(first.filename);
       expect(other.filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
     });
 
     it('the length limit applies to the final (random) name: a long requested name is not refused (4.5 step 8)', async () => {
-      expect((await fc.upload(`${'a'.repeat(300)}.txt`, 'x')).filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
-      const longExt = await fc.put(`/upload/a.${'e'.repeat(250)}`, 'x');
+      expect((await rf.upload(`${'a'.repeat(300)}.txt`, 'x')).filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
+      const longExt = await rc.put(`/upload/a.${'e'.repeat(250)}`, 'x');
       expect([longExt.status, longExt.text]).toEqual([400, 'Filename too long\n']);
     });
   });

@@ -9,20 +9,22 @@ import { relayStylePagination } from '@apollo/client/utilities';
 import { setContext } from '@apollo/client/link/context';
 import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { makeComment, makeGroup, makeTopic, makeUser, PASSWORD, TestUser } from './helpers';
+import { Factory, PASSWORD, TestUser } from '../../helpers/factories';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  await makeGroup(s, 'tech');
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  await f.group('tech');
   for (let i = 0; i < 7; i++) {
-    const t = await makeTopic(s, i % 2 ? alice : bob, { title: `Topic ${i}` });
-    await makeComment(s, i % 2 ? bob : alice, t, `Comment on ${i}`);
+    const t = await f.topic(i % 2 ? alice : bob, { title: `Topic ${i}` });
+    await f.comment(i % 2 ? bob : alice, t, { markdown: `Comment on ${i}` });
   }
 });
 afterAll(async () => s?.close());

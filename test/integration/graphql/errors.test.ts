@@ -4,17 +4,20 @@
  * unexpected errors masked as INTERNAL_SERVER_ERROR with the detail only in the log.
  */
 import { startTestServer, TestServer } from '../../helpers/server';
-import { gql, makeGroup, makeTopic, makeUser, services, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { gql } from './helpers';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
   s = await startTestServer({ LOGIN_RATE_LIMIT: '2' });
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  await makeGroup(s, 'tech');
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  await f.group('tech');
 });
 afterAll(async () => s?.close());
 
@@ -114,7 +117,7 @@ describe('TOO_MANY_REQUESTS (HTTP 429)', () => {
 
 describe('unexpected errors', () => {
   it('are masked as INTERNAL_SERVER_ERROR without detail (the detail goes to the log)', async () => {
-    const ds = services(s);
+    const ds = f.d;
     const original = ds.groups.list;
     ds.groups.list = async () => {
       throw new Error('secret internal detail: connection string mongodb://user:pw@host');
@@ -132,7 +135,7 @@ describe('unexpected errors', () => {
   });
 
   it("a field that fails alone leaves its siblings' data", async () => {
-    const t = await makeTopic(s, alice, { title: 'Sibling' });
+    const t = await f.topic(alice, { title: 'Sibling' });
     const r = await gql(
       s,
       `{ topic(id: "${t.id36}") { title } user(username: "alice") { history(first: 0) { edges { cursor } } } }`,

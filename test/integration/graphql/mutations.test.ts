@@ -1,18 +1,21 @@
 /** Each mutation of the contract through real HTTP: accounts, posting, reactions, admin actions. */
 import { startTestServer, TestServer } from '../../helpers/server';
-import { fails, gql, makeComment, makeGroup, makeTopic, makeUser, ok, PASSWORD, rest, TestUser } from './helpers';
+import { Factory, PASSWORD, TestUser } from '../../helpers/factories';
+import { fails, gql, ok, rest } from './helpers';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  admin = await makeUser(s, 'root', { admin: true });
-  await makeGroup(s, 'tech');
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  admin = await f.user('root', { admin: true });
+  await f.group('tech');
 });
 afterAll(async () => s?.close());
 
@@ -62,7 +65,7 @@ describe('accounts', () => {
   });
 
   it('changePassword returns a new token and revokes the old ones', async () => {
-    const carol = await makeUser(s, 'carol');
+    const carol = await f.user('carol');
     const d = await ok(
       s,
       `mutation { changePassword(currentPassword: "${PASSWORD}", newPassword: "a brand new password") { token user { username } } }`,
@@ -89,7 +92,7 @@ describe('accounts', () => {
   });
 
   it('logoutEverywhere revokes every token; anonymous it is UNAUTHENTICATED', async () => {
-    const dave = await makeUser(s, 'dave');
+    const dave = await f.user('dave');
     expect(await ok(s, 'mutation { logoutEverywhere }', {}, dave.token)).toEqual({ logoutEverywhere: true });
     expect((await gql(s, '{ viewer { username } }', {}, dave.token)).status).toBe(401);
     const r = await gql(s, 'mutation { logoutEverywhere }');
@@ -98,7 +101,7 @@ describe('accounts', () => {
   });
 
   it('updateSettings changes only what is given', async () => {
-    const erin = await makeUser(s, 'erin');
+    const erin = await f.user('erin');
     const d = await ok(
       s,
       'mutation { updateSettings(input: { defaultCommentOrder: NEWEST, historyVisibility: LOGGED_IN }) { username settings { historyVisibility collapseOldComments defaultCommentOrder } } }',
@@ -170,7 +173,7 @@ describe('topics', () => {
   });
 
   it('editTopic (author only), deleteTopic (author only, then gone)', async () => {
-    const t = await makeTopic(s, alice, { title: 'Original' });
+    const t = await f.topic(alice, { title: 'Original' });
     const d = await ok(
       s,
       `mutation { editTopic(id: "${t.id36}", input: { title: "Edited", tags: ["x"] }) { id36 title tags } }`,
@@ -195,7 +198,7 @@ describe('topics', () => {
 
 describe('comments', () => {
   it('postComment posts top-level comments and replies; editComment and deleteComment (placeholder)', async () => {
-    const t = await makeTopic(s, alice);
+    const t = await f.topic(alice);
     const posted = await ok(
       s,
       `mutation { postComment(topicId: "${t.id36}", markdown: "Top *level*") { depth isNew isCollapsed replies { depth }
@@ -283,7 +286,7 @@ describe('comments', () => {
     expect(
       (await fails(s, 'mutation { postComment(topicId: "0", markdown: "x") { depth } }', {}, bob.token)).extensions,
     ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'topicId' });
-    const t = await makeTopic(s, alice);
+    const t = await f.topic(alice);
     expect(
       (await fails(s, `mutation { postComment(topicId: "${t.id36}", markdown: "  ") { depth } }`, {}, bob.token))
         .extensions,
@@ -293,8 +296,8 @@ describe('comments', () => {
 
 describe('reactions', () => {
   it('voteTopic / voteComment, and taking the vote back', async () => {
-    const t = await makeTopic(s, alice);
-    const c = await makeComment(s, alice, t);
+    const t = await f.topic(alice);
+    const c = await f.comment(alice, t);
     expect(
       (await ok(s, `mutation { voteTopic(id: "${t.id36}") { voteCount viewerHasVoted } }`, {}, bob.token)).voteTopic,
     ).toEqual({ voteCount: 1, viewerHasVoted: true });
@@ -328,8 +331,8 @@ describe('reactions', () => {
   });
 
   it('bookmarkTopic / bookmarkComment', async () => {
-    const t = await makeTopic(s, alice);
-    const c = await makeComment(s, alice, t);
+    const t = await f.topic(alice);
+    const c = await f.comment(alice, t);
     expect(
       (await ok(s, `mutation { bookmarkTopic(id: "${t.id36}") { viewerHasBookmarked } }`, {}, bob.token)).bookmarkTopic
         .viewerHasBookmarked,
@@ -361,7 +364,7 @@ describe('reactions', () => {
   });
 
   it('ignoreTopic hides the topic from the listing but it stays readable', async () => {
-    const t = await makeTopic(s, alice, { title: 'Ignore me' });
+    const t = await f.topic(alice, { title: 'Ignore me' });
     expect(
       (await ok(s, `mutation { ignoreTopic(id: "${t.id36}") { viewerHasIgnored } }`, {}, bob.token)).ignoreTopic
         .viewerHasIgnored,
@@ -378,8 +381,8 @@ describe('reactions', () => {
   });
 
   it("labelComment: exemplary needs a reason, activates the label; add: false takes it back; never on one's own", async () => {
-    const t = await makeTopic(s, alice);
-    const c = await makeComment(s, alice, t, 'Very good');
+    const t = await f.topic(alice);
+    const c = await f.comment(alice, t, { markdown: 'Very good' });
     expect(
       (await fails(s, `mutation { labelComment(id: "${c.id36}", label: EXEMPLARY) { id } }`, {}, bob.token)).extensions
         ?.code,
@@ -432,7 +435,7 @@ describe('admin', () => {
   });
 
   it('removeTopic / restore, lockTopic, setTopicOfficial, editTopicTags', async () => {
-    const t = await makeTopic(s, alice, { title: 'Moderated' });
+    const t = await f.topic(alice, { title: 'Moderated' });
     expect((await gql(s, `mutation { removeTopic(id: "${t.id36}") { id } }`, {}, bob.token)).status).toBe(403);
     expect(
       (await ok(s, `mutation { removeTopic(id: "${t.id36}") { isRemoved } }`, {}, admin.token)).removeTopic.isRemoved,
@@ -477,8 +480,8 @@ describe('admin', () => {
   });
 
   it('removeComment hides a comment from others; restore with removed: false', async () => {
-    const t = await makeTopic(s, alice);
-    const c = await makeComment(s, bob, t, 'Rude');
+    const t = await f.topic(alice);
+    const c = await f.comment(bob, t, { markdown: 'Rude' });
     expect(
       (await ok(s, `mutation { removeComment(id: "${c.id36}") { isRemoved } }`, {}, admin.token)).removeComment
         .isRemoved,
@@ -506,7 +509,7 @@ describe('admin', () => {
   });
 
   it("banUser: the user's tokens stop working; unban restores them", async () => {
-    const frank = await makeUser(s, 'frank');
+    const frank = await f.user('frank');
     expect((await gql(s, 'mutation { banUser(username: "frank") { username } }', {}, alice.token)).status).toBe(403);
     expect(
       (await ok(s, 'mutation { banUser(username: "FRANK") { username } }', {}, admin.token)).banUser.username,

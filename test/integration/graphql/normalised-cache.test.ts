@@ -6,9 +6,10 @@
  */
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client/core';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { makeComment, makeGroup, makeTopic, makeUser, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let topicId36: string;
@@ -17,15 +18,16 @@ const spies: jest.SpyInstance[] = [];
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  await makeGroup(s, 'tech');
-  const t = await makeTopic(s, alice, { title: 'Trees' });
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  await f.group('tech');
+  const t = await f.topic(alice, { title: 'Trees' });
   topicId36 = t.id36;
-  const c1 = await makeComment(s, bob, t, 'first by bob');
-  const c2 = await makeComment(s, alice, t, 'reply by alice', c1);
-  await makeComment(s, bob, t, 'deep reply by bob', c2);
-  await makeComment(s, alice, t, 'second top-level by alice');
+  const c1 = await f.comment(bob, t, { markdown: 'first by bob' });
+  const c2 = await f.comment(alice, t, { markdown: 'reply by alice', parent: c1 });
+  await f.comment(bob, t, { markdown: 'deep reply by bob', parent: c2 });
+  await f.comment(alice, t, { markdown: 'second top-level by alice' });
   // Comments with the same numeric id as the topic exist (ids are per collection): Topic 1, Comment 1.
   for (const method of ['warn', 'error', 'log', 'info', 'debug'] as const) {
     spies.push(

@@ -8,7 +8,8 @@
  */
 import { startTestServer, TestServer } from '../../helpers/server';
 import { SYSTEM } from '../../../src/discussion/services';
-import { gql, makeGroup, makeUser, ok, rest, services, setClock, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { gql, ok, rest } from './helpers';
 
 jest.setTimeout(120_000);
 
@@ -115,99 +116,89 @@ interface World {
  */
 async function buildWorld(): Promise<World> {
   const s = await startTestServer();
-  const ds = services(s);
-  setClock(s, '2026-02-01T00:00:00.000Z');
+  const f = new Factory(s);
+  const ds = f.d;
+  f.at('2026-02-01T00:00:00.000Z');
   const users: Record<string, TestUser> = {};
-  for (const name of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) users[name] = await makeUser(s, name);
-  await makeGroup(s, 'games.tabletop');
-  await makeGroup(s, 'music');
-  await makeGroup(s, 'tech');
+  for (const name of ['alice', 'bob', 'carol', 'dave', 'erin', 'frank']) users[name] = await f.user(name);
+  await f.group('games.tabletop');
+  await f.group('music');
+  await f.group('tech');
+  const u = (n: string) => users[n]!;
   const a = (n: string) => users[n]!.actor;
-  const at = (iso: string) => setClock(s, iso);
+  const at = (iso: string) => f.at(iso);
 
   at('2026-03-01T09:00:00.000Z');
-  const topic = await ds.topics.post(a('alice'), {
+  const topic = await f.topic(u('alice'), {
     group: 'games.tabletop',
     title: 'Which board games work well with two players?',
     markdown: 'Looking for suggestions, ideally games that play well with two.',
     tags: ['ask.recommendations', 'two player'],
   });
-  for (const v of ['carol', 'dave', 'erin', 'frank']) await ds.votes.vote(a(v), 'topic', topic.id36);
+  for (const v of ['carol', 'dave', 'erin', 'frank']) await f.voteTopic(u(v), topic);
   await ds.bookmarks.bookmark(a('bob'), 'topic', topic.id36);
   at('2026-03-01T10:00:00.000Z');
-  const s2 = await ds.comments.post(a('carol'), { topicId: topic.id36, markdown: 'Patchwork is excellent with two.' });
+  const s2 = await f.comment(u('carol'), topic, { markdown: 'Patchwork is excellent with two.' });
   at('2026-03-01T10:20:00.000Z');
   await ds.comments.edit(a('carol'), s2.id36, 'Patchwork is excellent with two.');
-  for (const v of ['bob', 'dave', 'erin', 'frank']) await ds.votes.vote(a(v), 'comment', s2.id36);
-  await ds.labels.label(a('dave'), s2.id36, 'exemplary', 'Great recommendation');
+  for (const v of ['bob', 'dave', 'erin', 'frank']) await f.voteComment(u(v), s2);
+  await f.label(u('dave'), s2, 'exemplary', 'Great recommendation');
   at('2026-03-01T11:00:00.000Z');
-  const t2 = await ds.comments.post(a('dave'), { topicId: topic.id36, markdown: 'Monopoly, obviously.' });
-  for (const v of ['alice', 'carol', 'erin', 'frank']) await ds.votes.vote(a(v), 'comment', t2.id36);
-  await ds.labels.label(a('erin'), t2.id36, 'joke');
+  const t2 = await f.comment(u('dave'), topic, { markdown: 'Monopoly, obviously.' });
+  for (const v of ['alice', 'carol', 'erin', 'frank']) await f.voteComment(u(v), t2);
+  await f.label(u('erin'), t2, 'joke');
   at('2026-03-01T11:30:00.000Z');
-  const u2 = await ds.comments.post(a('erin'), { topicId: topic.id36, markdown: 'What about chess?' });
+  const u2 = await f.comment(u('erin'), topic, { markdown: 'What about chess?' });
   at('2026-03-01T11:45:00.000Z');
-  const v2 = await ds.comments.post(a('alice'), {
-    topicId: topic.id36,
-    parentId: s2.id36,
-    markdown: 'Thanks, ordering it.',
-  });
-  for (const v of ['carol', 'dave']) await ds.votes.vote(a(v), 'comment', v2.id36);
+  const v2 = await f.comment(u('alice'), topic, { parent: s2, markdown: 'Thanks, ordering it.' });
+  for (const v of ['carol', 'dave']) await f.voteComment(u(v), v2);
   at('2026-03-01T11:50:00.000Z');
-  await ds.comments.post(a('bob'), { topicId: topic.id36, parentId: u2.id36, markdown: 'What was the question?' });
+  await f.comment(u('bob'), topic, { parent: u2, markdown: 'What was the question?' });
   at('2026-03-01T11:55:00.000Z');
   await ds.comments.delete(a('erin'), u2.id36);
   at('2026-03-01T12:00:00.000Z');
-  await ds.visits.record(a('bob'), topic.id36);
+  await f.visit(u('bob'), topic);
   at('2026-03-01T13:00:00.000Z');
-  const x2 = await ds.comments.post(a('frank'), {
-    topicId: topic.id36,
-    parentId: v2.id36,
-    markdown: 'Try the *Jaipur* too.',
-  });
-  await ds.votes.vote(a('carol'), 'comment', x2.id36);
+  const x2 = await f.comment(u('frank'), topic, { parent: v2, markdown: 'Try the *Jaipur* too.' });
+  await f.voteComment(u('carol'), x2);
   // A removed comment (only its author and admins see it) and a noise label.
-  const noisy = await ds.comments.post(a('dave'), { topicId: topic.id36, markdown: 'First!' });
-  await ds.labels.label(a('carol'), noisy.id36, 'noise');
-  const removed = await ds.comments.post(a('frank'), {
-    topicId: topic.id36,
-    parentId: t2.id36,
-    markdown: 'Rude remark',
-  });
+  const noisy = await f.comment(u('dave'), topic, { markdown: 'First!' });
+  await f.label(u('carol'), noisy, 'noise');
+  const removed = await f.comment(u('frank'), topic, { parent: t2, markdown: 'Rude remark' });
   await ds.comments.remove(SYSTEM, removed.id36);
 
   // More topics for the listing and the feeds.
   at('2026-03-02T07:00:00.000Z');
-  await ds.topics.post(a('carol'), {
+  await f.topic(u('carol'), {
     group: 'tech',
     title: "What's your backup strategy?",
     markdown: 'I use restic to an external drive. What do you use?',
     tags: ['ask.survey', 'backups'],
   });
   at('2026-03-02T08:15:00.000Z');
-  const link = await ds.topics.post(a('dave'), {
+  const link = await f.topic(u('dave'), {
     group: 'music',
     title: "Live performance of 'Clair de Lune' on a restored Pleyel",
     link: 'https://www.youtube.com/watch?v=abc123xyz',
     tags: ['classical', 'piano'],
   });
-  await ds.votes.vote(a('alice'), 'topic', link.id36);
-  await ds.votes.vote(a('bob'), 'topic', link.id36);
+  await f.voteTopic(u('alice'), link);
+  await f.voteTopic(u('bob'), link);
   for (let i = 0; i < 6; i++) {
     at(`2026-03-03T0${i}:00:00.000Z`);
-    const t = await ds.topics.post(a(i % 2 ? 'alice' : 'bob'), {
+    const t = await f.topic(u(i % 2 ? 'alice' : 'bob'), {
       group: 'tech',
       title: `Tech question ${i}`,
       markdown: `Question ${i} text`,
       tags: [i % 2 ? 'ask' : 'news'],
     });
     at(`2026-03-03T0${i}:30:00.000Z`);
-    await ds.comments.post(a(i % 2 ? 'bob' : 'alice'), { topicId: t.id36, markdown: `Answer ${i}` });
+    await f.comment(u(i % 2 ? 'bob' : 'alice'), t, { markdown: `Answer ${i}` });
   }
   await ds.ignores.ignore(a('bob'), link.id36);
   at('2026-03-04T16:00:00.000Z');
-  // Tokens issued now (those of makeUser were issued at the start of February and have expired).
-  for (const u of Object.values(users)) u.token = (await ds.auth.issueToken(u.actor)).token;
+  // Tokens issued now (those issued when the users were created, at the start of February, have expired).
+  for (const user of Object.values(users)) user.token = await user.tokenNow();
   return { s, users, topicId: topic.id36, linkTopicId: link.id36 };
 }
 
@@ -450,7 +441,7 @@ describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
   });
 
   it('a banned user: REST 403, GraphQL FORBIDDEN (HTTP 200: data is present) with the same message; unknown user: REST 404, GraphQL null', async () => {
-    await services(A.s).users.ban(SYSTEM, 'frank');
+    await A.s.agora.services.discussion.users.ban(SYSTEM, 'frank');
     try {
       const r = await rest(A.s, '/user/frank');
       expect(r.status).toBe(403);
@@ -460,7 +451,7 @@ describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
       expect(g.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       expect(g.body.errors?.[0]?.message).toBe(r.body[0].message);
     } finally {
-      await services(A.s).users.unban(SYSTEM, 'frank');
+      await A.s.agora.services.discussion.users.unban(SYSTEM, 'frank');
     }
     expect((await rest(A.s, '/user/nobody')).status).toBe(404);
     expect((await gql(A.s, '{ user(username: "nobody") { username } }')).body).toEqual({ data: { user: null } });
@@ -471,9 +462,8 @@ describe('PUBLIC_URL', () => {
   it('commentsUrl starts with PUBLIC_URL on both front doors', async () => {
     const p = await startTestServer({ PUBLIC_URL: 'https://example.org' });
     try {
-      const u = await makeUser(p, 'paula');
-      await makeGroup(p, 'tech');
-      await services(p).topics.post(u.actor, { group: 'tech', title: 'Public URL' });
+      const f = new Factory(p);
+      await f.topic(await f.user('paula'), { group: 'tech', title: 'Public URL' });
       const r = await rest(p, '/topics');
       const g = await ok(p, '{ topics { edges { node { commentsUrl } } } }');
       expect(r.body.topics[0].comments_url).toMatch(/^https:\/\/example\.org\//);
@@ -488,7 +478,7 @@ describe('tokens are shared by both front doors', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer();
-    await makeUser(s, 'tess');
+    await new Factory(s).user('tess');
   });
   afterAll(async () => s?.close());
 
@@ -519,7 +509,7 @@ describe('tokens are shared by both front doors', () => {
   it('logins through both front doors count against the same rate limit', async () => {
     const t = await startTestServer({ LOGIN_RATE_LIMIT: '3' });
     try {
-      await makeUser(t, 'rita');
+      await new Factory(t).user('rita');
       const restLogin = () =>
         fetch(`${t.url}/api/beta/login`, {
           method: 'POST',

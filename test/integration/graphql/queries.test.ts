@@ -2,9 +2,11 @@
 import { startTestServer, TestServer } from '../../helpers/server';
 import { SYSTEM } from '../../../src/discussion/services';
 import type { TopicView, CommentView } from '../../../src/discussion/views';
-import { fails, gql, makeComment, makeGroup, makeTopic, makeUser, ok, services, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { fails, gql, ok } from './helpers';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let admin: TestUser;
@@ -16,26 +18,27 @@ let c3: CommentView;
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'Alice');
-  bob = await makeUser(s, 'bob');
-  admin = await makeUser(s, 'root', { admin: true });
-  await makeGroup(s, 'tech', 'Technology');
-  await makeGroup(s, 'games.tabletop', 'Board games');
-  text = await makeTopic(s, alice, {
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('Alice');
+  bob = await f.user('bob');
+  admin = await f.user('root', { admin: true });
+  await f.group('tech', 'Technology');
+  await f.group('games.tabletop', 'Board games');
+  text = await f.topic(alice, {
     title: "What's your favourite editor?",
     markdown: 'Tell me *yours* please',
     tags: ['ask.survey', 'Hello_World'],
   });
-  link = await makeTopic(s, bob, {
+  link = await f.topic(bob, {
     group: 'games.tabletop',
     title: 'Rules',
     markdown: '',
     link: 'https://www.example.com:8443/x',
     tags: [],
   });
-  c1 = await makeComment(s, bob, text, 'First comment');
-  c2 = await makeComment(s, alice, text, 'A reply', c1);
-  c3 = await makeComment(s, bob, text, 'A deeper reply', c2);
+  c1 = await f.comment(bob, text, { markdown: 'First comment' });
+  c2 = await f.comment(alice, text, { markdown: 'A reply', parent: c1 });
+  c3 = await f.comment(bob, text, { markdown: 'A deeper reply', parent: c2 });
 });
 afterAll(async () => s?.close());
 
@@ -179,7 +182,7 @@ describe('topics', () => {
   });
 
   it('leaves out topics the viewer ignores, and shows viewer-specific values only when logged in', async () => {
-    await services(s).ignores.ignore(bob.actor, text.id36);
+    await f.d.ignores.ignore(bob.actor, text.id36);
     try {
       const mine = await ok(
         s,
@@ -203,7 +206,7 @@ describe('topics', () => {
           lastVisitedAt: null,
         });
     } finally {
-      await services(s).ignores.unignore(bob.actor, text.id36);
+      await f.d.ignores.unignore(bob.actor, text.id36);
     }
   });
 });
@@ -240,10 +243,10 @@ describe('topic', () => {
   });
 
   it('pages top-level threads (each with all its replies) with first/after and last/before; cursors are id36', async () => {
-    const t = await makeTopic(s, alice, { title: 'Many threads' });
+    const t = await f.topic(alice, { title: 'Many threads' });
     const tops: CommentView[] = [];
-    for (let i = 0; i < 5; i++) tops.push(await makeComment(s, bob, t, `top ${i}`));
-    await makeComment(s, alice, t, 'reply to top 2', tops[2]);
+    for (let i = 0; i < 5; i++) tops.push(await f.comment(bob, t, { markdown: `top ${i}` }));
+    await f.comment(alice, t, { markdown: 'reply to top 2', parent: tops[2] });
     const page = (args: string) =>
       ok(
         s,
@@ -299,7 +302,7 @@ describe('topic', () => {
     );
     expect(visited.visitTopic.lastVisitedAt).not.toBeNull();
     expect(visited.visitTopic.newCommentCount).toBe(0);
-    await makeComment(s, bob, text, 'Something new');
+    await f.comment(bob, text, { markdown: 'Something new' });
     const again = await ok(
       s,
       `{ topic(id: "${text.id36}") { newCommentCount threads { nodes { isNew descendants { isNew } } } } }`,
@@ -316,12 +319,12 @@ describe('topic', () => {
   });
 
   it("uses the viewer's preferred comment order when none (or null) is given, as REST, the given one otherwise", async () => {
-    const viewer = await makeUser(s, 'orderly');
-    await services(s).users.updateSettings(viewer.actor, { defaultCommentOrder: 'newest' });
-    const t = await makeTopic(s, alice, { title: 'Order test' });
-    const first = await makeComment(s, bob, t, 'older');
-    const second = await makeComment(s, bob, t, 'newer');
-    await services(s).votes.vote(alice.actor, 'comment', first.id36);
+    const viewer = await f.user('orderly');
+    await f.d.users.updateSettings(viewer.actor, { defaultCommentOrder: 'newest' });
+    const t = await f.topic(alice, { title: 'Order test' });
+    const first = await f.comment(bob, t, { markdown: 'older' });
+    const second = await f.comment(bob, t, { markdown: 'newer' });
+    await f.voteComment(alice, first);
     const ids = (c: any) => c.nodes.map((n: any) => n.comment.id36);
     const d = await ok(
       s,
@@ -337,8 +340,8 @@ describe('topic', () => {
   });
 
   it('hides a removed topic from others, shows it to its author and admins', async () => {
-    const t = await makeTopic(s, alice, { title: 'To be removed' });
-    await services(s).topics.remove(SYSTEM, t.id36);
+    const t = await f.topic(alice, { title: 'To be removed' });
+    await f.d.topics.remove(SYSTEM, t.id36);
     const q = `{ topic(id: "${t.id36}") { id36 isRemoved } }`;
     expect((await ok(s, q)).topic).toBeNull();
     expect((await ok(s, q, {}, bob.token)).topic).toBeNull();
@@ -368,14 +371,14 @@ describe('topic', () => {
   });
 
   it("gives each comment's Markdown to its author and admins, in the tree, the flat list and the feeds", async () => {
-    const t = await makeTopic(s, alice, { title: 'Markdown in trees' });
-    const a1 = await makeComment(s, alice, t, 'Alice *writes*');
-    const b1 = await makeComment(s, bob, t, 'Bob **replies**', a1);
-    const gone = await makeComment(s, bob, t, 'Soon deleted', b1);
-    await makeComment(s, alice, t, 'Keeps the placeholder', gone);
-    await services(s).comments.delete(bob.actor, gone.id36);
-    const removed = await makeComment(s, bob, t, 'Removed text');
-    await services(s).comments.remove(SYSTEM, removed.id36);
+    const t = await f.topic(alice, { title: 'Markdown in trees' });
+    const a1 = await f.comment(alice, t, { markdown: 'Alice *writes*' });
+    const b1 = await f.comment(bob, t, { markdown: 'Bob **replies**', parent: a1 });
+    const gone = await f.comment(bob, t, { markdown: 'Soon deleted', parent: b1 });
+    await f.comment(alice, t, { markdown: 'Keeps the placeholder', parent: gone });
+    await f.d.comments.delete(bob.actor, gone.id36);
+    const removed = await f.comment(bob, t, { markdown: 'Removed text' });
+    await f.d.comments.remove(SYSTEM, removed.id36);
 
     const flat = `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } }`;
     const flatten = (threads: any) =>
@@ -508,8 +511,8 @@ describe('user and its feeds', () => {
   });
 
   it('FORBIDDEN for a history shown only to logged-in users, when anonymous (HTTP 200: the rest of the data is kept)', async () => {
-    const shy = await makeUser(s, 'shy');
-    await services(s).users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
+    const shy = await f.user('shy');
+    await f.d.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
     const r = await gql(
       s,
       '{ serverInfo { version } user(username: "shy") { username history { edges { cursor } } } }',

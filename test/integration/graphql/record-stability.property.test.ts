@@ -8,17 +8,20 @@
 import fc from 'fast-check';
 import { SYSTEM } from '../../../src/discussion/services';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { makeGroup, makeUser, ok, services, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { ok } from './helpers';
 
 jest.setTimeout(300_000);
 
 let s: TestServer;
+let f: Factory;
 let users: TestUser[];
 
 beforeAll(async () => {
   s = await startTestServer();
-  users = [await makeUser(s, 'Ann'), await makeUser(s, 'ben'), await makeUser(s, 'cat')];
-  await makeGroup(s, 'tech');
+  f = new Factory(s, { group: 'tech' });
+  users = [await f.user('Ann'), await f.user('ben'), await f.user('cat')];
+  await f.group('tech');
 });
 afterAll(async () => s?.close());
 
@@ -55,12 +58,11 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 
 /** Plays the actions through the services (failures such as voting on one's own comment are skipped). */
 async function play(author: number, actions: Action[]): Promise<string> {
-  const ds = services(s);
-  const topic = await ds.topics.post(users[author]!.actor, {
+  const ds = f.d;
+  const topic = await f.topic(users[author]!, {
     group: 'tech',
     title: 'Property topic',
     markdown: 'Some *text*',
-    link: null,
     tags: ['prop'],
   });
   const comments: { id36: string; by: number }[] = [];
@@ -68,20 +70,16 @@ async function play(author: number, actions: Action[]): Promise<string> {
     const pick = (i: number) => comments[i % Math.max(1, comments.length)];
     try {
       if (a.kind === 'comment') {
-        const parent = a.parent === null || comments.length === 0 ? null : pick(a.parent)!.id36;
-        const c = await ds.comments.post(users[a.by]!.actor, {
-          topicId: topic.id36,
-          parentId: parent,
-          markdown: a.text.trim() || 'x',
-        });
+        const parent = a.parent === null || comments.length === 0 ? undefined : pick(a.parent)!.id36;
+        const c = await f.comment(users[a.by]!, topic, { parent, markdown: a.text.trim() || 'x' });
         comments.push({ id36: c.id36, by: a.by });
       } else if (a.kind === 'visit') {
-        await ds.visits.record(users[a.by]!.actor, topic.id36);
+        await f.visit(users[a.by]!, topic);
       } else if (comments.length > 0) {
         const target = pick(a.target)!;
-        if (a.kind === 'vote') await ds.votes.vote(users[a.by]!.actor, 'comment', target.id36);
+        if (a.kind === 'vote') await f.voteComment(users[a.by]!, target.id36);
         else if (a.kind === 'bookmark') await ds.bookmarks.bookmark(users[a.by]!.actor, 'comment', target.id36);
-        else if (a.kind === 'noise') await ds.labels.label(users[a.by]!.actor, target.id36, 'noise', null);
+        else if (a.kind === 'noise') await f.label(users[a.by]!, target.id36, 'noise');
         else if (a.kind === 'delete') await ds.comments.delete(users[target.by]!.actor, target.id36);
         else await ds.comments.remove(SYSTEM, target.id36);
       }

@@ -12,9 +12,10 @@ import { Environment, fetchQuery, Network, RecordSource, Store } from 'relay-run
 import type { ConcreteRequest, GraphQLResponse } from 'relay-runtime';
 import { fromGlobalId } from '../../../src/graphql/node/global-id';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { makeComment, makeGroup, makeTopic, makeUser, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let dir: string;
@@ -61,15 +62,16 @@ function environment(token?: string): Environment {
 beforeAll(async () => {
   dir = compile();
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  await makeGroup(s, 'tech');
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  await f.group('tech');
   // Topic 1 and Comment 1, Topic 2 and Comment 2 … exist side by side (ids are per collection).
   for (let i = 0; i < 3; i++) {
-    const t = await makeTopic(s, i % 2 ? bob : alice, { title: `Topic ${i}` });
-    const top = await makeComment(s, bob, t, `top ${i}`);
-    const reply = await makeComment(s, alice, t, `reply ${i}`, top);
-    await makeComment(s, bob, t, `deeper ${i}`, reply);
+    const t = await f.topic(i % 2 ? bob : alice, { title: `Topic ${i}` });
+    const top = await f.comment(bob, t, { markdown: `top ${i}` });
+    const reply = await f.comment(alice, t, { markdown: `reply ${i}`, parent: top });
+    await f.comment(bob, t, { markdown: `deeper ${i}`, parent: reply });
   }
   for (const method of ['warn', 'error'] as const) {
     spies.push(

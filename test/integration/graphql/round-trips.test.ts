@@ -3,13 +3,16 @@
  * counter over the whole HTTP request (token verification included).
  */
 import { startTestServer, TestServer } from '../../helpers/server';
-import { gql, makeComment, makeGroup, makeTopic, makeUser, services, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { gql } from './helpers';
+
 import type { TopicView } from '../../../src/discussion/views';
 import { newCommentDocument } from '../../../src/discussion/new-documents';
 
 jest.setTimeout(300_000);
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let viewer: TestUser;
@@ -17,17 +20,18 @@ let big: TopicView;
 
 beforeAll(async () => {
   s = await startTestServer();
+  f = new Factory(s, { group: 'tech' });
   // Sequentially, so ids and times follow the order of creation.
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  viewer = await makeUser(s, 'viewer');
-  for (const g of ['tech', 'music', 'games.tabletop']) await makeGroup(s, g);
-  const ds = services(s);
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  viewer = await f.user('viewer');
+  for (const g of ['tech', 'music', 'games.tabletop']) await f.group(g);
+  const ds = f.d;
   // 120 topics by two authors in three groups; the viewer votes and bookmarks some.
   const topics: TopicView[] = [];
   for (let i = 0; i < 120; i++) {
     topics.push(
-      await makeTopic(s, i % 2 ? alice : bob, {
+      await f.topic(i % 2 ? alice : bob, {
         group: ['tech', 'music', 'games.tabletop'][i % 3]!,
         title: `Topic ${i}`,
         tags: [`tag${i % 5}`],
@@ -35,16 +39,17 @@ beforeAll(async () => {
     );
   }
   for (const t of topics.slice(0, 30)) {
-    await ds.votes.vote(viewer.actor, 'topic', t.id36);
+    await f.voteTopic(viewer, t);
     await ds.bookmarks.bookmark(viewer.actor, 'topic', t.id36);
   }
   // alice's history: her 60 topics plus 60 comments spread over bob's topics.
-  for (const t of topics.filter((_, i) => i % 2 === 0).slice(0, 60)) await makeComment(s, alice, t, `On ${t.title}`);
+  for (const t of topics.filter((_, i) => i % 2 === 0).slice(0, 60))
+    await f.comment(alice, t, { markdown: `On ${t.title}` });
   // One topic with 1,000 comments in a tree (every third a reply), by several authors (not alice,
   // whose history must stay a mix of topics and comments).
   // Inserted directly, as the service would store them: posting 1,000 comments one by one only
   // slows the test down.
-  big = await makeTopic(s, bob, { title: 'Big thread' });
+  big = await f.topic(bob, { title: 'Big thread' });
   const authors = [bob, viewer, bob];
   const base = 1_000_000;
   const docs = Array.from({ length: 1000 }, (_, i) => ({
@@ -61,8 +66,7 @@ beforeAll(async () => {
   }));
   await s.agora.db.conn.collection('comments').insertMany(docs as never[]);
   await s.agora.db.conn.collection('topics').updateOne({ _id: big.id as never }, { $set: { commentCount: 1000 } });
-  for (const c of docs.slice(0, 50))
-    if (c.authorUsername !== 'viewer') await ds.votes.vote(viewer.actor, 'comment', c._id.toString(36));
+  for (const c of docs.slice(0, 50)) if (c.authorUsername !== 'viewer') await f.voteComment(viewer, c._id.toString(36));
 });
 afterAll(async () => s?.close());
 

@@ -5,9 +5,11 @@
  */
 import { startTestServer, TestServer } from '../../helpers/server';
 import type { TopicView } from '../../../src/discussion/views';
-import { fails, makeGroup, makeTopic, makeUser, ok, rest, services, setClock, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { fails, ok, rest } from './helpers';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 const byGroup = new Map<string, TopicView[]>();
 
@@ -21,9 +23,10 @@ const newest = (...groups: string[]): string[] =>
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
   for (const g of ['tech', 'games', 'games.tabletop', 'games.tabletop.chess', 'games_extra', 'gamesx'])
-    await makeGroup(s, g);
+    await f.group(g);
   // Interleaved so that a page of one group would be mostly other groups' topics if filtered after the query.
   const order = [
     'tech',
@@ -40,11 +43,11 @@ beforeAll(async () => {
     'tech',
   ];
   for (const [i, g] of order.entries()) {
-    setClock(s, new Date(Date.UTC(2026, 2, 1, 12, i)));
-    const t = await makeTopic(s, alice, { group: g, title: `${g} ${i}` });
+    f.at(new Date(Date.UTC(2026, 2, 1, 12, i)));
+    const t = await f.topic(alice, { group: g, title: `${g} ${i}` });
     byGroup.set(g, [...(byGroup.get(g) ?? []), t]);
   }
-  setClock(s, null);
+  f.at(null);
 });
 afterAll(async () => s?.close());
 
@@ -97,7 +100,7 @@ it('fills every page from the group (the filter is in the query, not applied to 
 });
 
 it('combines with tag, period and every order', async () => {
-  const t = await makeTopic(s, alice, { group: 'games.tabletop', title: 'Tagged', tags: ['ask.rules'] });
+  const t = await f.topic(alice, { group: 'games.tabletop', title: 'Tagged', tags: ['ask.rules'] });
   byGroup.set('games.tabletop', [...byGroup.get('games.tabletop')!, t]);
   expect(ids(await ok(s, '{ topics(group: "games", tag: "ask") { edges { node { id36 } } } }'))).toEqual([t.id36]);
   expect(ids(await ok(s, '{ topics(group: "tech", tag: "ask") { edges { node { id36 } } } }'))).toEqual([]);
@@ -129,12 +132,10 @@ it.each(['', '~', 'a..b', '.games', 'games.', 'Games Tabletop', 'games__x', 'x'.
 );
 
 it("is the service's filter: TopicListArgs.group, validated with the other arguments", async () => {
-  const page = await services(s).topics.list(alice.actor, { group: 'games', order: 'new', limit: 1 });
+  const page = await f.d.topics.list(alice.actor, { group: 'games', order: 'new', limit: 1 });
   expect(page.items.map((t) => t.id36)).toEqual(newest('games', 'games.tabletop', 'games.tabletop.chess').slice(0, 1));
   expect(page.pageInfo.hasNext).toBe(true);
-  const err = await services(s)
-    .topics.list(alice.actor, { group: 'a..b', limit: 0 })
-    .catch((e) => e);
+  const err = await f.d.topics.list(alice.actor, { group: 'a..b', limit: 0 }).catch((e) => e);
   expect(err.issues.map((i: { field: string }) => i.field)).toEqual(['limit', 'group']);
 });
 

@@ -5,9 +5,11 @@
  * multipart uploads per the spec (one file in several places, a list, a failure among several).
  */
 import { startTestServer, TestServer } from '../../helpers/server';
-import { fails, gql, makeComment, makeGroup, makeTopic, makeUser, ok, TestUser } from './helpers';
+import { Factory, TestUser } from '../../helpers/factories';
+import { fails, gql, ok } from './helpers';
 
 let s: TestServer;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let topicId36: string;
@@ -15,13 +17,14 @@ let commentId36: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  alice = await makeUser(s, 'alice');
-  bob = await makeUser(s, 'bob');
-  await makeGroup(s, 'tech');
-  const t = await makeTopic(s, alice, { title: 'Ids' });
+  f = new Factory(s, { group: 'tech' });
+  alice = await f.user('alice');
+  bob = await f.user('bob');
+  await f.group('tech');
+  const t = await f.topic(alice, { title: 'Ids', markdown: 'Some *text* here' });
   topicId36 = t.id36;
-  commentId36 = (await makeComment(s, bob, t, 'first')).id36;
-  await makeComment(s, alice, t, 'second');
+  commentId36 = (await f.comment(bob, t, { markdown: 'first' })).id36;
+  await f.comment(alice, t, { markdown: 'second' });
 });
 afterAll(async () => s?.close());
 
@@ -95,7 +98,7 @@ describe('HTTP status per GraphQL over HTTP', () => {
   it.each(['application/json', 'application/graphql-response+json'])(
     'partial data is 200 under %s, with the error code and no extensions.http',
     async (accept) => {
-      const shy = await makeUser(s, `shy${accept.length}`);
+      const shy = await f.user(`shy${accept.length}`);
       await s.agora.services.discussion.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
       const r = await gql(s, partial.replace('"bob"', `"${shy.user.username}"`), {}, undefined, { accept });
       expect(r.status).toBe(200);

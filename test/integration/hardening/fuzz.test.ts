@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { startTestServer, TestServer } from '../../helpers/server';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { Factory } from '../../helpers/factories';
 import { prefersJson } from '../../../src/rest/files/accept';
 
 jest.setTimeout(240_000);
@@ -709,10 +709,10 @@ beforeAll(async () => {
     return;
   }
   s = await startTestServer({ FILES_MAX_SIZE: String(64 * 1024), BODY_LIMIT: String(256 * 1024) });
-  const f = new DiscussionFactory(s);
+  const f = new Factory(s);
   const alice = await f.user('alice');
   const bob = await f.user('bob');
-  world.token = await alice.token();
+  world.token = await alice.tokenNow();
   world.usernames = ['alice', 'bob', 'ALICE'];
   for (let i = 0; i < 4; i++) {
     const t = await f.topic(i % 2 ? alice : bob, {

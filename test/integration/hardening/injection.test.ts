@@ -14,12 +14,12 @@
  */
 import { startTestServer, TestServer } from '../../helpers/server';
 import { BetaClient } from '../../helpers/beta-client';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { request } from '../files/helpers';
 
 let s: TestServer;
 let beta: BetaClient;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let topicId: string;
 
@@ -47,7 +47,7 @@ const OPERATOR_TEXTS = [
 beforeAll(async () => {
   s = await startTestServer({ LOGIN_RATE_LIMIT: '1000' });
   beta = new BetaClient(s.url);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   const bob = await f.user('bob');
   const t1 = await f.topic(alice, { tags: ['ask.survey', 'hello world'] });

@@ -6,7 +6,8 @@
  * With TRUST_PROXY naming loopback, the same headers are the proxy's word and are honoured.
  */
 import { startTestServer, TestServer } from '../../helpers/server';
-import { gql, makeGroup, makeTopic, makeUser } from '../graphql/helpers';
+import { Factory } from '../../helpers/factories';
+import { gql } from '../graphql/helpers';
 
 const FORWARDED = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
 
@@ -48,9 +49,8 @@ describe.each([
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ TRUST_PROXY: trust });
-    const alice = await makeUser(s, 'alice');
-    await makeGroup(s, 'tech');
-    await makeTopic(s, alice, { title: 'Links' });
+    const f = new Factory(s);
+    await f.topic(await f.user('alice'), { group: 'tech', title: 'Links' });
   });
   afterAll(async () => s?.close());
 
@@ -66,9 +66,8 @@ describe('PUBLIC_URL', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ TRUST_PROXY: '127.0.0.1', PUBLIC_URL: 'https://site.example/' });
-    const alice = await makeUser(s, 'alice');
-    await makeGroup(s, 'tech');
-    await makeTopic(s, alice, { title: 'Links' });
+    const f = new Factory(s);
+    await f.topic(await f.user('alice'), { group: 'tech', title: 'Links' });
   });
   afterAll(async () => s?.close());
 

@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { Factory } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { eventually, metadata, readResponse, request, Res, storeCounts } from '../files/helpers';
 
@@ -112,10 +112,10 @@ async function userCount(s: TestServer, username: string): Promise<number> {
 
 describe('registration limit (REGISTRATION_RATE_LIMIT per client address)', () => {
   let s: TestServer;
-  let f: DiscussionFactory;
+  let f: Factory;
   beforeAll(async () => {
     s = await startTestServer({ REGISTRATION_RATE_LIMIT: '3', TRUST_PROXY: 'true' });
-    f = new DiscussionFactory(s);
+    f = new Factory(s);
   });
   afterAll(async () => {
     await s?.close();

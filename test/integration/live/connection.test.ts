@@ -3,7 +3,7 @@
  * keep-alive, metrics and graceful shutdown, through real sockets against real servers.
  */
 import WebSocket from 'ws';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { Instance, liveClient, LiveClient, rawSocket, startSecondInstance, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -11,7 +11,7 @@ jest.setTimeout(60_000);
 
 let s: TestServer;
 let other: Instance;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 const clients: LiveClient[] = [];
 const ACTIVITY = 'subscription($id: ID!) { topicActivity(topicId: $id) { kind cursor commentId } }';
@@ -20,7 +20,7 @@ const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
 beforeAll(async () => {
   s = await startTestServer({ LIVE_MAX_SUBSCRIPTIONS: '2', LIVE_MAX_CONNECTIONS_PER_ADDRESS: '6' });
   other = await startSecondInstance(s);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
 });
 afterAll(async () => {
@@ -33,7 +33,7 @@ describe('protocol and authentication', () => {
   it('speaks graphql-transport-ws on /graphql and acknowledges a valid token', async () => {
     const sock = rawSocket(wsUrlOf(s.url), {
       type: 'connection_init',
-      payload: { authorization: `Bearer ${await alice.token()}` },
+      payload: { authorization: `Bearer ${await alice.tokenNow()}` },
     });
     await sock.opened;
     expect(sock.ws.protocol).toBe('graphql-transport-ws');
@@ -69,7 +69,7 @@ describe('protocol and authentication', () => {
 
   it("logging out everywhere on the other instance ends that viewer's subscriptions in seconds (4403)", async () => {
     const bob = await f.user();
-    const token = await bob.token();
+    const token = await bob.tokenNow();
     const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
     await sock.opened;
     await settle();
@@ -85,11 +85,11 @@ describe('protocol and authentication', () => {
     const admin = await f.user(undefined, { admin: true });
     const carolSock = rawSocket(other.wsUrl, {
       type: 'connection_init',
-      payload: { authorization: `Bearer ${await carol.token()}` },
+      payload: { authorization: `Bearer ${await carol.tokenNow()}` },
     });
     const daveSock = rawSocket(other.wsUrl, {
       type: 'connection_init',
-      payload: { authorization: await dave.token() },
+      payload: { authorization: await dave.tokenNow() },
     });
     await Promise.all([carolSock.opened, daveSock.opened]);
     await settle();
@@ -106,7 +106,7 @@ describe('protocol and authentication', () => {
     const lifetime = s.config.discussion.jwtLifetimeSeconds;
     s.config.discussion.jwtLifetimeSeconds = 60;
     f.at(new Date(Date.now() - 58_000));
-    const token = await erin.token();
+    const token = await erin.tokenNow();
     f.at(null);
     s.config.discussion.jwtLifetimeSeconds = lifetime;
     const sock = rawSocket(wsUrlOf(s.url), { type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
@@ -200,7 +200,7 @@ describe('lifecycle', () => {
 
   it('a graceful shutdown sends the messages under way, then closes every socket with 1001', async () => {
     const t = await startTestServer();
-    const tf = new DiscussionFactory(t);
+    const tf = new Factory(t);
     const u = await tf.user();
     const topic = await tf.topic(u);
     const c = liveClient(wsUrlOf(t.url));

@@ -3,7 +3,7 @@
  * change made through either reaches subscribers connected to either, in order, once.
  */
 import type { TopicView } from '../../../src/discussion';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { Instance, liveClient, LiveClient, startSecondInstance, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -11,7 +11,7 @@ jest.setTimeout(60_000);
 
 let s: TestServer;
 let other: Instance;
-let f: DiscussionFactory;
+let f: Factory;
 let alice: TestUser;
 let bob: TestUser;
 let topic: TopicView;
@@ -33,7 +33,7 @@ function client(url: string, token?: string): LiveClient {
 beforeAll(async () => {
   s = await startTestServer();
   other = await startSecondInstance(s);
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   alice = await f.user('alice');
   bob = await f.user('bob');
   topic = await f.topic(alice);
@@ -74,7 +74,7 @@ it('every kind of change in a topic reaches its subscribers, in order, each once
   const c = await f.comment(alice, t, { markdown: 'original' });
   // Let the other instance's feed read that comment's event first: it is not this test's subject.
   await new Promise((r) => setTimeout(r, 500));
-  const sub = client(other.wsUrl, await bob.token()).subscribe(ACTIVITY, { id: t.id36 });
+  const sub = client(other.wsUrl, await bob.tokenNow()).subscribe(ACTIVITY, { id: t.id36 });
   await new Promise((r) => setTimeout(r, 300));
   const d = s.agora.services.discussion;
   const admin = await f.user(undefined, { admin: true });
@@ -121,7 +121,7 @@ it('a mutation answered over HTTP by one instance reaches a subscriber of the ot
   await new Promise((r) => setTimeout(r, 300));
   const res = await fetch(`${other.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${await bob.token()}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await bob.tokenNow()}` },
     body: JSON.stringify({
       query: 'mutation($t: ID!) { postComment(topicId: $t, markdown: "over http") { comment { id36 } } }',
       variables: { t: t.id36 },
@@ -222,7 +222,7 @@ describe('new topics and replies', () => {
   it('own replies: answers to their comments, top-level comments on their topics, not their own', async () => {
     const carol = await f.user('carol');
     const t = await f.topic(carol);
-    const sub = client(other.wsUrl, await carol.token()).subscribe(REPLIES);
+    const sub = client(other.wsUrl, await carol.tokenNow()).subscribe(REPLIES);
     await new Promise((r) => setTimeout(r, 300));
     const onTopic = await f.comment(bob, t, { markdown: "top level on carol's topic" });
     const own = await f.comment(carol, t, { markdown: 'carol herself', parent: onTopic });

@@ -6,7 +6,7 @@
  * headers can neither dodge LIVE_MAX_CONNECTIONS_PER_ADDRESS nor put its host into links.
  */
 import WebSocket from 'ws';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { Factory } from '../../helpers/factories';
 import { createClient } from 'graphql-ws';
 import { wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -30,7 +30,7 @@ function socketFrom(url: string, forwardedFor: string) {
 
 /** The link a new-topic event carries when the subscriber sends the forwarded headers. */
 async function linkSeen(s: TestServer): Promise<string> {
-  const f = new DiscussionFactory(s);
+  const f = new Factory(s);
   const alice = await f.user();
   // graphql-ws takes a WebSocket class: this one adds the forwarded headers to the upgrade.
   class Forwarding extends WebSocket {

@@ -3,7 +3,7 @@
  * and what was queued for it is let go; other subscribers keep receiving.
  */
 import WebSocket from 'ws';
-import { DiscussionFactory } from '../../helpers/discussion-factories';
+import { Factory } from '../../helpers/factories';
 import { liveClient, rawSocket, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 it('closes a connection more than LIVE_QUEUE_LIMIT messages behind (1008), keeps serving others', async () => {
-  const f = new DiscussionFactory(s);
+  const f = new Factory(s);
   const u = await f.user();
   const topic = await f.topic(u);
   const query = 'subscription($id: ID!) { topicActivity(topicId: $id) { cursor comment { renderedHtml: textHtml } } }';

@@ -3,14 +3,14 @@
  * per viewer (anonymous, author, admin, a viewer who ignored the topic), through real sockets.
  */
 import type { TopicView } from '../../../src/discussion';
-import { DiscussionFactory, TestUser } from '../../helpers/discussion-factories';
+import { Factory, TestUser } from '../../helpers/factories';
 import { liveClient, LiveClient, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
 
 let s: TestServer;
-let f: DiscussionFactory;
+let f: Factory;
 let author: TestUser;
 let admin: TestUser;
 let other: TestUser;
@@ -24,7 +24,7 @@ const ACTIVITY = `subscription($id: ID!) { topicActivity(topicId: $id) {
 } }`;
 
 async function subscribeAs(user: TestUser | null, topicId36: string) {
-  const c = liveClient(wsUrlOf(s.url), user ? await user.token() : undefined);
+  const c = liveClient(wsUrlOf(s.url), user ? await user.tokenNow() : undefined);
   clients.push(c);
   return c.subscribe(ACTIVITY, { id: topicId36 });
 }
@@ -32,7 +32,7 @@ const settle = () => new Promise((r) => setTimeout(r, 400));
 
 beforeAll(async () => {
   s = await startTestServer();
-  f = new DiscussionFactory(s);
+  f = new Factory(s);
   author = await f.user('author');
   admin = await f.user('admin', { admin: true });
   other = await f.user('other');

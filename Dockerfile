@@ -22,7 +22,8 @@ USER node
 VOLUME ["/data"]
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:4000/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", \
+       "fetch('http://127.0.0.1:4000/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # No heap shrinking while idle (memory reducer) and a young generation that stays at V8's default maximum
 # (16 MB semi-spaces): after an idle spell V8 shrank both, and under the next burst of uploads it ran a
 # full GC every ~10 requests, doubling their CPU (README, Performance).

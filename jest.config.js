@@ -18,7 +18,9 @@ const common = {
   // cookie@2 (behind fastify's inject) is ESM-only; let swc turn it into CommonJS for Jest. So are
   // apollo-upload-client (.mjs), its dependencies, and the @apollo/client files it imports deeply.
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(cookie|apollo-upload-client|extract-files|is-plain-obj|@apollo/client)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(cookie|apollo-upload-client|extract-files|is-plain-obj|@apollo/client)/)',
+  ],
   setupFiles: ['reflect-metadata'],
 };
 

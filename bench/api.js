@@ -22,9 +22,14 @@ const { startAgora, mongoStats } = require('./lib/agora');
 const { median, round } = require('./lib/stats');
 const { cpuSeconds } = require('./lib/memory');
 
-const TOPIC = `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } contentMetadata createdAt editedAt
-  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked viewerHasIgnored isOfficial tags lastVisitedAt`;
-const COMMENT = `id id36 author { username } textHtml createdAt editedAt voteCount isRemoved isDeleted isExemplary isOp viewerIsAuthor
+const TOPIC =
+  `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } ` +
+  `contentMetadata createdAt editedAt
+  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked ` +
+  `viewerHasIgnored isOfficial tags lastVisitedAt`;
+const COMMENT =
+  `id id36 author { username } textHtml createdAt editedAt voteCount isRemoved isDeleted ` +
+  `isExemplary isOp viewerIsAuthor
   viewerHasVoted viewerHasBookmarked`;
 /** A comment at its place in the tree (REST's depth, collapsed, is_new), the record inside. */
 const THREAD = `depth isCollapsed isCollapsedIndividually isNew comment { ${COMMENT} }`;
@@ -33,8 +38,12 @@ const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor 
 const GQL = {
   topics: `query Topics($first: Int) { topics(first: $first) { edges { cursor node { ${TOPIC} } } ${PAGE_INFO} } }`,
   // The whole tree as REST gives it: every top-level thread (one page), each with its replies flat in display order.
-  topic: `query Topic($id: ID!) { topic(id: $id) { ${TOPIC} threads(first: 1000) { edges { cursor node { ${THREAD} descendants { ${THREAD} } } } } } }`,
-  history: `query History($username: String!, $first: Int) { user(username: $username) { username history(first: $first) {
+  topic:
+    `query Topic($id: ID!) { topic(id: $id) { ${TOPIC} threads(first: 1000) { edges { cursor node { ` +
+    `${THREAD} descendants { ${THREAD} } } } } } }`,
+  history:
+    `query History($username: String!, $first: Int) { user(username: $username) { username ` +
+    `history(first: $first) {
     edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } ${PAGE_INFO} } } }`,
 };
 
@@ -76,7 +85,12 @@ function call(url, req) {
  */
 /** One scenario's figures as a log line. */
 function summary(out, note) {
-  return `${out.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at 1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ${out.serverCpuMsPerRequest} ms) [${out.mode}${note ? `; ${note}` : ''}]`;
+  return (
+    `${out.name}: ${out.requestsPerSecond} req/s, p50 ${out.p50Ms} ms, p99 ${out.p99Ms} ms, p50 at ` +
+    `1 connection ${out.p50OneConnectionMs} ms, ${out.commandsPerRequest} commands/request (db ` +
+    `${out.dbMsPerRequest} ms, server ${out.serverMsPerRequest} ms, server CPU ` +
+    `${out.serverCpuMsPerRequest} ms) [${out.mode}${note ? `; ${note}` : ''}]`
+  );
 }
 
 /** Waits until the server issues no more database commands (up to 60 s): nothing is in flight. */

@@ -497,7 +497,8 @@ async function main() {
       const ms = await readyAfter(at);
       kills.push({ ...e, pid, ms, listeningMs });
       log(
-        `t=${e.t}s killed the server (pid ${pid}) and started it again (pid ${server.pid}): listening after ${listeningMs} ms, ready after ${ms} ms`,
+        `t=${e.t}s killed the server (pid ${pid}) and started it again (pid ${server.pid}): listening ` +
+          `after ${listeningMs} ms, ready after ${ms} ms`,
       );
     }
   }
@@ -566,7 +567,8 @@ async function main() {
   };
   log(`ready after a database kill: ${ready('database')}; after a server kill: ${ready('server')}`);
   log(
-    `counts off as the run left them: ${checked.countsAsLeft.length}; after counts:verify --fix: ${checked.countsAfter.length}; ` +
+    `counts off as the run left them: ${checked.countsAsLeft.length}; after counts:verify --fix: ` +
+      `${checked.countsAfter.length}; ` +
       `unreferenced objects: ${files.unreferenced}; processes left: ${left.length}`,
   );
   if (failures.length) {

@@ -64,6 +64,7 @@ for (const order of ['relevance', 'votes', 'newest', 'posted']) {
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
   console.log(
-    `comment tree, ${N} comments (${kept} after pruning), order=${order}: median ${median.toFixed(2)} ms over ${ROUNDS} rounds (min ${times[0].toFixed(2)} ms)`,
+    `comment tree, ${N} comments (${kept} after pruning), order=${order}: median ${median.toFixed(2)} ms ` +
+      `over ${ROUNDS} rounds (min ${times[0].toFixed(2)} ms)`,
   );
 }

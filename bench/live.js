@@ -84,7 +84,8 @@ async function openSubscriptions(wsUrl, count, query, variables, onMessage) {
 }
 
 const ACTIVITY =
-  'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id: id36 votes: voteCount } } }';
+  'subscription($id: ID!) { topicActivity(topicId: $id) { cursor kind commentId comment { id: id36 ' +
+  'votes: voteCount } } }';
 const POST = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id: id36 } } }';
 
 async function main() {

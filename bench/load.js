@@ -150,12 +150,20 @@ async function seed(url) {
 }
 
 const TOPIC_FIELDS =
-  'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username } viewerHasVoted viewerHasBookmarked';
+  'id id36 title textHtml commentsUrl group { id path } tags voteCount commentCount author { id username ' +
+  '} viewerHasVoted viewerHasBookmarked';
 const GQL = {
-  topics: `query($first: Int, $order: TopicOrder, $tag: String) { topics(first: $first, order: $order, tag: $tag) { edges { cursor node { ${TOPIC_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
-  topic: `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node { depth comment { id author { username } textHtml voteCount }
-    replies { depth comment { id author { username } textHtml voteCount } replies { depth comment { id textHtml } replies { comment { id } } } } } } } } }`,
-  history: `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { __typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,
+  topics:
+    `query($first: Int, $order: TopicOrder, $tag: String) { topics(first: $first, order: $order, ` +
+    `tag: $tag) { edges { cursor node { ${TOPIC_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
+  topic:
+    `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node { depth comment { id ` +
+    `author { username } textHtml voteCount }
+    replies { depth comment { id author { username } textHtml voteCount } replies { depth comment { id ` +
+    `textHtml } replies { comment { id } } } } } } } } }`,
+  history:
+    `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { ` +
+    `__typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,
   file: 'query($f: String!) { file(filename: $f) { filename size mimetype sha256sum url directUrl expiresAt } }',
   vote: 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { id voteCount viewerHasVoted } }',
   comment: 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }',
@@ -220,7 +228,9 @@ function mix(data) {
       18,
       () => ({
         method: 'GET',
-        path: `/api/beta/topics?limit=${1 + r.int(50)}&order=${r.pick(orders)}${r.next() < 0.3 ? `&tag=${encodeURIComponent(r.pick(TAGS))}` : ''}`,
+        path:
+          `/api/beta/topics?limit=${1 + r.int(50)}&order=${r.pick(orders)}` +
+          (r.next() < 0.3 ? `&tag=${encodeURIComponent(r.pick(TAGS))}` : ''),
         headers: auth(),
         check: rest((v) => (Array.isArray(v.topics) ? null : 'no topics array')),
       }),
@@ -537,7 +547,8 @@ function serverLogWatcher() {
         if (seen.lines.length < 10)
           seen.lines.push(
             snippet(
-              `${entry.msg ?? ''} ${entry.err ? `${entry.err.type}: ${entry.err.message}` : ''} ${entry.req ? `${entry.req.method} ${entry.req.url}` : ''}`,
+              `${entry.msg ?? ''} ${entry.err ? `${entry.err.type}: ${entry.err.message}` : ''} ` +
+                `${entry.req ? `${entry.req.method} ${entry.req.url}` : ''}`,
             ),
           );
       } else if (entry.level >= 40) seen.warnings++;
@@ -661,11 +672,19 @@ async function main() {
     const md = [
       `# Agora load benchmark — ${out.date.slice(0, 16).replace('T', ' ')} UTC`,
       '',
-      `Machine: ${out.machine.cores} cores (${out.machine.cpu}), Node ${out.machine.node}, load average ${out.machine.loadAverage.join(' ')} at the end. Database: ${out.database}. Load generator (node:http, keep-alive) on the same machine.`,
-      `Dataset: the demo data plus ${out.dataset.seededTopics} topics with ${out.dataset.seededComments} comments and ${out.dataset.seededFiles} files, posted through the server (${seedSeconds} s).`,
+      `Machine: ${out.machine.cores} cores (${out.machine.cpu}), Node ${out.machine.node}, load average ` +
+        `${out.machine.loadAverage.join(' ')} at the end. Database: ${out.database}. Load generator ` +
+        `(node:http, keep-alive) on the same machine.`,
+      `Dataset: the demo data plus ${out.dataset.seededTopics} topics with ${out.dataset.seededComments} ` +
+        `comments and ${out.dataset.seededFiles} files, posted through the server (${seedSeconds} s).`,
       '',
-      `${out.connections} connections, ${out.seconds} s, request timeout ${out.timeoutSeconds} s: **${out.answered} requests answered, ${out.requestsPerSecond} req/s**, latency p50 ${out.latencyMs.p50} ms, p90 ${out.latencyMs.p90} ms, **p99 ${out.latencyMs.p99} ms**, max ${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
-      `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
+      `${out.connections} connections, ${out.seconds} s, request timeout ${out.timeoutSeconds} s: ` +
+        `**${out.answered} requests answered, ${out.requestsPerSecond} req/s**, latency p50 ` +
+        `${out.latencyMs.p50} ms, p90 ${out.latencyMs.p90} ms, **p99 ${out.latencyMs.p99} ms**, max ` +
+        `${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
+      `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors ` +
+        `logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ` +
+        `${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
       `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of ` +
         `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, ` +
         `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, ` +
@@ -694,7 +713,8 @@ async function main() {
     fs.writeFileSync(path.join(dir, 'load.md'), md);
     process.stdout.write(`${md}\n`);
     log(
-      `${failed ? 'FAILED' : 'ok'} in ${((Date.now() - started) / 1000).toFixed(0)} s; written bench/results/load.{json,md}`,
+      `${failed ? 'FAILED' : 'ok'} in ${((Date.now() - started) / 1000).toFixed(0)} s; written ` +
+        `bench/results/load.{json,md}`,
     );
   } finally {
     if (agora) await agora.stop();

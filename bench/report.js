@@ -52,18 +52,29 @@ function filesTable(f) {
 
 function apiTable(a) {
   const lines = [
-    `Dataset: ${a.dataset.users} users, ${a.dataset.topics} topics, ${a.dataset.comments} comments (topic ${a.dataset.bigTopic.id36}: ${a.dataset.bigTopic.comments} comments, ${a.dataset.bigTopic.topLevel} top-level, depth ${a.dataset.bigTopic.maxDepth}), ${a.dataset.votes} votes, ${a.dataset.bookmarks} bookmarks, ${a.dataset.labels} labels. Logged in as ${a.viewer}.`,
+    `Dataset: ${a.dataset.users} users, ${a.dataset.topics} topics, ${a.dataset.comments} comments ` +
+      `(topic ${a.dataset.bigTopic.id36}: ${a.dataset.bigTopic.comments} comments, ` +
+      `${a.dataset.bigTopic.topLevel} top-level, depth ${a.dataset.bigTopic.maxDepth}), ` +
+      `${a.dataset.votes} votes, ${a.dataset.bookmarks} bookmarks, ${a.dataset.labels} labels. Logged in ` +
+      `as ${a.viewer}.`,
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | p50 ms, 1 connection | DB commands / request | DB ms / request | server ms / request | server CPU ms / request | load |',
+    '| Scenario | req/s | p50 ms | p99 ms | p50 ms, 1 connection | DB commands / request | DB ms / ' +
+      'request | server ms / request | server CPU ms / request | load |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const s of a.scenarios)
     lines.push(
-      `| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.p50OneConnectionMs ?? 'n/a'} | ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`,
+      `| ${s.name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.p50OneConnectionMs ?? 'n/a'} ` +
+        `| ${s.commandsPerRequest} | ${s.dbMsPerRequest} | ${s.serverMsPerRequest ?? 'n/a'} | ` +
+        `${s.serverCpuMsPerRequest ?? 'n/a'} | ${s.mode} |`,
     );
   lines.push(
     '',
-    "req/s, p50 and p99: under the load in the last column (several connections queue behind each other on the machine's cores). p50, 1 connection: one request at a time. DB ms: time waiting for database replies (summed over the commands of a request). Server ms: latency at one connection minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server process per request (JavaScript, BSON decoding, GC), from /proc, its idle rate subtracted.",
+    'req/s, p50 and p99: under the load in the last column (several connections queue behind each other ' +
+      "on the machine's cores). p50, 1 connection: one request at a time. DB ms: time waiting for " +
+      'database replies (summed over the commands of a request). Server ms: latency at one connection ' +
+      "minus DB ms (n/a when a request's commands overlap). Server CPU ms: CPU time of the server " +
+      'process per request (JavaScript, BSON decoding, GC), from /proc, its idle rate subtracted.',
   );
   if (a.ratios && Object.keys(a.ratios).length > 0) {
     lines.push('', '| GraphQL ÷ REST throughput | ratio |', '|---|---|');
@@ -73,7 +84,8 @@ function apiTable(a) {
     lines.push('', '| Commands per request | sizes | REST | GraphQL | constant |', '|---|---|---|---|---|');
     for (const b of a.bounds)
       lines.push(
-        `| ${b.name} | ${b.sizes} | ${b.rest.join(' → ')} | ${b.graphql.join(' → ')} | ${b.constant ? 'yes' : 'NO'} |`,
+        `| ${b.name} | ${b.sizes} | ${b.rest.join(' → ')} | ${b.graphql.join(' → ')} | ` +
+          `${b.constant ? 'yes' : 'NO'} |`,
       );
   }
   return lines.join('\n');
@@ -109,7 +121,10 @@ function writeReport(results) {
   const md = [
     `# Agora benchmark — ${results.date.slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}; load average ${m.loadAverageAtStart?.join(' ') ?? '?'} at start, ${m.loadAverageAtEnd?.join(' ') ?? '?'} at end. Database: ${results.database}. Each figure is the median of ${results.options.runs} runs.${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}; load average ` +
+      `${m.loadAverageAtStart?.join(' ') ?? '?'} at start, ${m.loadAverageAtEnd?.join(' ') ?? '?'} at ` +
+      `end. Database: ${results.database}. Each figure is the median of ${results.options.runs} ` +
+      `runs.${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,
     '',
     ...section('API', results.api, apiTable),
     ...section('Files', results.files, filesTable),

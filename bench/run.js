@@ -61,7 +61,8 @@ async function main() {
     options: opts,
   };
   log(
-    `${results.machine.cores} cores (${results.machine.cpu}), load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
+    `${results.machine.cores} cores (${results.machine.cpu}), load average ` +
+      `${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
   );
   try {
     if (wanted('api')) {

@@ -1006,7 +1006,9 @@ async function verifyAgainstServices(uri, log = () => {}) {
       throw new Error(`seeded documents differ from what the services write:\n  ${problems.slice(0, 8).join('\n  ')}`);
     const s = summarize(expected);
     log(
-      `verified: ${plan.events.length} events replayed through the services in ${((Date.now() - started) / 1000).toFixed(1)} s give exactly the seeded documents (${s.topics} topics, ${s.comments} comments, ${s.marks} marks, ${s.labels} labels)`,
+      `verified: ${plan.events.length} events replayed through the services in ` +
+        `${((Date.now() - started) / 1000).toFixed(1)} s give exactly the seeded documents (${s.topics} ` +
+        `topics, ${s.comments} comments, ${s.marks} marks, ${s.labels} labels)`,
     );
     await agora.db.dropDatabase();
   } finally {
@@ -1021,7 +1023,8 @@ async function seedInto(uri, log = () => {}) {
   const docs = simulate(plan, await passwordHashes(8));
   const summary = summarize(docs);
   log(
-    `generated ${plan.events.length} events → documents in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`,
+    `generated ${plan.events.length} events → documents in ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(summary)}`,
   );
   const { db, models } = await connect(uri);
   try {

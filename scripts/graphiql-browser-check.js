@@ -101,8 +101,12 @@ async function main() {
       if (body.errors && !needsToken) failures += 1;
       await shot(`tab-${i}`);
       if (needsToken && token) {
+        const headerTemplate = JSON.stringify({ Authorization: 'Bearer TOKEN' }, null, 2);
         const set = await js(
-          `(() => { const h = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')].find((c) => c.CodeMirror.getValue().includes('Authorization')); if (!h) return false; h.CodeMirror.setValue(${JSON.stringify(JSON.stringify({ Authorization: 'Bearer TOKEN' }, null, 2))}.replace('TOKEN', ${JSON.stringify(token)})); return true; })()`,
+          `(() => { const h = [...document.querySelectorAll('.graphiql-editor-tool .CodeMirror')]` +
+            `.find((c) => c.CodeMirror.getValue().includes('Authorization')); if (!h) return false; ` +
+            `h.CodeMirror.setValue(${JSON.stringify(headerTemplate)}.replace('TOKEN', ` +
+            `${JSON.stringify(token)})); return true; })()`,
         );
         const again = JSON.parse((await run()) || '{}');
         console.log(`${names[i]} with the login token: ${again.errors ? 'errors' : 'data'} (header set: ${set})`);

@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   say(
-    `Agora ${VERSION} listening on http://${shownHost}:${port} — GraphiQL at /graphiql, REST at /api/beta and /upload`,
+    `Agora ${VERSION} listening on http://${shownHost}:${port} — GraphiQL at /graphiql, REST at ` +
+      `/api/beta and /upload`,
   );
 }
 

@@ -135,7 +135,8 @@ function readTrustProxy(r: EnvReader): { trustProxy: boolean; proxyTrust: number
     return { trustProxy: true, proxyTrust: list.join(',') };
   r.fail(
     'TRUST_PROXY',
-    `must be true/false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got ${JSON.stringify(v)}`,
+    `must be true/false, a number of proxy hops, or proxy addresses/CIDRs separated by commas, got ` +
+      `${JSON.stringify(v)}`,
   );
   return { trustProxy: false, proxyTrust: 0 };
 }

@@ -281,7 +281,8 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, ch
       }
     } else {
       tried.push(
-        `FerretDB ${FERRETDB_VERSION}: FERRETDB_BIN unset, no cached build in ${cfg.cacheDir}, no \`go\` on PATH to build one`,
+        `FerretDB ${FERRETDB_VERSION}: FERRETDB_BIN unset, no cached build in ${cfg.cacheDir}, no \`go\` ` +
+          `on PATH to build one`,
       );
     }
   }
@@ -306,7 +307,8 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, ch
   throw new Error(
     'No database available. Agora tried, in order:\n' +
       ['MONGODB_URI: unset', ...tried].map((t) => `  - ${t}`).join('\n') +
-      '\nSet MONGODB_URI to a MongoDB server, put `mongod` on PATH (or set MONGOD_BIN), set FERRETDB_BIN to a FerretDB 1.24 binary, or install Go so FerretDB can be built.',
+      '\nSet MONGODB_URI to a MongoDB server, put `mongod` on PATH (or set MONGOD_BIN), set FERRETDB_BIN ' +
+      'to a FerretDB 1.24 binary, or install Go so FerretDB can be built.',
   );
 }
 

@@ -122,7 +122,8 @@ const TOPICS: DemoTopic[] = [
     ago: 50,
     title: "What's your backup strategy?",
     markdown:
-      'I use `restic` to an external drive and a remote server.\n\nWhat do you use, and how often do you **test restores**?',
+      'I use `restic` to an external drive and a remote server.\n\n' +
+      'What do you use, and how often do you **test restores**?',
     tags: ['ask.survey', 'backups'],
     votes: ['alice', 'carol'],
     comments: [
@@ -188,7 +189,8 @@ const TOPICS: DemoTopic[] = [
     ago: 10,
     title: 'Welcome to Agora',
     markdown:
-      'This is a demo site. Log in as `alice`, `bob`, `carol` or `dave` (password `demo-password`) and try voting, commenting and labelling.\n\nThe GraphQL API is at `/graphql`, the REST API at `/api/beta`.',
+      'This is a demo site. Log in as `alice`, `bob`, `carol` or `dave` (password `demo-password`) and ' +
+      'try voting, commenting and labelling.\n\nThe GraphQL API is at `/graphql`, the REST API at `/api/beta`.',
     tags: ['meta', 'announcements'],
     official: true,
     votes: ['alice', 'bob', 'carol', 'dave'],
@@ -308,7 +310,9 @@ export async function seedDemoIfEmpty(deps: SeedDeps): Promise<SeedSummary | nul
     if (!(await databaseHasNoUsers(deps.db))) return null;
     const summary = await seedDemo(deps);
     deps.log?.info(
-      `Seeded the demo data (${summary.topics} topics, ${summary.comments} comments). Demo accounts: ${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}), ${DEMO_ADMIN.username} (password ${DEMO_ADMIN.password}).`,
+      `Seeded the demo data (${summary.topics} topics, ${summary.comments} comments). Demo accounts: ` +
+        `${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}), ${DEMO_ADMIN.username} (password ` +
+        `${DEMO_ADMIN.password}).`,
     );
     return summary;
   } catch (err) {

@@ -44,18 +44,21 @@ const PAGE = `<!doctype html>
 `;
 
 function appScript(): string {
-  return `(function () {
+  return (
+    `(function () {
   // Subscriptions go over WebSocket to the same path (graphql-transport-ws); the headers pane's
   // Authorization travels in connection_init's payload.
   var subscriptionUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
-  var base = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl: subscriptionUrl, headers: { 'Apollo-Require-Preflight': 'true' } });
+  var base = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl: subscriptionUrl, headers: { ` +
+    `'Apollo-Require-Preflight': 'true' } });
   // The headers pane starts with an Authorization template; until a token is pasted in, send none,
   // so schema loading and anonymous queries work.
   function fetcher(params, opts) {
     var headers = Object.assign({}, (opts && opts.headers) || {});
     Object.keys(headers).forEach(function (name) {
       var value = String(headers[name] == null ? '' : headers[name]).trim();
-      if (name.toLowerCase() === 'authorization' && (/^bearer$/i.test(value) || value === '' || value.indexOf('<') >= 0)) delete headers[name];
+      if (name.toLowerCase() === 'authorization' && (/^bearer$/i.test(value) || value === '' || ` +
+    `value.indexOf('<') >= 0)) delete headers[name];
     });
     return base(params, Object.assign({}, opts, { headers: headers }));
   }
@@ -69,11 +72,13 @@ function appScript(): string {
     defaultEditorToolsVisibility: 'headers'
   }));
 })();
-`;
+`
+  );
 }
 
 const PAGE_CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; connect-src 'self'; frame-ancestors 'self'";
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; " +
+  "connect-src 'self'; frame-ancestors 'self'";
 
 export async function graphiqlRoutes(app: FastifyInstance): Promise<void> {
   const script = appScript();

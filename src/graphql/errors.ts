@@ -114,10 +114,9 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * the one `uploadFile` of an operation refused) changed nothing and is answered as refused: `data`
  * null. When the operation produced no data, an error that concerns the whole request sets the
  * status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
- * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS →
- * 429 (with `Retry-After`);
- * other errors leave Apollo's status. Requests refused before execution (parse, validation,
- * variables, a bad token) keep Apollo's 4xx.
+ * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
+ * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused
+ * before execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   // The database being away decides first: nothing else can be answered meaningfully then.

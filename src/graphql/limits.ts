@@ -165,7 +165,9 @@ export function documentLimitsRule(limits: DocumentLimits) {
       const selections = Math.max(written.selections, expanded.selections);
       if (selections > limits.maxSelections) {
         problems.push(
-          `Query has too many selections: ${selections > limits.maxSelections * 2 ? `more than ${limits.maxSelections * 2}` : selections} (fragments expanded) exceeds the limit of ${limits.maxSelections}`,
+          `Query has too many selections: ` +
+            `${selections > limits.maxSelections * 2 ? `more than ${limits.maxSelections * 2}` : selections} ` +
+            `(fragments expanded) exceeds the limit of ${limits.maxSelections}`,
         );
       }
       if (written.aliases > limits.maxAliases)
@@ -176,7 +178,8 @@ export function documentLimitsRule(limits: DocumentLimits) {
         );
       if (expanded.introspectionLists > MAX_INTROSPECTION_LISTS) {
         problems.push(
-          `Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the limit of ${MAX_INTROSPECTION_LISTS}`,
+          `Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the ` +
+            `limit of ${MAX_INTROSPECTION_LISTS}`,
         );
       }
       if (problems.length === 0) return undefined;

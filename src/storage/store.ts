@@ -65,5 +65,8 @@ export interface ByteStore {
   collect(isReferenced: ReferenceCheck, options: { full: boolean }): Promise<number>;
 }
 
-/** How long an unreferenced object may be in use by an upload in flight or a reader (docs/files-api.md §13: ≥ 1 h). */
+/**
+ * How long an unreferenced object may be in use by an upload in flight or a reader
+ * (docs/files-api.md §13: ≥ 1 h).
+ */
 export const GRACE_PERIOD_MS = 60 * 60 * 1000;

@@ -66,7 +66,8 @@ export function validateAgainstOpenApi(method: string, path: string, status: num
   const check = (v: ValidateFunction, value: unknown) => {
     if (!v(value)) {
       throw new Error(
-        `${method} ${path} → ${status}: response does not match the OpenAPI document:\n${ajv.errorsText(v.errors, { separator: '\n' })}\n${JSON.stringify(value).slice(0, 2000)}`,
+        `${method} ${path} → ${status}: response does not match the OpenAPI document:\n` +
+          `${ajv.errorsText(v.errors, { separator: '\n' })}\n${JSON.stringify(value).slice(0, 2000)}`,
       );
     }
   };

@@ -137,7 +137,8 @@ describe(`on ${database.name}`, () => {
     for (const doc of exact) expect(byId.get(canonical(doc._id))).toEqual(fields(doc));
   });
 
-  it('-0 reads back as a double zero: without its sign on FerretDB 1.24 (its wire layer drops it), with it on MongoDB', async () => {
+  it(`-0 reads back as a double zero: without its sign on FerretDB 1.24 (its wire layer drops it), with it on \
+MongoDB`, async () => {
     const read = await conn.collection('decode').findOne({ _id: 6 } as never, raw);
     expect(read?.negativeZero).toBeInstanceOf(Double);
     const value = (read?.negativeZero as InstanceType<typeof Double>).value;

@@ -139,7 +139,8 @@ async function readyStatus(): Promise<number> {
   return (await fetch(`${url}/readyz`)).status;
 }
 
-it("answers 503 on /readyz and on every request that needs the database (each in its front door's format) within seconds of an outage, and recovers when it returns", async () => {
+it(`answers 503 on /readyz and on every request that needs the database (each in its front door's format) \
+within seconds of an outage, and recovers when it returns`, async () => {
   expect(await readyStatus()).toBe(200);
   const f = new Factory({ agora, url });
   const { token } = await f.user('alice');

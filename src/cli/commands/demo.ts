@@ -18,7 +18,8 @@ export const demoCommands: Command[] = [
       const s = await seedDemo(deps);
       io.out(`Seeded ${s.groups} groups, ${s.users} users, ${s.topics} topics and ${s.comments} comments.`);
       io.out(
-        `Demo accounts: ${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}); admin: ${DEMO_ADMIN.username} (password ${DEMO_ADMIN.password}).`,
+        `Demo accounts: ${DEMO_USERS.join(', ')} (password ${DEMO_PASSWORD}); admin: ` +
+          `${DEMO_ADMIN.username} (password ${DEMO_ADMIN.password}).`,
       );
       return 0;
     },

@@ -74,7 +74,8 @@ export const discussionCommands: Command[] = [
     name: 'counts:verify',
     usage: 'counts:verify [--fix]',
     summary:
-      "Recount every post's votes, comments and label weights from their sources; report drift (exit 1), set them with --fix.",
+      "Recount every post's votes, comments and label weights from their sources; report drift (exit 1), " +
+      'set them with --fix.',
     needsDatabase: true,
     flags: ['fix'],
     async run(args, agora, io) {
@@ -86,7 +87,8 @@ export const discussionCommands: Command[] = [
         io.out(`${d.post}: stored ${JSON.stringify(d.stored)}, counted ${JSON.stringify(d.counted)}`);
       if (report.drifted > report.drift.length) io.out(`… and ${report.drifted - report.drift.length} more.`);
       io.out(
-        `Checked ${report.topics} topics and ${report.comments} comments: ${report.drifted} with drifted counts${fix ? `, ${report.fixed} fixed` : ''}.`,
+        `Checked ${report.topics} topics and ${report.comments} comments: ${report.drifted} with drifted ` +
+          `counts${fix ? `, ${report.fixed} fixed` : ''}.`,
       );
       return report.drifted > 0 && !fix ? 1 : 0;
     },

@@ -12,7 +12,8 @@ export const filesCommands: Command[] = [
       rejectUnknownOptions(args, ['name']);
       const created = await agora!.services.files.apiKeys.create(args.options.name ?? '');
       io.out(
-        `Created API key ${created.id}${created.name ? ` (${created.name})` : ''}. It is shown only now; only its hash is stored:`,
+        `Created API key ${created.id}${created.name ? ` (${created.name})` : ''}. It is shown only now; ` +
+          `only its hash is stored:`,
       );
       io.out(created.key);
       return 0;

@@ -55,7 +55,8 @@ export class AdminResolver {
 
   @Mutation(() => Comment, {
     description:
-      'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with `removed: false`.',
+      'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with ' +
+      '`removed: false`.',
   })
   async removeComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,

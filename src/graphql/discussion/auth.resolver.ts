@@ -17,8 +17,10 @@ function payload(ctx: GraphQLContext, r: TokenResult): AuthPayload {
 export class AuthResolver {
   @Mutation(() => AuthPayload, {
     description:
-      'Creates an account (while registration is open) and logs it in. Usernames: 3–20 letters, digits, `_` or `-`; passwords: at least 8 characters. ' +
-      'Registrations per client address are limited (REGISTRATION_RATE_LIMIT within REGISTRATION_RATE_WINDOW): over it, TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
+      'Creates an account (while registration is open) and logs it in. Usernames: 3–20 letters, ' +
+      'digits, `_` or `-`; passwords: at least 8 characters. ' +
+      'Registrations per client address are limited (REGISTRATION_RATE_LIMIT within ' +
+      'REGISTRATION_RATE_WINDOW): over it, TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
   })
   async register(
     @Arg('username', () => String, { description: 'The new username (unique regardless of letter case).' })
@@ -34,7 +36,8 @@ export class AuthResolver {
 
   @Mutation(() => AuthPayload, {
     description:
-      'Exchanges a username and password for a bearer token (the same login as REST `POST /login`, sharing its rate limit: TOO_MANY_REQUESTS with `retryAfter`).',
+      'Exchanges a username and password for a bearer token (the same login as REST `POST /login`, ' +
+      'sharing its rate limit: TOO_MANY_REQUESTS with `retryAfter`).',
   })
   async login(
     @Arg('username', () => String, { description: 'The username, in any letter case.' }) username: string,

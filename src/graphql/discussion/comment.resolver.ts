@@ -55,7 +55,8 @@ export class CommentResolver {
   @FieldResolver(() => Comment, {
     nullable: true,
     description:
-      'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for a top-level comment.',
+      'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for ' +
+      'a top-level comment.',
   })
   async parent(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): Promise<CommentNode | null> {
     if (c.parent !== undefined) return c.parent;

@@ -38,7 +38,8 @@ export class Comment {
   @Field(() => User, {
     nullable: true,
     description:
-      'Who wrote the comment; null when hidden (deleted, or removed and the viewer is neither its author nor an admin).',
+      'Who wrote the comment; null when hidden (deleted, or removed and the viewer is neither its author ' +
+      'nor an admin).',
   })
   author!: UserNode | null;
 
@@ -95,7 +96,8 @@ export class Comment {
 @ObjectType('CommentThread', {
   simpleResolvers: true,
   description:
-    "A comment at its place in a topic's tree, as read in one order for one viewer: its depth, its replies (pruned and " +
+    "A comment at its place in a topic's tree, as read in one order for one viewer: its depth, its " +
+    'replies (pruned and ' +
     'sorted for this read), and the per-visit flags. The comment itself is the normalised `comment` record.',
 })
 export class CommentThread {
@@ -116,7 +118,8 @@ export class CommentThread {
   @Field(() => Boolean, {
     nullable: true,
     description:
-      "Viewer-specific: posted by someone else since the viewer's previous visit to the topic (see `visitTopic`); null when anonymous.",
+      "Viewer-specific: posted by someone else since the viewer's previous visit to the topic (see " +
+      '`visitTopic`); null when anonymous.',
   })
   isNew!: boolean | null;
 

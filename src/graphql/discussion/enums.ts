@@ -14,7 +14,8 @@ registerEnumType(TopicOrder, {
   valuesConfig: {
     ACTIVITY: {
       description:
-        'Latest interesting activity: posting time or the newest comment that is not deleted, removed or labelled noise/offtopic/malice.',
+        'Latest interesting activity: posting time or the newest comment that is not deleted, removed or ' +
+        'labelled noise/offtopic/malice.',
     },
     VOTES: { description: 'Number of votes.' },
     COMMENTS: { description: 'Number of visible comments.' },

@@ -22,27 +22,32 @@ export interface PageArgs {
 export class ConnectionArgs {
   @Field(() => Int, {
     nullable: true,
-    description: `Page forwards: at most this many items (1–${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}), after \`after\` when given.`,
+    description:
+      `Page forwards: at most this many items (1–${MAX_PAGE_SIZE}, default ` +
+      `${DEFAULT_PAGE_SIZE}), after \`after\` when given.`,
   })
   first?: number | null;
 
   @Field(() => String, {
     nullable: true,
     description:
-      "Cursor (an edge's `cursor` or `pageInfo.endCursor`): return the items after this one. The same value as the REST `after` parameter.",
+      "Cursor (an edge's `cursor` or `pageInfo.endCursor`): return the items after this one. The same " +
+      'value as the REST `after` parameter.',
   })
   after?: string | null;
 
   @Field(() => Int, {
     nullable: true,
-    description: `Page backwards: at most this many items (1–${MAX_PAGE_SIZE}) just before \`before\`, which it requires.`,
+    description:
+      `Page backwards: at most this many items (1–${MAX_PAGE_SIZE}) just before \`before\`, ` + 'which it requires.',
   })
   last?: number | null;
 
   @Field(() => String, {
     nullable: true,
     description:
-      'Cursor (`pageInfo.startCursor`): return the items before this one, in display order. The same value as the REST `before` parameter.',
+      'Cursor (`pageInfo.startCursor`): return the items before this one, in display order. The same ' +
+      'value as the REST `before` parameter.',
   })
   before?: string | null;
 }

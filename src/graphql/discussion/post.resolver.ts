@@ -130,7 +130,8 @@ export class PostResolver {
 
   @Mutation(() => Comment, {
     description:
-      'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the placeholder (`isDeleted: true`).',
+      'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the ' +
+      'placeholder (`isDeleted: true`).',
   })
   async deleteComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,

@@ -89,7 +89,8 @@ export class ReactionResolver {
 
   @Mutation(() => Topic, {
     description:
-      "Ignores a topic: it leaves the viewer's listing but stays readable (`viewerHasIgnored: true`). `ignore: false` undoes it.",
+      "Ignores a topic: it leaves the viewer's listing but stays readable (`viewerHasIgnored: true`). " +
+      '`ignore: false` undoes it.',
   })
   async ignoreTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
@@ -104,8 +105,10 @@ export class ReactionResolver {
 
   @Mutation(() => Topic, {
     description:
-      "Records the logged-in viewer's visit to a topic (what REST `GET /topic/{id}` does on each read): `lastVisitedAt` becomes now, " +
-      '`newCommentCount` 0, and the next read of its threads marks `isNew` against this visit. Queries never record visits.',
+      "Records the logged-in viewer's visit to a topic (what REST `GET /topic/{id}` does on each read): " +
+      '`lastVisitedAt` becomes now, ' +
+      '`newCommentCount` 0, and the next read of its threads marks `isNew` against this visit. Queries ' +
+      'never record visits.',
   })
   async visitTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
@@ -118,7 +121,8 @@ export class ReactionResolver {
 
   @Mutation(() => Comment, {
     description:
-      "Puts a label on a comment that is not one's own (each label once per user), or takes it back with `add: false`. `EXEMPLARY` needs a reason.",
+      "Puts a label on a comment that is not one's own (each label once per user), or takes it back with " +
+      '`add: false`. `EXEMPLARY` needs a reason.',
   })
   async labelComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,

@@ -21,7 +21,8 @@ function parse(value: unknown): Date {
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
   description:
-    'A point in time, written as ISO 8601 UTC with exactly three fraction digits and `Z` (`2026-03-01T12:00:00.000Z`), the same string as in the REST API.',
+    'A point in time, written as ISO 8601 UTC with exactly three fraction digits and `Z` ' +
+    '(`2026-03-01T12:00:00.000Z`), the same string as in the REST API.',
   serialize(value) {
     if (value instanceof Date) return value.toISOString();
     if (typeof value === 'string') return new Date(value).toISOString();

@@ -7,7 +7,8 @@ import { descendantsOf, ThreadNode } from './nodes';
 export class ThreadResolver {
   @FieldResolver(() => [CommentThread], {
     description:
-      'Every reply below this comment, at any depth, in display order (depth-first, as REST nests them), each with its ' +
+      'Every reply below this comment, at any depth, in display order (depth-first, as REST nests them), ' +
+      'each with its ' +
       '`depth`: a client renders a whole thread with one flat selection.',
     complexity: repliesComplexity,
   })

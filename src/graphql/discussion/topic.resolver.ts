@@ -45,15 +45,18 @@ export class TopicsArgs extends ConnectionArgs {
   @Field(() => String, {
     nullable: true,
     description:
-      'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are the same (REST `tag`).',
+      'Only topics with a tag containing this label path, e.g. `ask` or `ask.survey`; spaces and `_` are ' +
+      'the same (REST `tag`).',
   })
   tag?: string | null;
 
   @Field(() => String, {
     nullable: true,
     description:
-      'Only topics of this group and of its subgroups (path, with or without `~`): `games` also lists `games.tabletop`. ' +
-      'An unknown group gives an empty page; an invalid path is BAD_USER_INPUT on `group`. (REST has no such parameter.)',
+      'Only topics of this group and of its subgroups (path, with or without `~`): `games` also lists ' +
+      '`games.tabletop`. ' +
+      'An unknown group gives an empty page; an invalid path is BAD_USER_INPUT on `group`. (REST has no ' +
+      'such parameter.)',
   })
   group?: string | null;
 }
@@ -105,7 +108,8 @@ function threadsComplexity({
 export class TopicResolver {
   @Query(() => TopicConnection, {
     description:
-      'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in viewer) ignored topics are left out.',
+      'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in ' +
+      'viewer) ignored topics are left out.',
     complexity: connectionComplexity,
   })
   async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
@@ -129,7 +133,8 @@ export class TopicResolver {
   @Query(() => Topic, {
     nullable: true,
     description:
-      'One topic (REST `GET /topic/{id}`); null when unknown, deleted, or removed (unless the viewer is its author or an admin). ' +
+      'One topic (REST `GET /topic/{id}`); null when unknown, deleted, or removed (unless the viewer is ' +
+      'its author or an admin). ' +
       'Reading it records no visit (REST does): `visitTopic` does, when the client has shown the topic.',
   })
   async topic(
@@ -175,7 +180,8 @@ export class TopicResolver {
   @FieldResolver(() => CommentThreadConnection, {
     description:
       'The comment tree by page (REST `comments`, which is the whole tree): top-level comments in `order`, ' +
-      `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most ${THREADS_MAX_PAGE_SIZE}), each with all its replies ` +
+      `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most ` +
+      `${THREADS_MAX_PAGE_SIZE}), each with all its replies ` +
       '(`replies`, nested, or `descendants`, flat in display order); deleted comments without replies are pruned.',
     complexity: threadsComplexity,
   })

@@ -98,7 +98,8 @@ export class Topic {
   @Field(() => Boolean, {
     nullable: true,
     description:
-      'Viewer-specific: the viewer ignores the topic (ignored topics are left out of the listing); null when anonymous.',
+      'Viewer-specific: the viewer ignores the topic (ignored topics are left out of the listing); null ' +
+      'when anonymous.',
   })
   viewerHasIgnored!: boolean | null;
 
@@ -116,7 +117,8 @@ export class Topic {
   @Field(() => DateTimeScalar, {
     nullable: true,
     description:
-      "Viewer-specific: the viewer's previous visit to the topic (recorded by `visitTopic` and by REST reads); null without one or when anonymous.",
+      "Viewer-specific: the viewer's previous visit to the topic (recorded by `visitTopic` and by REST " +
+      'reads); null without one or when anonymous.',
   })
   lastVisitedAt!: Date | null;
 

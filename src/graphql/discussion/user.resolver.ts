@@ -122,8 +122,10 @@ export class UserResolver {
 
   @FieldResolver(() => HistoryConnection, {
     description:
-      "The user's topics and comments, newest first (REST `GET /user/{username}`); cursors are `t-<id36>` / `c-<id36>`. " +
-      'FORBIDDEN when the user is banned, deleted their account, or shows their history only to logged-in users and the viewer is anonymous.',
+      "The user's topics and comments, newest first (REST `GET /user/{username}`); cursors are " +
+      '`t-<id36>` / `c-<id36>`. ' +
+      'FORBIDDEN when the user is banned, deleted their account, or shows their history only to ' +
+      'logged-in users and the viewer is anonymous.',
     complexity: connectionComplexity,
   })
   async history(

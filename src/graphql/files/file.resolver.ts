@@ -133,12 +133,18 @@ export class FileResolver {
   @Mutation(() => UploadedFile, {
     nullable: true,
     description:
-      'Uploads a file sent with the GraphQL multipart request spec (send the header `Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: ' +
-      'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is overwritten). Null with an error when the file ' +
-      'cannot be stored; other fields of the operation (another `uploadFile` alias, say) keep their results and the answer is 200. When nothing in ' +
-      "the operation succeeded, `data` is null and the status is the error's: 400 empty file or bad name, 401 API key required, 413 over the size limit, 507 INSUFFICIENT_STORAGE when the disk is full, " +
-      '429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads (FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) ' +
-      "or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may fill several variables (the spec's map).",
+      'Uploads a file sent with the GraphQL multipart request spec (send the header ' +
+      '`Apollo-Require-Preflight: true`). Same rules as `PUT /upload`: ' +
+      'the name is cleaned, a taken name gets a suffix unless `deleteKey` matches (then the file is ' +
+      'overwritten). Null with an error when the file ' +
+      'cannot be stored; other fields of the operation (another `uploadFile` alias, say) keep their ' +
+      'results and the answer is 200. When nothing in ' +
+      "the operation succeeded, `data` is null and the status is the error's: 400 empty file or bad " +
+      'name, 401 API key required, 413 over the size limit, 507 INSUFFICIENT_STORAGE when the disk is full, ' +
+      '429 TOO_MANY_REQUESTS (with `retryAfter`) when the client address used up its uploads ' +
+      '(FILES_UPLOAD_RATE_LIMIT within FILES_UPLOAD_RATE_WINDOW) ' +
+      'or the server receives too many uploads at once (FILES_MAX_CONCURRENT_UPLOADS). One file part may ' +
+      "fill several variables (the spec's map).",
   })
   uploadFile(
     @Arg('file', () => GraphQLUpload, { description: 'The file (a multipart part mapped to this variable).' })
@@ -160,8 +166,10 @@ export class FileResolver {
   @Mutation(() => [UploadedFile], {
     nullable: 'items',
     description:
-      "Uploads several files (a list variable, each element a multipart part), one after the other, each named by its part's filename; " +
-      'the same rules and errors as `uploadFile`. A file that fails is null in the list with an error at its index; the others are stored and answered.',
+      'Uploads several files (a list variable, each element a multipart part), one after the other, each ' +
+      "named by its part's filename; " +
+      'the same rules and errors as `uploadFile`. A file that fails is null in the list with an error at ' +
+      'its index; the others are stored and answered.',
   })
   async uploadFiles(
     @Arg('files', () => [GraphQLUpload], {
@@ -190,7 +198,8 @@ export class FileResolver {
   @Query(() => FileInfo, {
     nullable: true,
     description:
-      'Information about a stored file; null when there is none (or it expired). A protected file needs its access key.',
+      'Information about a stored file; null when there is none (or it expired). A protected file needs ' +
+      'its access key.',
   })
   file(
     @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,
@@ -216,7 +225,8 @@ export class FileResolver {
 
   @Mutation(() => Boolean, {
     description:
-      'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong key is an UNAUTHENTICATED error.',
+      'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong ' +
+      'key is an UNAUTHENTICATED error.',
   })
   deleteFile(
     @Arg('filename', () => String, { description: 'The stored filename.' }) filename: string,

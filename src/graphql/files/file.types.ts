@@ -13,7 +13,8 @@ import { DateTimeScalar } from '../discussion/scalars';
 export abstract class FileFacts {
   @Field(() => String, {
     description:
-      'Public URL of the file (`{base}/{filename}`): JSON information with `Accept: application/json`, otherwise the file itself.',
+      'Public URL of the file (`{base}/{filename}`): JSON information with `Accept: application/json`, ' +
+      'otherwise the file itself.',
   })
   url!: string;
 
@@ -45,7 +46,8 @@ export class FileInfo extends FileFacts implements Node {
 
   @Field(() => ID, {
     description:
-      'The global id: opaque, unique across the whole schema; `node(id:)` finds the file again (with its access key in the Files-Access-Key header when protected).',
+      'The global id: opaque, unique across the whole schema; `node(id:)` finds the file again (with its ' +
+      'access key in the Files-Access-Key header when protected).',
   })
   id!: string;
 }
@@ -56,12 +58,14 @@ export class FileInfo extends FileFacts implements Node {
  */
 @ObjectType('UploadedFile', {
   description:
-    'A file just uploaded (or overwritten): the stored file (`file`, also its facts flat here) plus the delete key, which is shown only here.',
+    'A file just uploaded (or overwritten): the stored file (`file`, also its facts flat here) plus the ' +
+    'delete key, which is shown only here.',
 })
 export class UploadedFile extends FileFacts {
   @Field(() => String, {
     description:
-      'The key that deletes or overwrites the file: the one given, or 30 generated characters. Keep it; it is stored only as a hash.',
+      'The key that deletes or overwrites the file: the one given, or 30 generated characters. Keep it; ' +
+      'it is stored only as a hash.',
   })
   deleteKey!: string;
 

@@ -53,7 +53,8 @@ export class NodeResolver {
   @Query(() => Node, {
     nullable: true,
     description:
-      'The object with this global id (any type implementing `Node`), with the same fields as wherever else it appears; ' +
+      'The object with this global id (any type implementing `Node`), with the same fields as wherever ' +
+      'else it appears; ' +
       'null when there is none, the viewer may not see it, or the id is not one this server issued.',
   })
   node(
@@ -66,7 +67,8 @@ export class NodeResolver {
   @Query(() => [Node], {
     nullable: 'items',
     description:
-      'The objects with these global ids, in the same order; null in place of each `node(id:)` would answer null for (at most 100 ids).',
+      'The objects with these global ids, in the same order; null in place of each `node(id:)` would ' +
+      'answer null for (at most 100 ids).',
     complexity: ({ args, childComplexity }) => 1 + (Array.isArray(args.ids) ? args.ids.length : 1) * childComplexity,
   })
   nodes(

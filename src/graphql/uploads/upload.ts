@@ -45,7 +45,9 @@ export class Upload {
 export const GraphQLUpload = new GraphQLScalarType<Upload, never>({
   name: 'Upload',
   description:
-    'A file sent with the GraphQL multipart request spec (multipart/form-data with the fields `operations`, `map`, then the files; the request needs an `Apollo-Require-Preflight` header). Only valid as a variable.',
+    'A file sent with the GraphQL multipart request spec (multipart/form-data with the fields ' +
+    '`operations`, `map`, then the files; the request needs an `Apollo-Require-Preflight` header). ' +
+    'Only valid as a variable.',
   parseValue(value) {
     if (value instanceof Upload) return value;
     throw new GraphQLError('Upload value invalid: send the file in a multipart request', {

@@ -153,7 +153,8 @@ const topics = {
       in: 'query',
       required: false,
       description:
-        'A label path (letters, digits, `_` or spaces, joined by single dots); matches tags containing it as a run of whole labels',
+        'A label path (letters, digits, `_` or spaces, joined by single dots); matches tags containing ' +
+        'it as a run of whole labels',
       schema: { type: 'string', pattern: '^[A-Za-z0-9_ ]+(\\.[A-Za-z0-9_ ]+)*$' },
     },
     {

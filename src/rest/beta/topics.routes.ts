@@ -39,7 +39,8 @@ export async function topicRoutes(app: FastifyInstance, { services, config }: Re
     return reply
       .type(JSON_CONTENT_TYPE)
       .send(
-        `{"topic":${JSON.stringify(presentTopic(result.topic, base))},"comments":${presentCommentTreeJson(result.comments)}}`,
+        `{"topic":${JSON.stringify(presentTopic(result.topic, base))},` +
+          `"comments":${presentCommentTreeJson(result.comments)}}`,
       );
   });
 }

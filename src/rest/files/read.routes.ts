@@ -20,7 +20,8 @@ import { presentInfo } from './presenter';
 
 /** §8.1: raw files may be viewed, never run script in the site's origin. */
 export const RAW_CSP =
-  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
+  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' " +
+  "'unsafe-inline'; frame-ancestors 'self'; sandbox";
 
 const COOKIE = 'Files-Access-Key';
 const COOKIE_EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT';

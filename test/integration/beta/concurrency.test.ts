@@ -293,7 +293,8 @@ describe('derived counts stay exact under concurrency', () => {
     });
   });
 
-  it('a count corrupted by hand stays as it is on the next change, and counts:verify reports and fixes it', async () => {
+  it(`a count corrupted by hand stays as it is on the next change, and counts:verify reports and fixes \
+it`, async () => {
     const topic: TopicView = await f.topic(alice);
     const comment = await f.comment(alice, topic);
     await f.voteTopic(bob, topic);
@@ -330,7 +331,8 @@ describe('derived counts stay exact under concurrency', () => {
 });
 
 describe('visits', () => {
-  it("one user's parallel first reads of a topic all succeed and leave one visit mark (upsert race on the unique index)", async () => {
+  it(`one user's parallel first reads of a topic all succeed and leave one visit mark (upsert race on the \
+unique index)`, async () => {
     const topic: TopicView = await f.topic(alice);
     await f.comment(alice, topic);
     const r = await outcomes(Array.from({ length: 20 }, () => f.d.topics.read(bob.actor, topic.id36)));

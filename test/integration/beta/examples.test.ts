@@ -113,7 +113,9 @@ describe('example 1: login and whoami', () => {
     expect(login.status).toBe(200);
     expect(login.body).toEqual({
       token:
-        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyIiwidXNlcm5hbWUiOiJib2IiLCJpYXQiOjE3NzIzNjY0MDAsImV4cCI6MTc3NDk1ODQwMCwidHYiOjB9.uGKlStqbxL7Ql_E2YPfbExrCHNHFNPo1jzlErs_wlnA',
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.' +
+        'eyJzdWIiOiIyIiwidXNlcm5hbWUiOiJib2IiLCJpYXQiOjE3NzIzNjY0MDAsImV4cCI6MTc3NDk1ODQwMCwidHYiOjB9.' +
+        'uGKlStqbxL7Ql_E2YPfbExrCHNHFNPo1jzlErs_wlnA',
     });
     const who = await api.get('/whoami', { token: login.body.token });
     expect(who.status).toBe(200);

@@ -23,7 +23,8 @@ const login = (username: string, password: string, address: string) =>
   api.post('/login', { username, password }, { headers: { 'x-forwarded-for': address } });
 
 describe('per username', () => {
-  it('refuses the attempt after the limit, successful or not, with Retry-After until the oldest leaves the hour', async () => {
+  it(`refuses the attempt after the limit, successful or not, with Retry-After until the oldest leaves the \
+hour`, async () => {
     f.at('2026-03-01T12:00:00.000Z');
     expect((await login('alice', 'wrong one', '10.0.0.1')).status).toBe(401);
     f.at('2026-03-01T12:10:00.000Z');

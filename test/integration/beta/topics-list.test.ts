@@ -1,4 +1,6 @@
-/** GET /topics (docs/discussion-api.md §2.3, §5.1–5.5): validation, period, tag, orders, filtering, viewer fields. */
+/**
+ * GET /topics (docs/discussion-api.md §2.3, §5.1–5.5): validation, period, tag, orders, filtering, viewer fields.
+ */
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView } from '../../../src/discussion';
 import { BetaClient } from '../../helpers/beta-client';
@@ -269,13 +271,15 @@ describe('orders (5.4) and which topics are listed (5.5)', () => {
     await f.label(carol, c1, 'malice');
     expect(await act()).toBe(F.id36); // E falls back to 08:00
     await f.label(bob, c2, 'offtopic');
-    expect(ids((await api.get('/topics?order=activity&limit=4')).body)).toEqual([F.id36, E.id36, t.D, t.C]); // E back to its own 07:00
+    // E back to its own 07:00
+    expect(ids((await api.get('/topics?order=activity&limit=4')).body)).toEqual([F.id36, E.id36, t.D, t.C]);
     // Five votes deactivate B's single noise label: its 06:00 comment counts again.
     await f.votes('comment', noisy, 5);
     expect(ids((await api.get('/topics?order=activity&limit=4')).body)).toEqual([F.id36, E.id36, t.B, t.D]);
   });
 
-  it('never lists deleted or removed topics, for any viewer; the author and admins still read removed ones', async () => {
+  it(`never lists deleted or removed topics, for any viewer; the author and admins still read removed \
+ones`, async () => {
     const gone = await f.topic(bob, { title: 'deleted', at: '2026-03-01T10:00:00.000Z' });
     const removed = await f.topic(bob, { title: 'removed', at: '2026-03-01T10:01:00.000Z' });
     await f.d.topics.delete(bob.actor, gone.id36);

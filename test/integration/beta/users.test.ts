@@ -272,7 +272,8 @@ describe('feed content (7.2 example, 7.3)', () => {
     expect(topic).toMatchObject({ last_visit_time: '2026-03-01T10:00:00.000Z', new_comment_count: 0, ignored: false });
   });
 
-  it('never shows deleted items; removed ones only to the user and admins, in full; comments whatever their topic', async () => {
+  it(`never shows deleted items; removed ones only to the user and admins, in full; comments whatever their \
+topic`, async () => {
     const erin = await f.user('erin');
     const t = await f.topic(erin, { title: 'Erin topic' });
     const removed = await f.comment(erin, t, { markdown: 'Removed words' });

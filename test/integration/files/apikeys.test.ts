@@ -46,7 +46,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-auth-'));
     fs.writeFileSync(
       path.join(dir, 'authfile'),
-      '# migrated from linx\n\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\nQwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n',
+      '# migrated from linx\n\nvhvZ/PT1jeTbTAJ8JdoxddqFtebSxdVb0vwPlYO+4HM=\n' +
+        'QwFSkSu2sTB6XhZeRh9giIEIQr+FtSdGK29hP7nOnog=\n',
     );
     s = await startFor(backend, {
       FILES_REQUIRE_API_KEY: 'true',
@@ -117,7 +118,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     );
   });
 
-  it('apikey:create prints a new key once (43 characters, alone on the last line); only its SHA-256 is stored', async () => {
+  it(`apikey:create prints a new key once (43 characters, alone on the last line); only its SHA-256 is \
+stored`, async () => {
     const r = await cli(s, ['apikey:create', '--name', 'ci-bot']);
     expect(r.code).toBe(0);
     const key = r.out[r.out.length - 1]!;
@@ -132,7 +134,8 @@ describe.each(BACKENDS)('API keys on %s', (backend) => {
     expect((await c.del('/db.txt', { authorization: basic(key), 'files-delete-key': 'dk' })).text).toBe('DELETED');
   });
 
-  it('apikey:list shows id, label and creation time, never the key or its hash; apikey:revoke takes effect at once', async () => {
+  it(`apikey:list shows id, label and creation time, never the key or its hash; apikey:revoke takes effect at \
+once`, async () => {
     const created = await cli(s, ['apikey:create', '--name', 'to-revoke']);
     const key = created.out[created.out.length - 1]!;
     const id = /([0-9a-f]{24})/.exec(created.out[0]!)![1]!;

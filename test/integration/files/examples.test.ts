@@ -45,7 +45,9 @@ describe.each(BACKENDS)('§14 examples on %s', (backend) => {
     expect(Number(j.expiry)).toBeGreaterThanOrEqual(before + 3600);
     expect(Number(j.expiry)).toBeLessThanOrEqual(after + 3600);
     expect(r.text).toBe(
-      `{"access_key":"","delete_key":"${deleteKey}","direct_url":"${BASE}/selif/notes1.txt","expiry":"${j.expiry}","filename":"notes1.txt","mimetype":"text/plain; charset=utf-8","sha256sum":"${SHA}","size":"23","url":"${BASE}/notes1.txt"}`,
+      `{"access_key":"","delete_key":"${deleteKey}","direct_url":"${BASE}/selif/notes1.txt",` +
+        `"expiry":"${j.expiry}","filename":"notes1.txt","mimetype":"text/plain; charset=utf-8",` +
+        `"sha256sum":"${SHA}","size":"23","url":"${BASE}/notes1.txt"}`,
     );
   });
 
@@ -60,7 +62,8 @@ describe.each(BACKENDS)('§14 examples on %s', (backend) => {
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(r.headers.vary).toBe('Accept');
     expect(r.text).toBe(
-      `{"direct_url":"${BASE}/selif/notes1.txt","expiry":"0","filename":"notes1.txt","mimetype":"text/plain; charset=utf-8","sha256sum":"${SHA}","size":"23"}`,
+      `{"direct_url":"${BASE}/selif/notes1.txt","expiry":"0","filename":"notes1.txt","mimetype":"text/plain; ` +
+        `charset=utf-8","sha256sum":"${SHA}","size":"23"}`,
     );
   });
 
@@ -126,7 +129,8 @@ describe.each(BACKENDS)('§14 API-key example on %s', (backend) => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('no key → 401 Unauthorized; Files-Api-Key: mysecretkey → 200; -u any:mysecretkey DELETE → 200 DELETED', async () => {
+  it(`no key → 401 Unauthorized; Files-Api-Key: mysecretkey → 200; -u any:mysecretkey DELETE → 200 \
+DELETED`, async () => {
     const c = client(s);
     const denied = await c.put('/upload/notes.txt', NOTES, CURL);
     expect([denied.status, denied.text]).toEqual([401, 'Unauthorized\n']);

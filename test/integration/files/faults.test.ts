@@ -67,9 +67,13 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
     const before = await storeCounts(s);
     const count = (await metadata(s)).length;
     const boundary = 'b0undary';
-    const mp = `POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 3000000\r\n\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
+    const mp =
+      `POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\n` +
+      `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 3000000\r\n\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
     const paste =
-      'POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\ncontent=';
+      'POST /upload HTTP/1.1\r\nHost: x\r\nX-Requested-With: t\r\n' +
+      'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000000\r\n\r\ncontent=';
     for (const head of [mp, paste]) {
       const sock = await startUpload(s.url, head, 300 * 1024);
       await new Promise((r) => setTimeout(r, 150));
@@ -79,7 +83,8 @@ describe.each(BACKENDS)('client faults on %s', (backend) => {
     expect((await metadata(s)).length).toBe(count);
   });
 
-  it('an upload over the limit is refused while the client is still sending, with 413 and Connection: close', async () => {
+  it(`an upload over the limit is refused while the client is still sending, with 413 and Connection: \
+close`, async () => {
     const before = await storeCounts(s);
     const limit = 8 * 1024 * 1024;
     const u = new URL(s.url);
@@ -177,7 +182,9 @@ describe('Expect: 100-continue (curl -T with files over 1 MiB)', () => {
 
   it("other routes keep Node's immediate 100 Continue", async () => {
     const body = JSON.stringify({ query: '{ serverInfo { version } }' });
-    const head = `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head =
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     expect(await expectContinue(s.url, head, Buffer.from(body))).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
   });
 });

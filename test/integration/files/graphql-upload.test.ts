@@ -26,8 +26,11 @@ const { ApolloClient, InMemoryCache, gql } = require('@apollo/client/core');
 const BASE = 'https://files.example.org';
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 
-const UPLOAD = `mutation Upload($file: Upload!, $filename: String, $randomize: Boolean, $deleteKey: String, $expiresIn: Int, $accessKey: String) {
-  uploadFile(file: $file, filename: $filename, randomize: $randomize, deleteKey: $deleteKey, expiresIn: $expiresIn, accessKey: $accessKey) {
+const UPLOAD =
+  `mutation Upload($file: Upload!, $filename: String, $randomize: Boolean, $deleteKey: ` +
+  `String, $expiresIn: Int, $accessKey: String) {
+  uploadFile(file: $file, filename: $filename, randomize: $randomize, deleteKey: $deleteKey, expiresIn: ` +
+  `$expiresIn, accessKey: $accessKey) {
     url directUrl filename deleteKey expiresAt size mimetype sha256sum
   }
 }`;
@@ -45,7 +48,8 @@ function multipart(parts: Part[], boundary = 'gqlBoundary42') {
     const disp = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
     chunks.push(
       Buffer.from(
-        `--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
+        `--${boundary}\r\nContent-Disposition: ${disp}\r\n` +
+          `${p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
       ),
     );
     chunks.push(Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value));
@@ -399,7 +403,8 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
       await new Promise<void>((resolve, reject) => {
         const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => {
           sock.write(
-            `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: ${m.type}\r\nApollo-Require-Preflight: true\r\nContent-Length: ${m.body.length}\r\n\r\n`,
+            `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: ${m.type}\r\n` +
+              `Apollo-Require-Preflight: true\r\nContent-Length: ${m.body.length}\r\n\r\n`,
           );
           sock.write(m.body.subarray(0, cut), () =>
             setTimeout(() => {

@@ -11,7 +11,8 @@ import { BACKENDS, client, JSON_ACCEPT, metadata, startFor, storeCounts, TEST_CO
 const BASE = 'https://files.example.org';
 const PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
 const RAW_CSP =
-  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'; sandbox";
+  "default-src 'none'; img-src 'self'; object-src 'self'; media-src 'self'; style-src 'self' " +
+  "'unsafe-inline'; frame-ancestors 'self'; sandbox";
 const ETAG = `"${TEST_SHA}"`;
 const SIXTEEN = '0123456789abcdef';
 
@@ -38,7 +39,8 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
       expect(r.headers.vary).toBe('Accept');
       expect(r.headers['cache-control']).toBe('public, no-cache');
       expect(r.text).toBe(
-        `{"direct_url":"${BASE}/selif/notes.txt","expiry":"0","filename":"notes.txt","mimetype":"text/plain; charset=utf-8","sha256sum":"${TEST_SHA}","size":"23"}`,
+        `{"direct_url":"${BASE}/selif/notes.txt","expiry":"0","filename":"notes.txt","mimetype":"text/plain; ` +
+          `charset=utf-8","sha256sum":"${TEST_SHA}","size":"23"}`,
       );
     });
 
@@ -262,7 +264,8 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
       expect(
         (await c.get('/selif/sec.txt', { cookie: 'Files-Access-Key=', 'files-access-key': 'pw 1/ü' })).status,
       ).toBe(200);
-      expect((await c.get('/selif/sec.txt', { 'files-access-key': '', 'linx-access-key': 'pw 1/ü' })).status).toBe(401);
+      const emptyFirst = { 'files-access-key': '', 'linx-access-key': 'pw 1/ü' };
+      expect((await c.get('/selif/sec.txt', emptyFirst)).status).toBe(401);
     });
 
     it('a successful read of /{name} with the key from header or query sets the cookie for both paths', async () => {
@@ -298,7 +301,8 @@ describe.each(BACKENDS)('reads on %s', (backend) => {
   });
 
   describe('delete (§6)', () => {
-    it('404 for an unknown file, 401 for a missing or wrong key, 200 DELETED (no newline) whatever Accept', async () => {
+    it(`404 for an unknown file, 401 for a missing or wrong key, 200 DELETED (no newline) whatever \
+Accept`, async () => {
       await f.upload('del.txt', 'bye', { 'files-delete-key': 'right' });
       expect(await c.del('/nope.txt', { 'files-delete-key': 'x' })).toMatchObject({
         status: 404,

@@ -110,7 +110,8 @@ const SMALL = Buffer.alloc(200 * 1024, 0x61);
 const put = (name: string, length: number, extra = '') =>
   `PUT /upload/${name} HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 const multipartHead = (length: number, extra: string) =>
-  `POST /upload HTTP/1.1\r\nHost: files.example.org\r\nAccept: application/json\r\nContent-Type: multipart/form-data; boundary=bnd\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+  `POST /upload HTTP/1.1\r\nHost: files.example.org\r\nAccept: application/json\r\n` +
+  `Content-Type: multipart/form-data; boundary=bnd\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 const multipartBody = (size: number) =>
   Buffer.concat([
     Buffer.from('--bnd\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n'),
@@ -157,7 +158,8 @@ describe('without API keys', () => {
     expectRefusedAtOnce(await bigExchange(s, put('big.bin', 50 * MiB)), 413, 'File too large');
   });
 
-  it('429 (upload rate limit): readable, connection kept; a body over 1 MiB is cut there, with Connection: close', async () => {
+  it(`429 (upload rate limit): readable, connection kept; a body over 1 MiB is cut there, with Connection: \
+close`, async () => {
     const addr = 'X-Forwarded-For: 10.9.0.1\r\n';
     const first = await exchange(s, put('one.txt', 5, addr), Buffer.from('hello'));
     expect(status(first.data)).toBe(200);
@@ -173,12 +175,15 @@ describe('without API keys', () => {
   });
 
   it('a POST body of another type (no fields: 400 Empty file): readable, connection kept', async () => {
-    const head = `POST /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Requested-With: t\r\nContent-Type: application/octet-stream\r\nContent-Length: ${SMALL.length}\r\n\r\n`;
+    const head =
+      `POST /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Requested-With: t\r\n` +
+      `Content-Type: application/octet-stream\r\nContent-Length: ${SMALL.length}\r\n\r\n`;
     expectReadable(await exchange(s, head, SMALL), 400, 'Empty file');
   });
 
   it('an unknown method with a body (PATCH /upload: 404 Not found): readable, connection kept', async () => {
-    const head = `PATCH /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Length: ${SMALL.length}\r\n\r\n`;
+    const head =
+      'PATCH /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n' + `Content-Length: ${SMALL.length}\r\n\r\n`;
     expectReadable(await exchange(s, head, SMALL), 404, 'Not found');
   });
 

@@ -82,7 +82,8 @@ describe('API key (REST and GraphQL uploads)', () => {
   it('GraphQL uploadFile: the first Files-Api-Key line is the key', async () => {
     const boundary = 'rep42';
     const part = (name: string, value: string, file?: string) =>
-      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n\r\n${value}\r\n`;
+      `--${boundary}\r\nContent-Disposition: form-data; ` +
+      `name="${name}"${file ? `; filename="${file}"` : ''}\r\n\r\n${value}\r\n`;
     const query = 'mutation($file: Upload!) { uploadFile(file: $file) { filename } }';
     const body =
       part('operations', JSON.stringify({ query, variables: { file: null } })) +

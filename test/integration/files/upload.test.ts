@@ -167,7 +167,8 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(j.size).toBe('1000');
     });
 
-    it('413 when Content-Length is above the limit: a body up to 1 MiB drained first, a larger one refused at once (Connection: close)', async () => {
+    it(`413 when Content-Length is above the limit: a body up to 1 MiB drained first, a larger one refused at \
+once (Connection: close)`, async () => {
       const r = await c.put('/upload/big.txt', Buffer.alloc(1001, 0x61), JSON_ACCEPT);
       expect([r.status, r.text]).toEqual([413, '{"error":"File too large"}']);
       // (This client closes its connections itself; refusals.test.ts shows the connection kept.)
@@ -295,7 +296,8 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       await f.upload('old-record.txt', 'x');
       const salt = crypto.randomBytes(16);
       const oldHash = (k: string) =>
-        `scrypt$${salt.toString('base64')}$${crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`;
+        `scrypt$${salt.toString('base64')}$` +
+        crypto.scryptSync(k, salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64');
       const files = s.agora.db.conn.collection('files');
       await files.updateOne(
         { filename: 'old-record.txt' },
@@ -529,7 +531,8 @@ describe.each(BACKENDS)('uploads on %s', (backend) => {
       expect(other.filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
     });
 
-    it('the length limit applies to the final (random) name: a long requested name is not refused (4.5 step 8)', async () => {
+    it(`the length limit applies to the final (random) name: a long requested name is not refused (4.5 step \
+8)`, async () => {
       expect((await rf.upload(`${'a'.repeat(300)}.txt`, 'x')).filename).toMatch(new RegExp(`^${RAND}\\.txt$`));
       const longExt = await rc.put(`/upload/a.${'e'.repeat(250)}`, 'x');
       expect([longExt.status, longExt.text]).toEqual([400, 'Filename too long\n']);

@@ -229,7 +229,8 @@ it('reads a topic tree (nested and flat) through automatic persisted queries sen
   expect(r2.data).toEqual(r1.data);
 });
 
-it('surfaces errors: a field error with errorPolicy all, and a 403 as a network error with the GraphQL body', async () => {
+it(`surfaces errors: a field error with errorPolicy all, and a 403 as a network error with the GraphQL \
+body`, async () => {
   const c = client({ token: () => alice.token });
   const partial = await c.query({
     query: gql`

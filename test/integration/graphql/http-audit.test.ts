@@ -19,7 +19,8 @@ const NOT_FOLLOWED: Record<string, string> = {
   '7B9B': 'SHOULD use a status code of 200 on variable coercion failure when accepting application/json',
 };
 
-it('passes every MUST of the GraphQL over HTTP audit; the SHOULDs it does not follow are the documented ones', async () => {
+it(`passes every MUST of the GraphQL over HTTP audit; the SHOULDs it does not follow are the documented \
+ones`, async () => {
   const audits = serverAudits({ url: `${s.url}/graphql`, fetchFn: fetch });
   const results = [];
   for (const audit of audits) results.push(await audit.fn());

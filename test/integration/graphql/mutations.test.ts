@@ -23,7 +23,8 @@ describe('accounts', () => {
   it('register creates an account and logs it in', async () => {
     const d = await ok(
       s,
-      'mutation { register(username: "Newbie", password: "long enough pw") { token expiresAt user { username isAdmin } } }',
+      'mutation { register(username: "Newbie", password: "long enough pw") { token expiresAt user { ' +
+        'username isAdmin } } }',
     );
     expect(d.register.user).toEqual({ username: 'Newbie', isAdmin: false });
     expect(new Date(d.register.expiresAt).getTime()).toBeGreaterThan(Date.now());
@@ -68,7 +69,8 @@ describe('accounts', () => {
     const carol = await f.user('carol');
     const d = await ok(
       s,
-      `mutation { changePassword(currentPassword: "${PASSWORD}", newPassword: "a brand new password") { token user { username } } }`,
+      `mutation { changePassword(currentPassword: "${PASSWORD}", newPassword: "a brand new password") { ` +
+        `token user { username } } }`,
       {},
       carol.token,
     );
@@ -104,7 +106,8 @@ describe('accounts', () => {
     const erin = await f.user('erin');
     const d = await ok(
       s,
-      'mutation { updateSettings(input: { defaultCommentOrder: NEWEST, historyVisibility: LOGGED_IN }) { username settings { historyVisibility collapseOldComments defaultCommentOrder } } }',
+      'mutation { updateSettings(input: { defaultCommentOrder: NEWEST, historyVisibility: LOGGED_IN }) { ' +
+        'username settings { historyVisibility collapseOldComments defaultCommentOrder } } }',
       {},
       erin.token,
     );
@@ -114,7 +117,8 @@ describe('accounts', () => {
     });
     const again = await ok(
       s,
-      'mutation { updateSettings(input: { collapseOldComments: false }) { settings { historyVisibility collapseOldComments defaultCommentOrder } } }',
+      'mutation { updateSettings(input: { collapseOldComments: false }) { settings { historyVisibility ' +
+        'collapseOldComments defaultCommentOrder } } }',
       {},
       erin.token,
     );
@@ -131,7 +135,10 @@ describe('topics', () => {
   it('postTopic posts a text topic and a link topic', async () => {
     const d = await ok(
       s,
-      'mutation { postTopic(input: { group: "~tech", title: "Hello world", markdown: "Some **bold** words", tags: ["Ask.Survey", "hello_world"] }) { id title textHtml url tags group { path } author { username } contentMetadata voteCount commentCount isDeleted isRemoved isLocked isOfficial } }',
+      'mutation { postTopic(input: { group: "~tech", title: "Hello world", markdown: ' +
+        '"Some **bold** words", tags: ["Ask.Survey", "hello_world"] }) { id title textHtml url tags ' +
+        'group { path } author { username } contentMetadata voteCount commentCount isDeleted isRemoved ' +
+        'isLocked isOfficial } }',
       {},
       alice.token,
     );
@@ -152,14 +159,16 @@ describe('topics', () => {
     });
     const l = await ok(
       s,
-      'mutation { postTopic(input: { group: "tech", title: "A video", link: "https://youtu.be/xyz" }) { url sourceSiteName textHtml } }',
+      'mutation { postTopic(input: { group: "tech", title: "A video", link: "https://youtu.be/xyz" }) { ' +
+        'url sourceSiteName textHtml } }',
       {},
       alice.token,
     );
     expect(l.postTopic).toEqual({ url: 'https://youtu.be/xyz', sourceSiteName: 'YouTube', textHtml: null });
   });
 
-  it('postTopic needs a login (401) and valid input (BAD_USER_INPUT naming the field); an unknown group is NOT_FOUND', async () => {
+  it(`postTopic needs a login (401) and valid input (BAD_USER_INPUT naming the field); an unknown group is \
+NOT_FOUND`, async () => {
     const anon = await gql(s, 'mutation { postTopic(input: { group: "tech", title: "x" }) { id } }');
     expect(anon.status).toBe(401);
     expect(
@@ -218,7 +227,8 @@ describe('comments', () => {
     // The parent named by its global id; the answer's depth is its place in the tree.
     const replied = await ok(
       s,
-      `mutation { postComment(topicId: "${t.id36}", parentId: "${top.postComment.id}", markdown: "A reply") { depth comment { id id36 parent { id } } } }`,
+      `mutation { postComment(topicId: "${t.id36}", parentId: "${top.postComment.id}", markdown: ` +
+        `"A reply") { depth comment { id id36 parent { id } } } }`,
       {},
       alice.token,
     );
@@ -227,7 +237,8 @@ describe('comments', () => {
     expect(reply.postComment.parent.id).toBe(top.postComment.id);
     const deeper = await ok(
       s,
-      `mutation { postComment(topicId: "${t.id36}", parentId: "${reply.postComment.id36}", markdown: "Deeper") { depth } }`,
+      `mutation { postComment(topicId: "${t.id36}", parentId: "${reply.postComment.id36}", markdown: ` +
+        `"Deeper") { depth } }`,
       {},
       bob.token,
     );
@@ -260,7 +271,8 @@ describe('comments', () => {
     expect(deleted.deleteComment).toEqual({ id: top.postComment.id, isDeleted: true, author: null, textHtml: null });
     const tree = await ok(
       s,
-      `{ topic(id: "${t.id36}") { commentCount threads { nodes { comment { id isDeleted } replies { comment { id } } } } } }`,
+      `{ topic(id: "${t.id36}") { commentCount threads { nodes { comment { id isDeleted } replies { ` +
+        `comment { id } } } } } }`,
     );
     expect(tree.topic.threads.nodes).toEqual([
       { comment: { id: top.postComment.id, isDeleted: true }, replies: [{ comment: { id: reply.postComment.id } }] },
@@ -278,7 +290,8 @@ describe('comments', () => {
     ).toEqual(deleted.deleteComment);
   });
 
-  it('postComment on an unknown topic is NOT_FOUND; a malformed topic id is BAD_USER_INPUT on topicId; empty text on markdown', async () => {
+  it(`postComment on an unknown topic is NOT_FOUND; a malformed topic id is BAD_USER_INPUT on topicId; empty \
+text on markdown`, async () => {
     expect(
       (await fails(s, 'mutation { postComment(topicId: "zzzzzz", markdown: "x") { depth } }', {}, bob.token)).extensions
         ?.code,
@@ -380,7 +393,8 @@ describe('reactions', () => {
     ).toBe(false);
   });
 
-  it("labelComment: exemplary needs a reason, activates the label; add: false takes it back; never on one's own", async () => {
+  it(`labelComment: exemplary needs a reason, activates the label; add: false takes it back; never on one's \
+own`, async () => {
     const t = await f.topic(alice);
     const c = await f.comment(alice, t, { markdown: 'Very good' });
     expect(

@@ -284,7 +284,8 @@ it('keeps the cached tree whole across a user feed, a history page, a reply and 
   expect(printed).toEqual([]);
 });
 
-it('keys every object by its id alone: Topic 1 and Comment 1 are different records, authors and groups are normalised', async () => {
+it(`keys every object by its id alone: Topic 1 and Comment 1 are different records, authors and groups are \
+normalised`, async () => {
   const c = client(alice);
   await c.query({ query: TREE, variables: { id: topicId36 } });
   const cache = c.cache.extract() as Record<string, { __typename?: string }>;

@@ -13,9 +13,14 @@ import { gql, ok, rest } from './helpers';
 
 jest.setTimeout(120_000);
 
-const TOPIC = `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } contentMetadata createdAt editedAt
-  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked viewerHasIgnored isOfficial tags lastVisitedAt`;
-const COMMENT = `id36 topic { id36 } author { username } textHtml createdAt editedAt voteCount isRemoved isDeleted isExemplary
+const TOPIC =
+  `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } ` +
+  `contentMetadata createdAt editedAt
+  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked ` +
+  `viewerHasIgnored isOfficial tags lastVisitedAt`;
+const COMMENT =
+  `id36 topic { id36 } author { username } textHtml createdAt editedAt voteCount isRemoved ` +
+  `isDeleted isExemplary
   isOp viewerIsAuthor viewerHasVoted viewerHasBookmarked`;
 const THREAD = `depth isNew isCollapsed isCollapsedIndividually comment { ${COMMENT} }`;
 const FLAT_THREAD = `depth isNew isCollapsed isCollapsedIndividually comment { ${COMMENT} parent { id36 } }`;
@@ -224,7 +229,8 @@ async function gqlTopicRead(w: World, id: string, order: string | null, token?: 
   );
   const f = await ok(
     w.s,
-    `query($id: ID!) { topic(id: $id) { threads(first: 500${arg}) { edges { node { ${FLAT_THREAD} descendants { ${FLAT_THREAD} } } } } } }`,
+    `query($id: ID!) { topic(id: $id) { threads(first: 500${arg}) { edges { node { ${FLAT_THREAD} ` +
+      `descendants { ${FLAT_THREAD} } } } } } }`,
     { id },
     token,
   );
@@ -293,7 +299,8 @@ describe('a topic with its comment tree (GET /topic/{id})', () => {
     }
   });
 
-  it('an unknown topic: REST 404, GraphQL null; a malformed id: REST 400, GraphQL BAD_USER_INPUT with the same message', async () => {
+  it(`an unknown topic: REST 404, GraphQL null; a malformed id: REST 400, GraphQL BAD_USER_INPUT with the same \
+message`, async () => {
     expect((await rest(A.s, '/topic/zzzzz')).status).toBe(404);
     expect((await gql(A.s, '{ topic(id: "zzzzz") { id } }')).body).toEqual({ data: { topic: null } });
     const r = await rest(A.s, '/topic/0abc');
@@ -322,7 +329,8 @@ describe('the topic listing (GET /topics)', () => {
       expect(r.status).toBe(200);
       const g = await ok(
         A.s,
-        `{ topics${args ? `(${args})` : ''} { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+        `{ topics${args ? `(${args})` : ''} { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage ` +
+          `hasPreviousPage startCursor endCursor } } }`,
         {},
         token,
       );
@@ -348,7 +356,8 @@ describe('the topic listing (GET /topics)', () => {
       } else {
         const g: any = await ok(
           A.s,
-          'query($after: String) { topics(order: NEW, first: 2, after: $after) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }',
+          'query($after: String) { topics(order: NEW, first: 2, after: $after) { edges { node { id36 } } ' +
+            'pageInfo { hasNextPage endCursor } } }',
           { after },
         );
         seen.push(...g.topics.edges.map((e: any) => e.node.id36));
@@ -362,7 +371,8 @@ describe('the topic listing (GET /topics)', () => {
     const lastTwo = all.slice(-2);
     const g = await ok(
       A.s,
-      'query($before: String) { topics(order: NEW, last: 2, before: $before) { edges { node { id36 } } pageInfo { hasPreviousPage startCursor } } }',
+      'query($before: String) { topics(order: NEW, last: 2, before: $before) { edges { node { id36 } } ' +
+        'pageInfo { hasPreviousPage startCursor } } }',
       { before: lastTwo[0] },
     );
     const r = await rest(A.s, `/topics?order=new&limit=2&before=${lastTwo[0]}`);
@@ -391,7 +401,8 @@ describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
         const g = await ok(
           A.s,
           `query($u: String!) { user(username: $u) { username
-           history(first: 7) { edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } pageInfo { hasNextPage endCursor } }
+           history(first: 7) { edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment ` +
+            `{ ${COMMENT} } } } pageInfo { hasNextPage endCursor } }
            topics(first: 3) { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage endCursor } }
            comments(first: 4) { edges { cursor node { ${COMMENT} } } pageInfo { hasNextPage endCursor } } } }`,
           { u: target },
@@ -440,7 +451,8 @@ describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
     );
   });
 
-  it('a banned user: REST 403, GraphQL FORBIDDEN (HTTP 200: data is present) with the same message; unknown user: REST 404, GraphQL null', async () => {
+  it(`a banned user: REST 403, GraphQL FORBIDDEN (HTTP 200: data is present) with the same message; unknown \
+user: REST 404, GraphQL null`, async () => {
     await A.s.agora.services.discussion.users.ban(SYSTEM, 'frank');
     try {
       const r = await rest(A.s, '/user/frank');

@@ -22,7 +22,8 @@ describe('with the default configuration and the demo data', () => {
   });
   afterAll(async () => s?.close());
 
-  it("opens GraphiQL with the issue's examples: listing, nested and flat tree, history with union fragments, login, posting a comment", () => {
+  it(`opens GraphiQL with the issue's examples: listing, nested and flat tree, history with union fragments, \
+login, posting a comment`, () => {
     const names = exampleTabs.map((t) => /(query|mutation)\s+(\w+)/.exec(t.query.replace(/^#.*$/gm, ''))?.[2]);
     expect(names).toEqual(
       expect.arrayContaining(['Topics', 'TopicTree', 'TopicFlat', 'UserHistory', 'Login', 'PostComment']),
@@ -53,7 +54,9 @@ describe('with the default configuration and the demo data', () => {
   });
 
   it('refuses an operation above the cost limit (connection sizes multiply), before running it', async () => {
-    const q = `{ topics(first: 100) { edges { node { threads { nodes { comment { id } replies { comment { id } replies { comment { id } } } } } } } } }`;
+    const q =
+      `{ topics(first: 100) { edges { node { threads { nodes { comment { id } replies { comment ` +
+      `{ id } replies { comment { id } } } } } } } } }`;
     const r = await gql(s, q);
     expect(r.status).toBe(400);
     expect(r.body.errors?.[0]?.message).toMatch(/too expensive/);
@@ -62,7 +65,8 @@ describe('with the default configuration and the demo data', () => {
 
   it('counts the page size: the same selection passes with first: 2 but not with first: 100', async () => {
     const sel =
-      'edges { node { threads { nodes { descendants { comment { id author { username } textHtml voteCount createdAt } } } } } }';
+      'edges { node { threads { nodes { descendants { comment { id author { username } textHtml ' +
+      'voteCount createdAt } } } } } }';
     expect((await gql(s, `{ topics(first: 2) { ${sel} } }`)).status).toBe(200);
     expect((await gql(s, `{ topics(first: 100) { ${sel} } }`)).status).toBe(400);
   });

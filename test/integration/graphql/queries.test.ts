@@ -88,7 +88,8 @@ describe('topics', () => {
   it('lists topics with their fields (REST values: slug URL, site name, word count, tags)', async () => {
     const d = await ok(
       s,
-      '{ topics(order: NEW) { edges { cursor node { id36 title url sourceSiteName sourceSiteIcon textHtml contentMetadata commentsUrl tags group { path } author { username } commentCount } } } }',
+      '{ topics(order: NEW) { edges { cursor node { id36 title url sourceSiteName sourceSiteIcon ' +
+        'textHtml contentMetadata commentsUrl tags group { path } author { username } commentCount } } } }',
     );
     const byId = Object.fromEntries(d.topics.edges.map((e: any) => [e.node.id36, e.node]));
     expect(byId[text.id36]).toMatchObject({
@@ -114,7 +115,8 @@ describe('topics', () => {
   it('pages with first/after and last/before; cursors are id36', async () => {
     const first = await ok(
       s,
-      '{ topics(order: NEW, first: 1) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+      '{ topics(order: NEW, first: 1) { edges { cursor } pageInfo { hasNextPage hasPreviousPage ' +
+        'startCursor endCursor } } }',
     );
     expect(first.topics.edges).toEqual([{ cursor: link.id36 }]);
     expect(first.topics.pageInfo).toEqual({
@@ -125,7 +127,8 @@ describe('topics', () => {
     });
     const next = await ok(
       s,
-      `{ topics(order: NEW, first: 1, after: "${link.id36}") { edges { cursor } pageInfo { hasNextPage hasPreviousPage } } }`,
+      `{ topics(order: NEW, first: 1, after: "${link.id36}") { edges { cursor } pageInfo { hasNextPage ` +
+        `hasPreviousPage } } }`,
     );
     expect(next.topics.edges).toEqual([{ cursor: text.id36 }]);
     expect(next.topics.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
@@ -155,7 +158,8 @@ describe('topics', () => {
     for (let i = 0; i < 10; i++) {
       const p: any = await ok(
         s,
-        'query($a: String) { topics(group: "tech", order: NEW, first: 1, after: $a) { edges { node { id36 } } pageInfo { hasNextPage endCursor } } }',
+        'query($a: String) { topics(group: "tech", order: NEW, first: 1, after: $a) { edges { node { ' +
+          'id36 } } pageInfo { hasNextPage endCursor } } }',
         { a: after },
       );
       seen.push(...p.topics.edges.map((e: any) => e.node.id36));
@@ -195,7 +199,8 @@ describe('topics', () => {
       ]);
       const anon = await ok(
         s,
-        '{ topics { edges { node { viewerHasVoted viewerHasBookmarked viewerHasIgnored newCommentCount lastVisitedAt } } } }',
+        '{ topics { edges { node { viewerHasVoted viewerHasBookmarked viewerHasIgnored newCommentCount ' +
+          'lastVisitedAt } } } }',
       );
       for (const e of anon.topics.edges)
         expect(e.node).toEqual({
@@ -221,7 +226,8 @@ describe('topic', () => {
   it('gives the threads nested and flat, with depth and parent', async () => {
     const d = await ok(
       s,
-      `{ topic(id: "${text.id36}") { threads(order: POSTED) { edges { cursor node { depth comment { id36 } replies { depth comment { id36 parent { id36 } }
+      `{ topic(id: "${text.id36}") { threads(order: POSTED) { edges { cursor node { depth comment { id36 ` +
+        `} replies { depth comment { id36 parent { id36 } }
          replies { depth comment { id36 } } } descendants { depth comment { id36 parent { id36 } } } } } } } }`,
     );
     const root = d.topic.threads.edges[0];
@@ -242,7 +248,8 @@ describe('topic', () => {
     ]);
   });
 
-  it('pages top-level threads (each with all its replies) with first/after and last/before; cursors are id36', async () => {
+  it(`pages top-level threads (each with all its replies) with first/after and last/before; cursors are \
+id36`, async () => {
     const t = await f.topic(alice, { title: 'Many threads' });
     const tops: CommentView[] = [];
     for (let i = 0; i < 5; i++) tops.push(await f.comment(bob, t, { markdown: `top ${i}` }));
@@ -250,7 +257,8 @@ describe('topic', () => {
     const page = (args: string) =>
       ok(
         s,
-        `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) { edges { cursor node { descendants { comment { id36 } } } }
+        `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) { edges { cursor node { descendants ` +
+          `{ comment { id36 } } } }
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
       );
     const p1 = await page('first: 2');
@@ -277,7 +285,8 @@ describe('topic', () => {
   it('each comment reaches its topic and its parent', async () => {
     const d = await ok(
       s,
-      `{ topic(id: "${text.id36}") { threads { nodes { comment { ...C } descendants { comment { ...C } } } } } } fragment C on Comment { topic { id36 title } parent { id36 } isOp }`,
+      `{ topic(id: "${text.id36}") { threads { nodes { comment { ...C } descendants { comment { ...C } } ` +
+        `} } } } fragment C on Comment { topic { id36 title } parent { id36 } isOp }`,
     );
     const flat = d.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]).map((t: any) => t.comment);
     expect(flat.map((c: any) => [c.topic.id36, c.parent?.id36 ?? null, c.isOp])).toEqual([
@@ -318,7 +327,8 @@ describe('topic', () => {
     );
   });
 
-  it("uses the viewer's preferred comment order when none (or null) is given, as REST, the given one otherwise", async () => {
+  it(`uses the viewer's preferred comment order when none (or null) is given, as REST, the given one \
+otherwise`, async () => {
     const viewer = await f.user('orderly');
     await f.d.users.updateSettings(viewer.actor, { defaultCommentOrder: 'newest' });
     const t = await f.topic(alice, { title: 'Order test' });
@@ -328,7 +338,8 @@ describe('topic', () => {
     const ids = (c: any) => c.nodes.map((n: any) => n.comment.id36);
     const d = await ok(
       s,
-      `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 } } } byVotes: threads(order: VOTES) { nodes { comment { id36 } } } nulled: threads(order: null) { nodes { comment { id36 } } } } }`,
+      `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 } } } byVotes: threads(order: VOTES) ` +
+        `{ nodes { comment { id36 } } } nulled: threads(order: null) { nodes { comment { id36 } } } } }`,
       {},
       viewer.token,
     );
@@ -380,7 +391,9 @@ describe('topic', () => {
     const removed = await f.comment(bob, t, { markdown: 'Removed text' });
     await f.d.comments.remove(SYSTEM, removed.id36);
 
-    const flat = `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } }`;
+    const flat =
+      `{ topic(id: "${t.id36}") { threads { nodes { comment { id36 markdown } descendants { ` +
+      `comment { id36 markdown } } } } } }`;
     const flatten = (threads: any) =>
       threads.nodes.flatMap((n: any) => [n, ...n.descendants]).map((n: any) => n.comment);
     const md = async (token?: string) =>
@@ -408,7 +421,8 @@ describe('topic', () => {
     // Nested tree (through a fragment), and a tree asked twice with and without markdown.
     const nested = await ok(
       s,
-      `query { topic(id: "${t.id36}") { threads { nodes { comment { id36 ...C } replies { comment { id36 ...C } } } } plain: threads(first: 5) { nodes { comment { id36 } } } } }
+      `query { topic(id: "${t.id36}") { threads { nodes { comment { id36 ...C } replies { comment { id36 ` +
+        `...C } } } } plain: threads(first: 5) { nodes { comment { id36 } } } } }
        fragment C on Comment { markdown }`,
       {},
       bob.token,
@@ -420,7 +434,8 @@ describe('topic', () => {
     // Trees reached from the listing (read lazily) too.
     const lazy = await ok(
       s,
-      `{ topics(order: NEW, first: 1) { edges { node { id36 threads { nodes { comment { id36 markdown } descendants { comment { id36 markdown } } } } } } } }`,
+      `{ topics(order: NEW, first: 1) { edges { node { id36 threads { nodes { comment { id36 markdown } ` +
+        `descendants { comment { id36 markdown } } } } } } } }`,
       {},
       bob.token,
     );
@@ -480,7 +495,8 @@ describe('user and its feeds', () => {
   it('history mixes topics and comments newest first, with t-/c- cursors and union fragments', async () => {
     const d = await ok(
       s,
-      `{ user(username: "bob") { history(first: 3) { edges { cursor node { __typename ... on Topic { title } ... on Comment { textHtml topic { id36 } } } } pageInfo { hasNextPage endCursor } } } }`,
+      `{ user(username: "bob") { history(first: 3) { edges { cursor node { __typename ... on Topic { ` +
+        `title } ... on Comment { textHtml topic { id36 } } } } pageInfo { hasNextPage endCursor } } } }`,
     );
     const edges = d.user.history.edges;
     expect(edges.length).toBe(3);
@@ -494,7 +510,8 @@ describe('user and its feeds', () => {
   it('topics and comments feeds use bare id36 cursors', async () => {
     const d = await ok(
       s,
-      '{ user(username: "bob") { topics { edges { cursor node { id36 } } } comments(first: 2) { edges { cursor node { id36 parent { id36 } } } pageInfo { hasNextPage } } } }',
+      '{ user(username: "bob") { topics { edges { cursor node { id36 } } } comments(first: 2) { edges { ' +
+        'cursor node { id36 parent { id36 } } } pageInfo { hasNextPage } } } }',
     );
     expect(d.user.topics.edges.every((e: any) => e.cursor === e.node.id36)).toBe(true);
     expect(d.user.comments.edges).toHaveLength(2);
@@ -510,7 +527,8 @@ describe('user and its feeds', () => {
     ).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
   });
 
-  it('FORBIDDEN for a history shown only to logged-in users, when anonymous (HTTP 200: the rest of the data is kept)', async () => {
+  it(`FORBIDDEN for a history shown only to logged-in users, when anonymous (HTTP 200: the rest of the data is \
+kept)`, async () => {
     const shy = await f.user('shy');
     await f.d.users.updateSettings(shy.actor, { historyVisibility: 'logged_in' });
     const r = await gql(

@@ -26,9 +26,13 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 const C =
-  'id id36 textHtml markdown createdAt editedAt voteCount isRemoved isDeleted isExemplary isOp viewerIsAuthor viewerHasVoted viewerHasBookmarked author { id username }';
-const T = `id id36 title textHtml markdown url commentsUrl voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked viewerHasIgnored
-  isOfficial isLocked tags lastVisitedAt isDeleted isRemoved createdAt editedAt author { id username } group { id path }`;
+  'id id36 textHtml markdown createdAt editedAt voteCount isRemoved isDeleted isExemplary isOp ' +
+  'viewerIsAuthor viewerHasVoted viewerHasBookmarked author { id username }';
+const T =
+  `id id36 title textHtml markdown url commentsUrl voteCount commentCount newCommentCount ` +
+  `viewerHasVoted viewerHasBookmarked viewerHasIgnored
+  isOfficial isLocked tags lastVisitedAt isDeleted isRemoved createdAt editedAt author { id username } ` +
+  `group { id path }`;
 const U = 'id username joinedAt isAdmin';
 
 type Action =
@@ -119,12 +123,15 @@ async function readEverywhere(topicId36: string, token?: string): Promise<Map<st
   const CC = withTypes(`${C} author { __typename ${U} } parent { __typename ${C} }`);
   for (const order of ['RELEVANCE', 'NEWEST']) {
     await q(
-      `query($id: ID!) { topic(id: $id) { __typename ${T} threads(first: 1000, order: ${order}) { nodes { comment { ${CC} } descendants { comment { ${CC} } } } } } }`,
+      `query($id: ID!) { topic(id: $id) { __typename ${T} threads(first: 1000, order: ${order}) { nodes ` +
+        `{ comment { ${CC} } descendants { comment { ${CC} } } } } } }`,
       { id: topicId36 },
     );
     await q(
-      `query($id: ID!) { topic(id: $id) { threads(order: ${order}) { nodes { comment { ${withTypes(C)} topic { __typename ${T} } }
-      replies { comment { ${withTypes(C)} } replies { comment { ${withTypes(C)} } replies { comment { ${withTypes(C)} } } } } } } } }`,
+      `query($id: ID!) { topic(id: $id) { threads(order: ${order}) { nodes { comment { ${withTypes(C)} ` +
+        `topic { __typename ${T} } }
+      replies { comment { ${withTypes(C)} } replies { comment { ${withTypes(C)} } replies { comment { ` +
+        `${withTypes(C)} } } } } } } } }`,
       { id: topicId36 },
     );
   }
@@ -140,12 +147,14 @@ async function readEverywhere(topicId36: string, token?: string): Promise<Map<st
   }
   const ids = [...seen.keys()];
   await q(
-    `query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on Topic { ${T} } ... on Comment { ${C} } ... on User { ${U} } } }`,
+    `query($ids: [ID!]!) { nodes(ids: $ids) { __typename ... on Topic { ${T} } ... on Comment { ${C} } ` +
+      `... on User { ${U} } } }`,
     { ids: ids.slice(0, 100) },
   );
   for (const id of ids.slice(0, 10))
     await q(
-      `query($id: ID!) { node(id: $id) { __typename ... on Topic { ${T} } ... on Comment { ${C} } ... on User { ${U} } } }`,
+      `query($id: ID!) { node(id: $id) { __typename ... on Topic { ${T} } ... on Comment { ${C} } ... on ` +
+        `User { ${U} } } }`,
       { id },
     );
   return seen;

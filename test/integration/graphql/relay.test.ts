@@ -93,7 +93,8 @@ it('relay-compiler compiles @refetchable fragments on Topic, Comment and User (n
 });
 
 for (const viewer of ['anonymous', 'logged in'] as const) {
-  it(`relay-runtime normalises the listing, three trees, two users' feeds and the refetch queries in one store without a conflict (${viewer})`, async () => {
+  it(`relay-runtime normalises the listing, three trees, two users' feeds and the refetch queries in one store \
+without a conflict (${viewer})`, async () => {
     const env = environment(viewer === 'anonymous' ? undefined : bob.token);
     const listing = (await fetchQuery(env, artifact('AgoraRelayListingQuery'), {}).toPromise()) as any;
     const topics = listing.topics.edges.map((e: any) => e.node);

@@ -77,7 +77,8 @@ async function measure(query: string, token?: string) {
 }
 
 const TOPICS_Q =
-  '{ topics(first: 100) { edges { node { author { username } group { path } viewerHasVoted viewerHasBookmarked commentCount } } } }';
+  '{ topics(first: 100) { edges { node { author { username } group { path } viewerHasVoted ' +
+  'viewerHasBookmarked commentCount } } } }';
 
 describe('topics(first: 100) with author, group, voted, bookmarked, commentCount', () => {
   it.each([
@@ -100,7 +101,8 @@ describe('topics(first: 100, group:) filters in the query: full pages, still at 
     const token = logged ? viewer.token : undefined;
     // `games` has no topics of its own: every one is in its subgroup games.tabletop (40 of 120).
     const first = await measure(
-      '{ topics(first: 25, group: "games", order: NEW) { edges { node { group { path } author { username } viewerHasVoted } } pageInfo { endCursor hasNextPage } } }',
+      '{ topics(first: 25, group: "games", order: NEW) { edges { node { group { path } author { username ' +
+        '} viewerHasVoted } } pageInfo { endCursor hasNextPage } } }',
       token,
     );
     expect(first.data.topics.edges).toHaveLength(25);
@@ -108,7 +110,9 @@ describe('topics(first: 100, group:) filters in the query: full pages, still at 
     expect(first.data.topics.pageInfo.hasNextPage).toBe(true);
     expect(first.commands).toBeLessThanOrEqual(5);
     const next = await measure(
-      `{ topics(first: 100, group: "~Games.Tabletop", order: NEW, after: "${first.data.topics.pageInfo.endCursor}") { edges { node { group { path } author { username } viewerHasVoted viewerHasBookmarked commentCount } } pageInfo { hasNextPage } } }`,
+      `{ topics(first: 100, group: "~Games.Tabletop", order: NEW, after: ` +
+        `"${first.data.topics.pageInfo.endCursor}") { edges { node { group { path } author { username } ` +
+        `viewerHasVoted viewerHasBookmarked commentCount } } pageInfo { hasNextPage } } }`,
       token,
     );
     expect(next.data.topics.edges).toHaveLength(15);
@@ -118,7 +122,8 @@ describe('topics(first: 100, group:) filters in the query: full pages, still at 
   });
 });
 
-describe('topic(id) { threads { descendants { author viewerHasVoted viewerHasBookmarked } } } over 1,000 comments', () => {
+describe(`topic(id) { threads { descendants { author viewerHasVoted viewerHasBookmarked } } } over 1,000 \
+comments`, () => {
   it.each([
     ['anonymous', false],
     ['logged in', true],
@@ -135,7 +140,8 @@ describe('topic(id) { threads { descendants { author viewerHasVoted viewerHasBoo
 
   it('the nested tree with topic and parent on every comment needs no extra commands', async () => {
     const { data, commands } = await measure(
-      `{ topic(id: "${big.id36}") { threads(first: 1000) { nodes { comment { id topic { id } parent { id } } replies { comment { id parent { id } topic { title } } } } } } }`,
+      `{ topic(id: "${big.id36}") { threads(first: 1000) { nodes { comment { id topic { id } parent { id ` +
+        `} } replies { comment { id parent { id } topic { title } } } } } } }`,
       viewer.token,
     );
     expect(data.topic.threads.nodes.length).toBeGreaterThan(0);
@@ -146,7 +152,8 @@ describe('topic(id) { threads { descendants { author viewerHasVoted viewerHasBoo
 
 describe('user { history(first: 100) } with fragments on the union', () => {
   const Q =
-    '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }';
+    '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ' +
+    '... on Comment { topic { title } } } } } } }';
   it.each([
     ['anonymous', false],
     ['logged in', true],

@@ -79,7 +79,8 @@ it('fills every page from the group (the filter is in the query, not applied to 
   for (let i = 0; i < 10; i++) {
     const d: any = await ok(
       s,
-      'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id36 group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }',
+      'query($a: String) { topics(group: "tech", order: NEW, first: 2, after: $a) { edges { node { id36 ' +
+        'group { path } } } pageInfo { hasNextPage hasPreviousPage endCursor } } }',
       { a: after },
     );
     expect(d.topics.edges.every((e: any) => e.node.group.path === 'tech')).toBe(true);
@@ -93,7 +94,8 @@ it('fills every page from the group (the filter is in the query, not applied to 
   // Backwards from the last one.
   const back = await ok(
     s,
-    `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id36 } } pageInfo { hasPreviousPage } } }`,
+    `{ topics(group: "tech", order: NEW, last: 2, before: "${seen[5]}") { edges { node { id36 } } ` +
+      `pageInfo { hasPreviousPage } } }`,
   );
   expect(ids(back)).toEqual(seen.slice(3, 5));
   expect(back.topics.pageInfo.hasPreviousPage).toBe(true);
@@ -114,7 +116,8 @@ it('combines with tag, period and every order', async () => {
 it('gives an empty page for an unknown group', async () => {
   const d = await ok(
     s,
-    '{ topics(group: "nope") { edges { node { id36 } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }',
+    '{ topics(group: "nope") { edges { node { id36 } } pageInfo { hasNextPage hasPreviousPage ' +
+      'startCursor endCursor } } }',
   );
   expect(d.topics).toEqual({
     edges: [],

@@ -44,7 +44,8 @@ describe('Global Object Identification', () => {
     expect(new Set(ids).size).toBe(4);
     const back = await ok(
       s,
-      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Topic { id36 title } ... on Comment { id36 textHtml }
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Topic { id36 title } ... on Comment ` +
+        `{ id36 textHtml }
       ... on User { username } ... on Group { path } } }`,
       { ids: [...ids, 'bm90IGFuIGlk', 'VG9waWM6enp6eno='] },
     );
@@ -61,13 +62,16 @@ describe('Global Object Identification', () => {
   });
 
   it('a topic reached through a comment shows its author the same Markdown as topic(id:)', async () => {
-    const q = `query($t: ID!) { topic(id: $t) { markdown } user(username: "bob") { comments { nodes { topic { markdown } } } } }`;
+    const q =
+      `query($t: ID!) { topic(id: $t) { markdown } user(username: "bob") { comments { nodes { ` +
+      `topic { markdown } } } } }`;
     const d = await ok(s, q, { t: topicId36 }, alice.token);
     expect(d.topic.markdown).toBe('Some *text* here');
     expect(d.user.comments.nodes.map((c: any) => c.topic.markdown)).toEqual(['Some *text* here']);
   });
 
-  it('arguments naming a topic or a comment take the global id or the id36; an id of another type is BAD_USER_INPUT', async () => {
+  it(`arguments naming a topic or a comment take the global id or the id36; an id of another type is \
+BAD_USER_INPUT`, async () => {
     const d = await ok(s, `query($t: ID!) { topic(id: $t) { id threads { nodes { comment { id } } } } }`, {
       t: topicId36,
     });
@@ -132,7 +136,8 @@ describe('a plain GET (as the README shows it)', () => {
   it('runs a query with the preflight header; refuses it without (CSRF prevention) and refuses mutations', async () => {
     const query =
       'query($id: ID!) { topic(id: $id) { title threads(first: 10) { nodes { depth comment { textHtml } } } } }';
-    const url = `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ id: topicId36 }))}`;
+    const variables = JSON.stringify({ id: topicId36 });
+    const url = `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(variables)}`;
     const res = await fetch(url, { headers: { 'apollo-require-preflight': 'true' } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).data.topic.title).toBe('Ids');
@@ -143,7 +148,8 @@ describe('a plain GET (as the README shows it)', () => {
 });
 
 describe('defaults mean what introspection says', () => {
-  it('omitting an argument with a default is the same as passing the default; a viewer-dependent one is nullable without default', async () => {
+  it(`omitting an argument with a default is the same as passing the default; a viewer-dependent one is \
+nullable without default`, async () => {
     const intro = await ok(
       s,
       `{ __type(name: "Topic") { fields { name args { name defaultValue type { kind name } } } } }`,
@@ -196,7 +202,9 @@ describe('multipart uploads', () => {
 
   it('one file filling two variables is stored twice, both delete keys answered', async () => {
     const query =
-      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a, filename: "one.txt") { filename deleteKey sha256sum file { id } } b: uploadFile(file: $b, filename: "two.txt") { filename deleteKey sha256sum file { id } } }';
+      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a, filename: "one.txt") { filename ' +
+      'deleteKey sha256sum file { id } } b: uploadFile(file: $b, filename: "two.txt") { filename ' +
+      'deleteKey sha256sum file { id } } }';
     const r = await multipart(
       { query, variables: { a: null, b: null } },
       { '0': ['variables.a', 'variables.b'] },
@@ -213,7 +221,8 @@ describe('multipart uploads', () => {
     expect(node.node).toEqual({ filename: r.body.data.a.filename, size: 14 });
   });
 
-  it('uploadFiles([Upload!]!): a file that fails is null with an error at its index; the others are stored with their delete keys', async () => {
+  it(`uploadFiles([Upload!]!): a file that fails is null with an error at its index; the others are stored \
+with their delete keys`, async () => {
     const query = 'mutation($files: [Upload!]!) { uploadFiles(files: $files) { filename deleteKey } }';
     const r = await multipart(
       { query, variables: { files: [null, null, null] } },
@@ -229,9 +238,11 @@ describe('multipart uploads', () => {
     expect(r.body.errors![0].extensions).not.toHaveProperty('http');
   });
 
-  it('two uploadFile aliases of which one fails: the other is stored and its delete key answered, with 200', async () => {
+  it(`two uploadFile aliases of which one fails: the other is stored and its delete key answered, with \
+200`, async () => {
     const query =
-      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a) { filename deleteKey } b: uploadFile(file: $b) { filename deleteKey } }';
+      'mutation($a: Upload!, $b: Upload!) { a: uploadFile(file: $a) { filename deleteKey } b: ' +
+      'uploadFile(file: $b) { filename deleteKey } }';
     const r = await multipart(
       { query, variables: { a: null, b: null } },
       { '0': ['variables.a'], '1': ['variables.b'] },

@@ -50,7 +50,8 @@ it('100 uploads from one address, 20 at a time, all succeed', async () => {
   expect(statuses).toEqual(Array(100).fill(200));
 });
 
-it('registration keeps its default limit: the 11th registration within the hour from one address gets 429', async () => {
+it(`registration keeps its default limit: the 11th registration within the hour from one address gets \
+429`, async () => {
   const register = (name: string) =>
     request(s.url, 'POST', '/graphql', {
       headers: { 'content-type': 'application/json' },

@@ -315,7 +315,9 @@ function multipart(r: Rng, graphql: boolean): { body: Buffer; contentType: strin
           : value(r),
       );
     else content = r.chance(0.5) ? randomBytes(r, r.int(2000)) : Buffer.from(value(r));
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '')}"${filename}\r\n${r.chance(0.3) ? `Content-Type: ${ascii(value(r)) || 'text/plain'}\r\n` : ''}\r\n`;
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '')}"${filename}\r\n` +
+      `${r.chance(0.3) ? `Content-Type: ${ascii(value(r)) || 'text/plain'}\r\n` : ''}\r\n`;
     parts.push(Buffer.from(head), content, Buffer.from('\r\n'));
   }
   if (r.chance(0.85)) parts.push(Buffer.from(`--${boundary}--\r\n`));
@@ -352,10 +354,15 @@ function graphqlDocument(r: Rng): string {
   if (k === 2) return `mutation($file: Upload) { ${r.pick(MUTATIONS)} }`;
   if (k === 3) return `{ ${Array.from({ length: 1 + r.int(300) }, (_, i) => `a${i}: ${r.pick(FIELDS)}`).join(' ')} }`;
   if (k === 4)
-    return `{ ...F } fragment F on Query { ${r.pick(FIELDS)} ...${r.pick(['F', 'G'])} } fragment G on Query { __typename }`;
+    return (
+      `{ ...F } fragment F on Query { ${r.pick(FIELDS)} ...${r.pick(['F', 'G'])} } fragment G on ` +
+      `Query { __typename }`
+    );
   if (k === 5) return `{ __typename ${'@include(if: true) '.repeat(r.int(200))} }`;
   if (k === 6)
-    return `query Q($v: ${r.pick(['String', 'Int', 'ID!', '[String]', 'Boolean'])}) { user(username: $v) { username } }`;
+    return (
+      `query Q($v: ${r.pick(['String', 'Int', 'ID!', '[String]', 'Boolean'])}) ` + '{ user(username: $v) { username } }'
+    );
   return `{ ${Array.from({ length: 1 + r.int(4) }, () => r.pick(FIELDS)).join(' ')} }`;
 }
 
@@ -737,7 +744,8 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-it(`answers ${REQUESTS} random and malformed requests (seed ${SEED}) without a 5xx, in each front door's format, quickly, and stays ready`, async () => {
+it(`answers ${REQUESTS} random and malformed requests (seed ${SEED}) without a 5xx, in each front door's \
+format, quickly, and stays ready`, async () => {
   const url = EXTERNAL ?? s.url;
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -754,7 +762,8 @@ it(`answers ${REQUESTS} random and malformed requests (seed ${SEED}) without a 5
       if (process.env.FUZZ_TRACE)
         fs.appendFileSync(
           process.env.FUZZ_TRACE,
-          `#${i} ${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)} ${req.body?.subarray(0, 4096).toString('latin1') ?? ''}\n`,
+          `#${i} ${req.method} ${req.path.slice(0, 300)} ${JSON.stringify(req.headers).slice(0, 300)} ` +
+            `${req.body?.subarray(0, 4096).toString('latin1') ?? ''}\n`,
         );
       const a = await send(base, req, agent);
       if ('clientError' in a) {
@@ -767,7 +776,8 @@ it(`answers ${REQUESTS} random and malformed requests (seed ${SEED}) without a 5
       const problems = check(req, a);
       if (problems.length > 0) {
         failures.push(
-          `#${i} ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} → ${a.status} ${problems.join(', ')}: ${a.body.toString('utf8').slice(0, 200)}`,
+          `#${i} ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} ` +
+            `→ ${a.status} ${problems.join(', ')}: ${a.body.toString('utf8').slice(0, 200)}`,
         );
       }
     }

@@ -77,7 +77,8 @@ describe('aliases and repeated fields', () => {
   });
 
   it('aliases of an expensive field are refused by the cost limit', async () => {
-    const q = `{ ${Array.from({ length: 50 }, (_, i) => `a${i}: topics(first: 100) { edges { node { id title } } }`).join(' ')} }`;
+    const aliases = Array.from({ length: 50 }, (_, i) => `a${i}: topics(first: 100) { edges { node { id title } } }`);
+    const q = `{ ${aliases.join(' ')} }`;
     expectRefused(await post({ query: q }), 'GRAPHQL_VALIDATION_FAILED', /too expensive/);
   });
 
@@ -95,7 +96,11 @@ describe('aliases and repeated fields', () => {
   });
 
   it('thousands of aliased logins are refused before any password is hashed', async () => {
-    const q = `mutation { ${Array.from({ length: 300 }, (_, i) => `l${i}: login(username: "alice", password: "x${i}") { token }`).join(' ')} }`;
+    const logins = Array.from(
+      { length: 300 },
+      (_, i) => `l${i}: login(username: "alice", password: "x${i}") { token }`,
+    );
+    const q = `mutation { ${logins.join(' ')} }`;
     expectRefused(await post({ query: q }), 'GRAPHQL_VALIDATION_FAILED', /too many aliases/);
   });
 });
@@ -194,12 +199,16 @@ describe('introspection', () => {
     );
     expectRefused(
       await post({
-        query: `{ __type(name: "Query") { fields { type { fields { type { fields { type { interfaces { name } } } } } } } } }`,
+        query:
+          `{ __type(name: "Query") { fields { type { fields { type { fields { type { interfaces { ` +
+          `name } } } } } } } } }`,
       }),
       'GRAPHQL_VALIDATION_FAILED',
       /nested too deep/,
     );
-    const viaFragment = `{ __schema { types { ...T } } } fragment T on __Type { fields { type { fields { type { possibleTypes { name } } } } } }`;
+    const viaFragment =
+      `{ __schema { types { ...T } } } fragment T on __Type { fields { type { fields { ` +
+      `type { possibleTypes { name } } } } } }`;
     expectRefused(await post({ query: viaFragment }), 'GRAPHQL_VALIDATION_FAILED', /nested too deep/);
   });
 

@@ -39,7 +39,9 @@ function headersOf(response: string): Map<string, string[]> {
 
 describe('user input in response headers', () => {
   it('a multipart filename with CR, LF, quotes and unicode becomes a clean Location', async () => {
-    const body = `--B\r\nContent-Disposition: form-data; name="file"; filename="a\\"b%0d%0aSet-Cookie: x=1 ünï.txt"\r\n\r\nhello\r\n--B--\r\n`;
+    const body =
+      `--B\r\nContent-Disposition: form-data; name="file"; filename="a\\"b%0d%0aSet-Cookie: ` +
+      `x=1 ünï.txt"\r\n\r\nhello\r\n--B--\r\n`;
     const r = await request(s.url, 'POST', '/upload', {
       headers: { 'content-type': 'multipart/form-data; boundary=B', 'x-requested-with': 'x' },
       body,
@@ -49,7 +51,8 @@ describe('user input in response headers', () => {
     expect(r.headers['set-cookie']).toBeUndefined();
   });
 
-  it('an access key full of cookie syntax is percent-encoded in Set-Cookie, never breaks out of the value', async () => {
+  it(`an access key full of cookie syntax is percent-encoded in Set-Cookie, never breaks out of the \
+value`, async () => {
     const key = 'k; Path=/; Domain=evil.example, HttpOnly=0 ünï "q"';
     // A Buffer body: node:http writes a string body in one chunk with the head, re-encoding the
     // head's latin1 header value as UTF-8.
@@ -93,7 +96,8 @@ describe('user input in response headers', () => {
 
   it('a redirect to GraphiQL keeps the query string encoded, never a new header line', async () => {
     const r = await raw(
-      'GET /graphql?query=%7B%7D%0D%0ASet-Cookie:%20x=1&a=%E2%80%AE HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nConnection: close\r\n\r\n',
+      'GET /graphql?query=%7B%7D%0D%0ASet-Cookie:%20x=1&a=%E2%80%AE HTTP/1.1\r\nHost: x\r\n' +
+        'Accept: text/html\r\nConnection: close\r\n\r\n',
     );
     expect(r).toMatch(/^HTTP\/1\.1 302/);
     const h = headersOf(r);
@@ -185,7 +189,8 @@ describe('X-Content-Type-Options: nosniff on every response', () => {
 });
 
 describe('front-door formats of refusals outside the handlers', () => {
-  it('/graphql answers GraphQL errors with a code for bad JSON, unsupported types, a bad Host and unknown operations', async () => {
+  it(`/graphql answers GraphQL errors with a code for bad JSON, unsupported types, a bad Host and unknown \
+operations`, async () => {
     const check = async (r: { status: number; json: () => unknown }, status: number, code: string) => {
       expect(r.status).toBe(status);
       const body = r.json() as { errors: { message: string; extensions: { code: string } }[] };

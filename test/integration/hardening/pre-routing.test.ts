@@ -69,7 +69,8 @@ describe('/api/beta: an error array whatever layer answers', () => {
 
   it('413 for a login body over BODY_LIMIT', async () => {
     const a = await raw(
-      `POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n{}`,
+      `POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 2000000\r\nConnection: close\r\n\r\n{}`,
     );
     array(a, 413, 'Request body is too large');
   });

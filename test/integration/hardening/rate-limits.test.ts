@@ -19,9 +19,11 @@ const TOO_MANY_UPLOADS = 'Too many uploads, try again later';
 const BUSY = 'Too many uploads in progress, try again shortly';
 
 const REGISTER =
-  'mutation Register($username: String!, $password: String!) { register(username: $username, password: $password) { token user { username } } }';
+  'mutation Register($username: String!, $password: String!) { register(username: $username, password: ' +
+  '$password) { token user { username } } }';
 const UPLOAD =
-  'mutation Upload($file: Upload!, $filename: String) { uploadFile(file: $file, filename: $filename) { filename size } }';
+  'mutation Upload($file: Upload!, $filename: String) { uploadFile(file: $file, filename: $filename) { ' +
+  'filename size } }';
 
 interface GqlBody {
   data?: Record<string, any> | null;
@@ -35,7 +37,9 @@ function gqlUploadBody(filename: string, content: string | Buffer, boundary = 'r
   const part = (name: string, value: string | Buffer, file?: string) =>
     Buffer.concat([
       Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file}"` : ''}\r\n${file ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
+        `--${boundary}\r\nContent-Disposition: form-data; ` +
+          `name="${name}"${file ? `; filename="${file}"` : ''}\r\n` +
+          `${file ? 'Content-Type: application/octet-stream\r\n' : ''}\r\n`,
       ),
       Buffer.isBuffer(value) ? value : Buffer.from(value),
       Buffer.from('\r\n'),
@@ -51,7 +55,9 @@ function gqlUploadBody(filename: string, content: string | Buffer, boundary = 'r
 
 function multipartForm(filename: string, content: string, boundary = 'formBoundary7') {
   return {
-    body: `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n${content}\r\n--${boundary}--\r\n`,
+    body:
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n` +
+      `${content}\r\n--${boundary}--\r\n`,
     type: `multipart/form-data; boundary=${boundary}`,
   };
 }
@@ -121,7 +127,8 @@ describe('registration limit (REGISTRATION_RATE_LIMIT per client address)', () =
     await s?.close();
   });
 
-  it('refuses the registration after the limit with 429, Retry-After until the oldest leaves the window, and creates nothing', async () => {
+  it(`refuses the registration after the limit with 429, Retry-After until the oldest leaves the window, and \
+creates nothing`, async () => {
     f.at('2026-03-01T12:00:00.000Z');
     expect((await register(s, 'reg_one', '10.1.0.1')).body.data?.register.user.username).toBe('reg_one');
     f.at('2026-03-01T12:10:00.000Z');
@@ -198,7 +205,8 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
     await eventually(async () => expect((await storeCounts(s)).temporary).toBe(0));
   }
 
-  it('REST PUT: the 6th upload within the window → 429 in the files format (JSON or text) with Retry-After; nothing stored', async () => {
+  it(`REST PUT: the 6th upload within the window → 429 in the files format (JSON or text) with Retry-After; \
+nothing stored`, async () => {
     const addr = from('10.2.0.1');
     await exhaust(
       '10.2.0.1',
@@ -223,12 +231,14 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
     ).toBe(5);
   });
 
-  it('REST PUT: refused before the body, so a client still sending gets its 429 and the connection closes', async () => {
+  it(`REST PUT: refused before the body, so a client still sending gets its 429 and the connection \
+closes`, async () => {
     // 10.2.0.1 is limited (previous test). Headers announce 50 MB; only a first chunk is sent.
     const response = await new Promise<string>((resolve) => {
       const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => {
         sock.write(
-          'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Forwarded-For: 10.2.0.1\r\nContent-Length: 52428800\r\n\r\n',
+          'PUT /upload/big.bin HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n' +
+            'X-Forwarded-For: 10.2.0.1\r\nContent-Length: 52428800\r\n\r\n',
         );
         sock.write(Buffer.alloc(64 * 1024, 0x61));
       });
@@ -271,7 +281,8 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
     expect(r).toEqual({ status: 429, continued: false });
   });
 
-  it('REST POST multipart: the 6th upload → 429 with Retry-After (text, and JSON when preferred); nothing stored', async () => {
+  it(`REST POST multipart: the 6th upload → 429 with Retry-After (text, and JSON when preferred); nothing \
+stored`, async () => {
     const addr = from('10.2.0.2');
     await exhaust(
       '10.2.0.2',
@@ -295,7 +306,8 @@ describe('upload limit (FILES_UPLOAD_RATE_LIMIT per client address, every upload
     });
   });
 
-  it('GraphQL uploadFile: the 6th upload → HTTP 429, TOO_MANY_REQUESTS with retryAfter and Retry-After; nothing stored', async () => {
+  it(`GraphQL uploadFile: the 6th upload → HTTP 429, TOO_MANY_REQUESTS with retryAfter and Retry-After; \
+nothing stored`, async () => {
     const addr = from('10.2.0.3');
     await exhaust(
       '10.2.0.3',
@@ -341,7 +353,8 @@ describe('upload limit: window, client address, 0', () => {
     }
   });
 
-  it('without TRUST_PROXY, X-Forwarded-For does not make another client: every request counts against the connection address', async () => {
+  it(`without TRUST_PROXY, X-Forwarded-For does not make another client: every request counts against the \
+connection address`, async () => {
     const s = await startTestServer({ FILES_UPLOAD_RATE_LIMIT: '2', FILES_UPLOAD_RATE_WINDOW: '120' });
     try {
       expect((await put(s, 'a.txt', from('10.3.0.1'))).status).toBe(200);
@@ -356,7 +369,8 @@ describe('upload limit: window, client address, 0', () => {
 });
 
 describe('TRUST_PROXY trusts the proxy in front, not the client', () => {
-  it('TRUST_PROXY=true counts the address the proxy added (the last X-Forwarded-For entry), whatever the client put before it', async () => {
+  it(`TRUST_PROXY=true counts the address the proxy added (the last X-Forwarded-For entry), whatever the \
+client put before it`, async () => {
     const s = await startTestServer({
       TRUST_PROXY: 'true',
       FILES_UPLOAD_RATE_LIMIT: '2',
@@ -374,7 +388,8 @@ describe('TRUST_PROXY trusts the proxy in front, not the client', () => {
     }
   });
 
-  it('a list of proxy addresses trusts exactly those: from 127.0.0.1 the header is honoured, the forged entries are skipped', async () => {
+  it(`a list of proxy addresses trusts exactly those: from 127.0.0.1 the header is honoured, the forged \
+entries are skipped`, async () => {
     const s = await startTestServer({
       TRUST_PROXY: '127.0.0.1, ::1',
       FILES_UPLOAD_RATE_LIMIT: '1',

@@ -121,9 +121,12 @@ describe('a form that fails while its file starts', () => {
     await healthy();
   });
 
-  it('a multipart `file` field without a filename followed by a broken part → 400, and the process lives on', async () => {
+  it(`a multipart \`file\` field without a filename followed by a broken part → 400, and the process lives \
+on`, async () => {
     const b = 'XyZ';
-    const body = `--${b}\r\nContent-Disposition: form-data; name="file"\r\n\r\nhello\r\n--${b}\r\nContent-Disposition: form-data; name="x"\r\n\r\n${'y'.repeat(70 * 1024)}\r\n--${b}--\r\n`;
+    const body =
+      `--${b}\r\nContent-Disposition: form-data; name="file"\r\n\r\nhello\r\n--${b}\r\n` +
+      `Content-Disposition: form-data; name="x"\r\n\r\n${'y'.repeat(70 * 1024)}\r\n--${b}--\r\n`;
     const r = await request(s.url, 'POST', '/upload', {
       headers: { 'content-type': `multipart/form-data; boundary=${b}`, 'x-requested-with': 'test' },
       body,

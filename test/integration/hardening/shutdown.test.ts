@@ -108,7 +108,8 @@ async function keepAsking(
 describe('SIGTERM under load', () => {
   let server: ServerProcess;
 
-  it('lets in-flight requests finish or refuses them cleanly, exits within the grace period, leaves no partial file', async () => {
+  it(`lets in-flight requests finish or refuses them cleanly, exits within the grace period, leaves no partial \
+file`, async () => {
     server = await startServerProcess(env);
     const url = server.url;
     const content = (i: number, size: number) =>

@@ -17,10 +17,12 @@ let bob: TestUser;
 let topic: TopicView;
 const clients: LiveClient[] = [];
 
-const ACTIVITY = `subscription($id: ID!, $after: String) { topicActivity(topicId: $id, after: $after) {
+const ACTIVITY =
+  `subscription($id: ID!, $after: String) { topicActivity(topicId: $id, after: $after) {
   cursor kind topicId commentId parentId depth
   topic { id: id36 voteCount commentCount voted: viewerHasVoted }
-  comment { id: id36 renderedHtml: textHtml votes: voteCount voted: viewerHasVoted isMe: viewerIsAuthor author { username } }
+  comment { id: id36 renderedHtml: textHtml votes: voteCount voted: viewerHasVoted isMe: viewerIsAuthor ` +
+  `author { username } }
   thread { depth isNew comment { id36 } }
 } }`;
 
@@ -192,7 +194,8 @@ describe('new topics and replies', () => {
   const NEW_TOPICS =
     'subscription($g: String) { newTopics(group: $g) { kind cursor topic { id: id36 title group { path } } } }';
   const REPLIES =
-    'subscription { myReplies { kind commentId parentId depth comment { id: id36 author { username } } topic { id: id36 } } }';
+    'subscription { myReplies { kind commentId parentId depth comment { id: id36 author { username } } ' +
+    'topic { id: id36 } } }';
 
   it('new topics of the whole site, and of a group with its subgroups', async () => {
     await f.group('news');

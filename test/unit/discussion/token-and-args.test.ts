@@ -9,7 +9,9 @@ import { pageFromRows } from '../../../src/discussion/keyset';
 
 const SECRET = 'example-secret-not-for-production-0123';
 const EXAMPLE =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIyIiwidXNlcm5hbWUiOiJib2IiLCJpYXQiOjE3NzIzNjY0MDAsImV4cCI6MTc3NDk1ODQwMCwidHYiOjB9.uGKlStqbxL7Ql_E2YPfbExrCHNHFNPo1jzlErs_wlnA';
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.' +
+  'eyJzdWIiOiIyIiwidXNlcm5hbWUiOiJib2IiLCJpYXQiOjE3NzIzNjY0MDAsImV4cCI6MTc3NDk1ODQwMCwidHYiOjB9.' +
+  'uGKlStqbxL7Ql_E2YPfbExrCHNHFNPo1jzlErs_wlnA';
 const NOW = 1772366400;
 
 describe('tokens (3.3, 3.4)', () => {
@@ -37,7 +39,8 @@ describe('tokens (3.3, 3.4)', () => {
 
   it('rejects alg none and every algorithm but HS256', () => {
     const payload = { sub: '2', username: 'bob', iat: NOW, exp: NOW + 100, tv: 0 };
-    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
+    const header = Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url');
+    const none = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
     expect(verifyToken(none, SECRET, NOW)).toBeNull();
     expect(verifyToken(`${none}c2ln`, SECRET, NOW)).toBeNull();
     expect(verifyToken(jwt.sign(payload, SECRET, { algorithm: 'HS512' }), SECRET, NOW)).toBeNull();

@@ -39,7 +39,9 @@ describe('§5 signatures', () => {
     ['SQLite', pad(b('SQLite format 3', [0])), 'application/vnd.sqlite3', 'sqlite'],
     ['ELF', pad(b([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1])), 'application/x-elf', 'file'],
   ];
-  it.each(rows)('%s → %s (.%s)', (_name, bytes, mimetype, ext) => expect(detectMime(bytes)).toEqual({ mimetype, ext }));
+  it.each(rows)('%s → %s (.%s)', (_name, bytes, mimetype, ext) => {
+    expect(detectMime(bytes)).toEqual({ mimetype, ext });
+  });
 
   it('RIFF with another form type is not a RIFF type', () => {
     expect(detectMime(pad(b('RIFF', [1, 2, 3, 4], 'XXXX'))).mimetype).toBe('application/octet-stream');

@@ -21,7 +21,8 @@ describe('the cost model', () => {
   it("the issue's bounded queries are well within the default limit", () => {
     expect(
       cost(
-        '{ topics(first: 100) { edges { node { author { username } group { path } voted bookmarked commentCount } } } }',
+        '{ topics(first: 100) { edges { node { author { username } group { path } voted bookmarked ' +
+          'commentCount } } } }',
       ),
     ).toBeLessThan(defaults.maxCost);
     expect(cost('{ topic(id: "1") { commentsFlat { author { username } voted bookmarked } } }')).toBeLessThan(
@@ -29,7 +30,8 @@ describe('the cost model', () => {
     );
     expect(
       cost(
-        '{ user(username: "a") { history(first: 100) { edges { node { ... on Topic { group { path } } ... on Comment { topic { title } } } } } } }',
+        '{ user(username: "a") { history(first: 100) { edges { node { ... on Topic { group { path } } ' +
+          '... on Comment { topic { title } } } } } } }',
       ),
     ).toBeLessThan(defaults.maxCost);
   });

@@ -53,7 +53,8 @@ describe('Query', () => {
     ['viewer', 'viewer: User'],
     [
       'topics',
-      `topics(${PAGE}, order: TopicOrder! = ACTIVITY, period: String! = "all", tag: String, group: String): TopicConnection!`,
+      `topics(${PAGE}, order: TopicOrder! = ACTIVITY, period: String! = "all", tag: String, group: ` +
+        `String): TopicConnection!`,
     ],
     ['topic', 'topic(id: ID!): Topic'],
     ['user', 'user(username: String!): User'],
@@ -276,11 +277,13 @@ describe('Mutation', () => {
     ['visitTopic', 'visitTopic(id: ID!): Topic!'],
     [
       'uploadFile',
-      'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): UploadedFile',
+      'uploadFile(file: Upload!, filename: String, randomize: Boolean, deleteKey: String, expiresIn: ' +
+        'Int, accessKey: String): UploadedFile',
     ],
     [
       'uploadFiles',
-      'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: String): [UploadedFile]!',
+      'uploadFiles(files: [Upload!]!, randomize: Boolean, deleteKey: String, expiresIn: Int, accessKey: ' +
+        'String): [UploadedFile]!',
     ],
   ])('%s', (name, sig) => {
     expect(signature('Mutation', name)).toBe(sig);

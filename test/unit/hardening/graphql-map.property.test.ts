@@ -72,7 +72,8 @@ describe('GraphQL multipart map', () => {
     expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'x')).toBe(false);
   });
 
-  it('refuses with a MapError or places Uploads only at former nulls under `variables`; never throws anything else', () => {
+  it(`refuses with a MapError or places Uploads only at former nulls under \`variables\`; never throws \
+anything else`, () => {
     fc.assert(
       fc.property(operations, map, fc.integer({ min: 1, max: 5 }), (ops, m, maxFiles) => {
         const before = JSON.stringify(ops);

@@ -47,7 +47,10 @@ func TestAgoraIndexRebuild(t *testing.T) {
 		return sql, root
 	}
 
-	want := fmt.Sprintf(`CREATE INDEX %q ON %q (%s DESC, %s DESC)`, sqlName, table, AgoraRankExpr("f"), AgoraValueExpr("f"))
+	want := fmt.Sprintf(
+		`CREATE INDEX %q ON %q (%s DESC, %s DESC)`,
+		sqlName, table, AgoraRankExpr("f"), AgoraValueExpr("f"),
+	)
 	sql, root := schema()
 	assert.Equal(t, want, sql)
 
@@ -86,11 +89,13 @@ func TestAgoraIndexRebuild(t *testing.T) {
 	require.NoError(t, err)
 
 	coll := r.CollectionGet(ctx, dbName, cName)
-	coll.Settings.Indexes = append(coll.Settings.Indexes, IndexInfo{Name: "u_1", Key: []IndexKeyPair{{Field: "u"}}, Unique: true})
+	unique := IndexInfo{Name: "u_1", Key: []IndexKeyPair{{Field: "u"}}, Unique: true}
+	coll.Settings.Indexes = append(coll.Settings.Indexes, unique)
 	require.NoError(t, agoraUpgradeIndexes(ctx, db, map[string]*Collection{cName: coll}))
 
 	var uniqueSQL string
-	require.NoError(t, db.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = ?`, uniqueName).Scan(&uniqueSQL))
+	uniqueQuery := `SELECT sql FROM sqlite_schema WHERE name = ?`
+	require.NoError(t, db.QueryRowContext(ctx, uniqueQuery, uniqueName).Scan(&uniqueSQL))
 	assert.Contains(t, uniqueSQL, `(_ferretdb_sjson->"u")`)
 
 	// The _id index stays on the JSON text FerretDB looks documents up by.

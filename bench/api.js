@@ -22,15 +22,11 @@ const { startAgora, mongoStats } = require('./lib/agora');
 const { median, round } = require('./lib/stats');
 const { cpuSeconds } = require('./lib/memory');
 
-const TOPIC =
-  `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } ` +
-  `contentMetadata createdAt editedAt
-  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked ` +
-  `viewerHasIgnored isOfficial tags lastVisitedAt`;
-const COMMENT =
-  `id id36 author { username } textHtml createdAt editedAt voteCount isRemoved isDeleted ` +
-  `isExemplary isOp viewerIsAuthor
-  viewerHasVoted viewerHasBookmarked`;
+const TOPIC = `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path }
+  contentMetadata createdAt editedAt author { username } voteCount commentCount newCommentCount
+  viewerHasVoted viewerHasBookmarked viewerHasIgnored isOfficial tags lastVisitedAt`;
+const COMMENT = `id id36 author { username } textHtml createdAt editedAt voteCount isRemoved isDeleted
+  isExemplary isOp viewerIsAuthor viewerHasVoted viewerHasBookmarked`;
 /** A comment at its place in the tree (REST's depth, collapsed, is_new), the record inside. */
 const THREAD = `depth isCollapsed isCollapsedIndividually isNew comment { ${COMMENT} }`;
 const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
@@ -41,10 +37,10 @@ const GQL = {
   topic:
     `query Topic($id: ID!) { topic(id: $id) { ${TOPIC} threads(first: 1000) { edges { cursor node { ` +
     `${THREAD} descendants { ${THREAD} } } } } } }`,
-  history:
-    `query History($username: String!, $first: Int) { user(username: $username) { username ` +
-    `history(first: $first) {
-    edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } ${PAGE_INFO} } } }`,
+  history: `query History($username: String!, $first: Int) { user(username: $username) { username
+    history(first: $first) {
+      edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } } ${PAGE_INFO}
+    } } }`,
 };
 
 function once(opts) {

@@ -156,11 +156,10 @@ const GQL = {
   topics:
     `query($first: Int, $order: TopicOrder, $tag: String) { topics(first: $first, order: $order, ` +
     `tag: $tag) { edges { cursor node { ${TOPIC_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
-  topic:
-    `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node { depth comment { id ` +
-    `author { username } textHtml voteCount }
-    replies { depth comment { id author { username } textHtml voteCount } replies { depth comment { id ` +
-    `textHtml } replies { comment { id } } } } } } } } }`,
+  topic: `query($id: ID!) { topic(id: $id) { ${TOPIC_FIELDS} threads { edges { node {
+    depth comment { id author { username } textHtml voteCount }
+    replies { depth comment { id author { username } textHtml voteCount }
+      replies { depth comment { id textHtml } replies { comment { id } } } } } } } } }`,
   history:
     `query($u: String!) { user(username: $u) { username history(first: 25) { edges { node { ` +
     `__typename ... on Topic { id title } ... on Comment { id textHtml } } } } } }`,

@@ -26,11 +26,13 @@ const { ApolloClient, InMemoryCache, gql } = require('@apollo/client/core');
 const BASE = 'https://files.example.org';
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 
-const UPLOAD =
-  `mutation Upload($file: Upload!, $filename: String, $randomize: Boolean, $deleteKey: ` +
-  `String, $expiresIn: Int, $accessKey: String) {
-  uploadFile(file: $file, filename: $filename, randomize: $randomize, deleteKey: $deleteKey, expiresIn: ` +
-  `$expiresIn, accessKey: $accessKey) {
+const UPLOAD = `mutation Upload(
+  $file: Upload!, $filename: String, $randomize: Boolean, $deleteKey: String, $expiresIn: Int, $accessKey: String
+) {
+  uploadFile(
+    file: $file, filename: $filename, randomize: $randomize, deleteKey: $deleteKey, expiresIn: $expiresIn,
+    accessKey: $accessKey
+  ) {
     url directUrl filename deleteKey expiresAt size mimetype sha256sum
   }
 }`;

@@ -16,10 +16,14 @@ describe('with DEMO_SEED on and an empty database', () => {
     const d = await ok(
       s,
       `{ groups { path }
-         topics(first: 100) { edges { node { id title tags voteCount commentCount isOfficial group { ` +
-        `path } author { username } } } }
-         topic(id: "1") { title threads { nodes { depth comment { isExemplary voteCount } descendants { ` +
-        `depth comment { isExemplary voteCount } } } } } }`,
+         topics(first: 100) {
+           edges { node { id title tags voteCount commentCount isOfficial group { path } author { username } } }
+         }
+         topic(id: "1") {
+           title threads { nodes {
+             depth comment { isExemplary voteCount } descendants { depth comment { isExemplary voteCount } }
+           } }
+         } }`,
     );
     expect(d.groups.map((g: { path: string }) => g.path)).toEqual(
       expect.arrayContaining(['tech', 'games.tabletop', 'music']),

@@ -13,15 +13,11 @@ import { gql, ok, rest } from './helpers';
 
 jest.setTimeout(120_000);
 
-const TOPIC =
-  `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path } ` +
-  `contentMetadata createdAt editedAt
-  author { username } voteCount commentCount newCommentCount viewerHasVoted viewerHasBookmarked ` +
-  `viewerHasIgnored isOfficial tags lastVisitedAt`;
-const COMMENT =
-  `id36 topic { id36 } author { username } textHtml createdAt editedAt voteCount isRemoved ` +
-  `isDeleted isExemplary
-  isOp viewerIsAuthor viewerHasVoted viewerHasBookmarked`;
+const TOPIC = `id id36 title textHtml url commentsUrl sourceSiteName sourceSiteIcon group { path }
+  contentMetadata createdAt editedAt author { username } voteCount commentCount newCommentCount
+  viewerHasVoted viewerHasBookmarked viewerHasIgnored isOfficial tags lastVisitedAt`;
+const COMMENT = `id36 topic { id36 } author { username } textHtml createdAt editedAt voteCount isRemoved
+  isDeleted isExemplary isOp viewerIsAuthor viewerHasVoted viewerHasBookmarked`;
 const THREAD = `depth isNew isCollapsed isCollapsedIndividually comment { ${COMMENT} }`;
 const FLAT_THREAD = `depth isNew isCollapsed isCollapsedIndividually comment { ${COMMENT} parent { id36 } }`;
 const nested = (levels: number): string => (levels === 0 ? THREAD : `${THREAD} replies { ${nested(levels - 1)} }`);
@@ -401,8 +397,10 @@ describe("a user's feeds (GET /user/{username}[/topics|/comments])", () => {
         const g = await ok(
           A.s,
           `query($u: String!) { user(username: $u) { username
-           history(first: 7) { edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment ` +
-            `{ ${COMMENT} } } } pageInfo { hasNextPage endCursor } }
+           history(first: 7) {
+             edges { cursor node { __typename ... on Topic { ${TOPIC} } ... on Comment { ${COMMENT} } } }
+             pageInfo { hasNextPage endCursor }
+           }
            topics(first: 3) { edges { cursor node { ${TOPIC} } } pageInfo { hasNextPage endCursor } }
            comments(first: 4) { edges { cursor node { ${COMMENT} } } pageInfo { hasNextPage endCursor } } } }`,
           { u: target },

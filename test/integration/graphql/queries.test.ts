@@ -226,9 +226,10 @@ describe('topic', () => {
   it('gives the threads nested and flat, with depth and parent', async () => {
     const d = await ok(
       s,
-      `{ topic(id: "${text.id36}") { threads(order: POSTED) { edges { cursor node { depth comment { id36 ` +
-        `} replies { depth comment { id36 parent { id36 } }
-         replies { depth comment { id36 } } } descendants { depth comment { id36 parent { id36 } } } } } } } }`,
+      `{ topic(id: "${text.id36}") { threads(order: POSTED) { edges { cursor node {
+         depth comment { id36 }
+         replies { depth comment { id36 parent { id36 } } replies { depth comment { id36 } } }
+         descendants { depth comment { id36 parent { id36 } } } } } } } }`,
     );
     const root = d.topic.threads.edges[0];
     expect(d.topic.threads.edges).toHaveLength(1);
@@ -257,9 +258,9 @@ id36`, async () => {
     const page = (args: string) =>
       ok(
         s,
-        `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) { edges { cursor node { descendants ` +
-          `{ comment { id36 } } } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
+        `{ topic(id: "${t.id36}") { threads(order: POSTED, ${args}) {
+          edges { cursor node { descendants { comment { id36 } } } }
+          pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
       );
     const p1 = await page('first: 2');
     expect(p1.topic.threads.edges.map((e: any) => e.cursor)).toEqual([tops[0]!.id36, tops[1]!.id36]);
@@ -421,8 +422,9 @@ otherwise`, async () => {
     // Nested tree (through a fragment), and a tree asked twice with and without markdown.
     const nested = await ok(
       s,
-      `query { topic(id: "${t.id36}") { threads { nodes { comment { id36 ...C } replies { comment { id36 ` +
-        `...C } } } } plain: threads(first: 5) { nodes { comment { id36 } } } } }
+      `query { topic(id: "${t.id36}") {
+         threads { nodes { comment { id36 ...C } replies { comment { id36 ...C } } } }
+         plain: threads(first: 5) { nodes { comment { id36 } } } } }
        fragment C on Comment { markdown }`,
       {},
       bob.token,

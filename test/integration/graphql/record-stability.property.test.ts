@@ -28,11 +28,9 @@ afterAll(async () => s?.close());
 const C =
   'id id36 textHtml markdown createdAt editedAt voteCount isRemoved isDeleted isExemplary isOp ' +
   'viewerIsAuthor viewerHasVoted viewerHasBookmarked author { id username }';
-const T =
-  `id id36 title textHtml markdown url commentsUrl voteCount commentCount newCommentCount ` +
-  `viewerHasVoted viewerHasBookmarked viewerHasIgnored
-  isOfficial isLocked tags lastVisitedAt isDeleted isRemoved createdAt editedAt author { id username } ` +
-  `group { id path }`;
+const T = `id id36 title textHtml markdown url commentsUrl voteCount commentCount newCommentCount
+  viewerHasVoted viewerHasBookmarked viewerHasIgnored isOfficial isLocked tags lastVisitedAt isDeleted isRemoved
+  createdAt editedAt author { id username } group { id path }`;
 const U = 'id username joinedAt isAdmin';
 
 type Action =
@@ -128,10 +126,10 @@ async function readEverywhere(topicId36: string, token?: string): Promise<Map<st
       { id: topicId36 },
     );
     await q(
-      `query($id: ID!) { topic(id: $id) { threads(order: ${order}) { nodes { comment { ${withTypes(C)} ` +
-        `topic { __typename ${T} } }
-      replies { comment { ${withTypes(C)} } replies { comment { ${withTypes(C)} } replies { comment { ` +
-        `${withTypes(C)} } } } } } } } }`,
+      `query($id: ID!) { topic(id: $id) { threads(order: ${order}) { nodes {
+        comment { ${withTypes(C)} topic { __typename ${T} } }
+        replies { comment { ${withTypes(C)} }
+          replies { comment { ${withTypes(C)} } replies { comment { ${withTypes(C)} } } } } } } } }`,
       { id: topicId36 },
     );
   }

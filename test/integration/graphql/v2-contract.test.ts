@@ -44,9 +44,8 @@ describe('Global Object Identification', () => {
     expect(new Set(ids).size).toBe(4);
     const back = await ok(
       s,
-      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on Topic { id36 title } ... on Comment ` +
-        `{ id36 textHtml }
-      ... on User { username } ... on Group { path } } }`,
+      `query($ids: [ID!]!) { nodes(ids: $ids) { __typename id
+      ... on Topic { id36 title } ... on Comment { id36 textHtml } ... on User { username } ... on Group { path } } }`,
       { ids: [...ids, 'bm90IGFuIGlk', 'VG9waWM6enp6eno='] },
     );
     expect(back.nodes).toEqual([

@@ -17,12 +17,12 @@ let bob: TestUser;
 let topic: TopicView;
 const clients: LiveClient[] = [];
 
-const ACTIVITY =
-  `subscription($id: ID!, $after: String) { topicActivity(topicId: $id, after: $after) {
+const ACTIVITY = `subscription($id: ID!, $after: String) { topicActivity(topicId: $id, after: $after) {
   cursor kind topicId commentId parentId depth
   topic { id: id36 voteCount commentCount voted: viewerHasVoted }
-  comment { id: id36 renderedHtml: textHtml votes: voteCount voted: viewerHasVoted isMe: viewerIsAuthor ` +
-  `author { username } }
+  comment {
+    id: id36 renderedHtml: textHtml votes: voteCount voted: viewerHasVoted isMe: viewerIsAuthor author { username }
+  }
   thread { depth isNew comment { id36 } }
 } }`;
 

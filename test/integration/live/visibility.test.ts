@@ -17,11 +17,12 @@ let other: TestUser;
 let ignorer: TestUser;
 const clients: LiveClient[] = [];
 
-const ACTIVITY =
-  `subscription($id: ID!) { topicActivity(topicId: $id) {
+const ACTIVITY = `subscription($id: ID!) { topicActivity(topicId: $id) {
   kind commentId
-  comment { id: id36 isRemoved renderedHtml: textHtml voted: viewerHasVoted bookmarked: ` +
-  `viewerHasBookmarked isMe: viewerIsAuthor author { username } }
+  comment {
+    id: id36 isRemoved renderedHtml: textHtml voted: viewerHasVoted bookmarked: viewerHasBookmarked
+    isMe: viewerIsAuthor author { username }
+  }
   topic { id: id36 voted: viewerHasVoted ignored: viewerHasIgnored }
 } }`;
 

@@ -208,6 +208,12 @@ func agoraRawBatch(it common.AgoraRawIterator, projection *types.Document, param
 	var n int64
 
 	for n < params.BatchSize && (params.Limit == 0 || n < params.Limit) {
+		// Room doubles ahead of the documents (append alone grows a large slice by a quarter, which
+		// copied a 2.4 MB batch about a dozen times over).
+		if cap(batch)-len(batch) < 1<<16 {
+			batch = append(make([]byte, 0, 2*cap(batch)+1<<16), batch...)
+		}
+
 		// An element: an embedded document named by its index, then the document.
 		elem := len(batch)
 		batch = append(batch, 0x03)

@@ -14,7 +14,9 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"slices"
 	"sync"
 
@@ -102,6 +104,8 @@ type agoraRawIterator struct {
 	prev    *types.Document // the previous document's sort fields
 	page    []agoraRawItem  // when read ahead
 	read    bool            // whether the page was read ahead
+	buf     sql.RawBytes    // the current row's stored document
+	columns int             // the rows' number of columns (the record id, then the document)
 }
 
 // readPage reads and checks every row (a LIMIT query); false when one is out of order.
@@ -117,6 +121,8 @@ func (it *agoraRawIterator) readPage() ([]agoraRawItem, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
+
+		data = bytes.Clone(data)
 
 		raw, doc, ok, err := it.convert(make([]byte, 0, len(data)), data)
 		if err != nil {
@@ -183,25 +189,30 @@ func (it *agoraRawIterator) nextJSON() ([]byte, error) {
 	}
 
 	var recordID int64
-	var b []byte
 
-	columns, err := it.rows.Columns()
-	if err != nil {
+	if it.columns == 0 {
+		columns, err := it.rows.Columns()
+		if err != nil {
+			it.close()
+			return nil, lazyerrors.Error(err)
+		}
+
+		it.columns = len(columns)
+	}
+
+	// The row's text is copied into one buffer reused for every row: what the caller keeps of
+	// it, it copies.
+	dest := []any{&it.buf}
+	if it.columns == 2 {
+		dest = []any{&recordID, &it.buf}
+	}
+
+	if err := it.rows.Scan(dest...); err != nil {
 		it.close()
 		return nil, lazyerrors.Error(err)
 	}
 
-	dest := []any{&b}
-	if len(columns) == 2 {
-		dest = []any{&recordID, &b}
-	}
-
-	if err = it.rows.Scan(dest...); err != nil {
-		it.close()
-		return nil, lazyerrors.Error(err)
-	}
-
-	return b, nil
+	return it.buf, nil
 }
 
 // next returns the next document read ahead.

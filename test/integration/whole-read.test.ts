@@ -24,7 +24,8 @@ beforeAll(async () => {
     .createConnection(withDatabaseName(process.env.MONGODB_URI!, dbName), { monitorCommands: true })
     .asPromise();
   conn.getClient().on('commandStarted', (e) => commands.push(e.commandName));
-  Thing = conn.model('WholeReadThing', new Schema({ _id: Number, group: Number }, { strict: false }), 'things');
+  const schema = new Schema<Record<string, unknown>>({ _id: Number, group: Number }, { strict: false });
+  Thing = conn.model<Record<string, unknown>>('WholeReadThing', schema, 'things');
   await Thing.collection.createIndex({ group: 1, _id: 1 });
   const docs = Array.from({ length: 23 }, (_, i) => ({
     _id: i,

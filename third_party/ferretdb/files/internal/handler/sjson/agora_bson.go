@@ -175,7 +175,12 @@ func (m *agoraMembers) next() ([]byte, []byte, bool) {
 
 	i = agoraSpace(b, i+1)
 
-	end, ok = agoraSkipValue(b, i, 0)
+	if i < len(b) && b[i] == '"' {
+		end, ok = agoraSkipStringFast(b, i)
+	} else {
+		end, ok = agoraSkipValue(b, i, 0)
+	}
+
 	if !ok {
 		return nil, nil, false
 	}
@@ -198,6 +203,33 @@ func (m *agoraMembers) next() ([]byte, []byte, bool) {
 	m.i = agoraSpace(b, i+1)
 
 	return key, val, true
+}
+
+// agoraSkipStringFast returns the end of the string starting at b[i], as agoraSkipString does, but
+// finds each quote with bytes.IndexByte: a quote ends the string unless an odd run of backslashes
+// precedes it.
+func agoraSkipStringFast(b []byte, i int) (int, bool) {
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+
+		q := j + k
+
+		backslashes := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			backslashes++
+		}
+
+		if backslashes%2 == 0 {
+			return q + 1, true
+		}
+
+		j = q + 1
+	}
+
+	return 0, false
 }
 
 // end reports whether the walk reached the end of the object, with nothing after it.

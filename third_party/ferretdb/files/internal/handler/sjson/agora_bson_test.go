@@ -118,6 +118,7 @@ func TestAgoraBSONOddInput(t *testing.T) {
 		"surrogate pair":      {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\ud83d\ude00"}`, false},
 		"escaped html":        {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\u003cp\u003e \u0026 \u00e9\/"}`, true},
 		"escaped key":         {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"\u0061":1}`, false},
+		"escaped quotes":      {`{"$s":{"p":{"a":{"t":"string"},"b":{"t":"int"}},"$k":["a","b"]},"a":"x\"y\\\\\"z\\","b":1}`, true},
 		"leading whitespace":  {` {"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"a":1}`, true},
 		"inner whitespace":    {`{ "$s" : {"p":{"a":{"t":"int"}},"$k":["a"]} , "a" : 1 }`, true},
 		"trailing whitespace": {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"a":1} `, false},
@@ -148,6 +149,36 @@ func TestAgoraBSONOddInput(t *testing.T) {
 			handled := agoraCheckBSON(t, []byte(tc.data), nil, []string{"a"})
 			assert.Equal(t, tc.handled, handled)
 		})
+	}
+}
+
+// TestAgoraSkipStringFast: the quote search finds the same end as agoraSkipString.
+func TestAgoraSkipStringFast(t *testing.T) {
+	t.Parallel()
+
+	for _, s := range []string{
+		`""`, `"a"`, `"a\"b"`, `"a\\"`, `"a\\\"b"`, `"\\\\"x`, `"unterminated`, `"a\"`, `"\"`, `"x"y"`,
+	} {
+		agoraCheckSkip(t, []byte(s))
+	}
+}
+
+// agoraCheckSkip compares agoraSkipStringFast with agoraSkipString at every quote of b.
+func agoraCheckSkip(t *testing.T, b []byte) {
+	t.Helper()
+
+	for i, c := range b {
+		if c != '"' {
+			continue
+		}
+
+		end, ok := agoraSkipString(b, i)
+		fastEnd, fastOK := agoraSkipStringFast(b, i)
+		assert.Equal(t, ok, fastOK, "%q at %d", b, i)
+
+		if ok {
+			assert.Equal(t, end, fastEnd, "%q at %d", b, i)
+		}
 	}
 }
 
@@ -188,5 +219,6 @@ func FuzzAgoraBSON(f *testing.F) {
 		}
 
 		agoraCheckBSON(t, data, exclude, []string{"_id", "b"})
+		agoraCheckSkip(t, data)
 	})
 }

@@ -79,6 +79,10 @@ func agoraRawQuery(
 		it.page = page
 	}
 
+	if p.limit == 0 {
+		it.startFeed()
+	}
+
 	req.Sorted = true
 	raw.Ready = true
 
@@ -106,6 +110,62 @@ type agoraRawIterator struct {
 	read    bool            // whether the page was read ahead
 	buf     sql.RawBytes    // the current row's stored document
 	columns int             // the rows' number of columns (the record id, then the document)
+
+	// Streaming, the rows are read by a goroutine of their own (startFeed), while the caller
+	// writes the previous ones: SQLite's part and the transcoding take a core each.
+	feed     chan agoraFeedRow
+	stop     chan struct{}
+	exited   chan struct{}
+	stopOnce sync.Once
+}
+
+// agoraFeedRow is a row read ahead: its stored document, or the error that ended the rows.
+type agoraFeedRow struct {
+	data []byte
+	err  error
+}
+
+// startFeed starts reading the rows ahead, a few hundred at most.
+func (it *agoraRawIterator) startFeed() {
+	it.feed = make(chan agoraFeedRow, 256)
+	it.stop = make(chan struct{})
+	it.exited = make(chan struct{})
+
+	go func() {
+		defer close(it.exited)
+		defer close(it.feed)
+
+		for {
+			data, err := it.nextJSON()
+			if err == nil {
+				data = bytes.Clone(data)
+			}
+
+			select {
+			case it.feed <- agoraFeedRow{data: data, err: err}:
+			case <-it.stop:
+				return
+			}
+
+			if err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// nextRow returns the next row's stored document, from the feed when there is one.
+func (it *agoraRawIterator) nextRow() ([]byte, error) {
+	if it.feed == nil {
+		return it.nextJSON()
+	}
+
+	r, ok := <-it.feed
+	if !ok {
+		return nil, iterator.ErrIteratorDone
+	}
+
+	return r.data, r.err
 }
 
 // readPage reads and checks every row (a LIMIT query); false when one is out of order.
@@ -172,14 +232,14 @@ func (it *agoraRawIterator) nextJSON() ([]byte, error) {
 	}
 
 	if err := context.Cause(it.ctx); err != nil {
-		it.close()
+		it.closeRows()
 		return nil, lazyerrors.Error(err)
 	}
 
 	if !it.rows.Next() {
 		err := it.rows.Err()
 
-		it.close()
+		it.closeRows()
 
 		if err == nil {
 			return nil, iterator.ErrIteratorDone
@@ -193,7 +253,7 @@ func (it *agoraRawIterator) nextJSON() ([]byte, error) {
 	if it.columns == 0 {
 		columns, err := it.rows.Columns()
 		if err != nil {
-			it.close()
+			it.closeRows()
 			return nil, lazyerrors.Error(err)
 		}
 
@@ -208,7 +268,7 @@ func (it *agoraRawIterator) nextJSON() ([]byte, error) {
 	}
 
 	if err := it.rows.Scan(dest...); err != nil {
-		it.close()
+		it.closeRows()
 		return nil, lazyerrors.Error(err)
 	}
 
@@ -246,7 +306,7 @@ func (it *agoraRawIterator) NextRaw(dst []byte) ([]byte, *types.Document, error)
 		return append(dst, item.raw...), nil, nil
 	}
 
-	data, err := it.nextJSON()
+	data, err := it.nextRow()
 	if err != nil {
 		return dst, nil, err
 	}
@@ -288,7 +348,7 @@ func (it *agoraRawIterator) Next() (struct{}, *types.Document, error) {
 		data = item.json
 	} else {
 		var err error
-		if data, err = it.nextJSON(); err != nil {
+		if data, err = it.nextRow(); err != nil {
 			return struct{}{}, nil, err
 		}
 	}
@@ -321,12 +381,22 @@ func (it *agoraRawIterator) Close() {
 }
 
 func (it *agoraRawIterator) close() {
+	// The feed's goroutine stops (it may be waiting to hand on a row) before the rows close.
+	if it.feed != nil {
+		it.stopOnce.Do(func() { close(it.stop) })
+		<-it.exited
+	}
+
+	it.closeRows()
+	resource.Untrack(it, it.token)
+}
+
+// closeRows closes the rows (as soon as they are done or fail, to give the connection back).
+func (it *agoraRawIterator) closeRows() {
 	if it.rows != nil {
 		it.rows.Close()
 		it.rows = nil
 	}
-
-	resource.Untrack(it, it.token)
 }
 
 // check interfaces

@@ -223,3 +223,60 @@ func TestAgoraRawReads(t *testing.T) {
 	assert.Greater(t, rawFinds, queries/4)
 	assert.Less(t, rawFinds, queries)
 }
+
+// TestAgoraExplainDottedFilter: a sorted, limited find whose filter has a dotted top-level key gets
+// no LIMIT in SQL (the handler keeps that term from the backend), and explain says so, as it says
+// LIMIT for the same find without it.
+func TestAgoraExplainDottedFilter(t *testing.T) {
+	t.Parallel()
+
+	h, dbName, cName := agoraSetup(t,
+		agoraDoc("_id", int32(1), "a", agoraDoc("y", 2.5)),
+		agoraDoc("_id", int32(2), "a", agoraDoc("y", 1.5)),
+		agoraDoc("_id", int32(3), "a", agoraDoc("y", 1.5)),
+	)
+
+	db, err := h.b.Database(dbName)
+	require.NoError(t, err)
+	c, err := db.Collection(cName)
+	require.NoError(t, err)
+	_, err = c.CreateIndexes(testutil.Ctx(t), &backends.CreateIndexesParams{Indexes: []backends.IndexInfo{
+		{Name: "id", Key: []backends.IndexKeyPair{{Field: "_id"}}},
+	}})
+	require.NoError(t, err)
+
+	// The first query of a collection reads its field types in the background (agora_sort.go).
+	agoraFindReply(t, h, dbName, agoraDoc("find", cName))
+	time.Sleep(200 * time.Millisecond)
+
+	explain := func(filter *types.Document) (string, bool) {
+		cmd := agoraDoc("explain", agoraDoc("find", cName, "filter", filter, "sort", agoraDoc("_id", int32(1)), "limit", int64(1)))
+		cmd.Set("$db", dbName)
+		msg, err := wire.NewOpMsg(must.NotFail(bson.FromDocument(cmd)))
+		require.NoError(t, err)
+
+		res, err := h.MsgExplain(conninfo.Ctx(testutil.Ctx(t), conninfo.New()), msg)
+		require.NoError(t, err)
+
+		reply := must.NotFail(must.NotFail(res.RawDocument()).Decode())
+		planner := must.NotFail(reply.Get("queryPlanner").(wirebson.RawDocument).Decode())
+
+		return planner.Get("agoraPath").(string), reply.Get("limitPushdown").(bool)
+	}
+
+	path, limited := explain(agoraDoc())
+	assert.Equal(t, "agora: SQL sort and limit", path)
+	assert.True(t, limited)
+
+	path, limited = explain(agoraDoc("a.y", 1.5))
+	assert.Equal(t, "agora: SQL sort, read until the page is full", path)
+	assert.False(t, limited)
+
+	// And the find itself returns the first match, not nothing (the first document does not match).
+	batches, _ := agoraFindReply(t, h, dbName, agoraDoc(
+		"find", cName, "filter", agoraDoc("a.y", 1.5), "sort", agoraDoc("_id", int32(1)), "limit", int64(1),
+	))
+	docs := must.NotFail(batches[0].Decode())
+	require.Equal(t, 1, docs.Len())
+	assert.Equal(t, int32(2), must.NotFail(docs.Get(0).(wirebson.RawDocument).Decode()).Get("_id"))
+}

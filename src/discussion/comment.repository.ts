@@ -7,6 +7,7 @@ import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
 import type { CommentLabel } from './views';
+import { readWhole } from './whole-read';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
@@ -72,11 +73,12 @@ export class CommentRepository {
     const cached = this.cache.get(topicId, version, withMarkdown);
     if (cached) return cached;
     const keep = this.cache.enabled;
-    const docs = await this.m.Comment.find({ topicId }, withMarkdown || keep ? {} : { markdown: 0 })
-      .sort({ _id: 1 })
-      .batchSize(WHOLE_TOPIC_BATCH)
-      .lean<CommentDoc[]>()
-      .exec();
+    const docs = await readWhole<CommentDoc>(this.m.Comment, {
+      filter: { topicId },
+      sort: { _id: 1 },
+      projection: withMarkdown || keep ? undefined : { markdown: 0 },
+      batchSize: WHOLE_TOPIC_BATCH,
+    });
     return keep ? this.cache.set(topicId, version, docs, withMarkdown) : docs;
   }
 

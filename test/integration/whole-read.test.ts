@@ -1,0 +1,80 @@
+/**
+ * readWhole (src/discussion/whole-read.ts) reads a topic's comments with the find command and
+ * getMore instead of a driver cursor: the documents must be exactly those `.find().lean()` gives
+ * (types, values, field order, order), across batches too. On FerretDB the documents come from the
+ * raw path of patch 0008 where it applies (an exclusion projection, a sort on an index), and the
+ * batch of binary data below from FerretDB's own path.
+ */
+import crypto from 'node:crypto';
+import mongoose, { Schema } from 'mongoose';
+import { withDatabaseName } from '../../src/server';
+import { readWhole } from '../../src/discussion/whole-read';
+import { testDatabase } from '../helpers/database';
+
+const { Binary, EJSON } = { Binary: mongoose.mongo.Binary, EJSON: mongoose.mongo.BSON.EJSON };
+const dbName = `agora_whole_${crypto.randomBytes(5).toString('hex')}`;
+let conn: mongoose.Connection;
+let Thing: mongoose.Model<Record<string, unknown>>;
+const commands: string[] = [];
+
+const canonical = (docs: unknown) => EJSON.stringify(docs, { relaxed: false });
+
+beforeAll(async () => {
+  conn = await mongoose
+    .createConnection(withDatabaseName(process.env.MONGODB_URI!, dbName), { monitorCommands: true })
+    .asPromise();
+  conn.getClient().on('commandStarted', (e) => commands.push(e.commandName));
+  const schema = new Schema<Record<string, unknown>>({ _id: Number, group: Number }, { strict: false });
+  Thing = conn.model<Record<string, unknown>>('WholeReadThing', schema, 'things');
+  await Thing.collection.createIndex({ group: 1, _id: 1 });
+  const docs = Array.from({ length: 23 }, (_, i) => ({
+    _id: i,
+    group: i % 2,
+    html: `<p>comment ${i} &amp; "quotes" 😀</p>\n`,
+    markdown: `comment *${i}*`,
+    createdAt: new Date(1_760_000_000_000 + i * 1000),
+    editedAt: i % 3 === 0 ? null : new Date(1_770_000_000_000 + i),
+    voteCount: i * 1.5,
+    labelWeights: { exemplary: i % 4, noise: 0 },
+    ...(i === 7 ? { attachment: new Binary(Buffer.from([1, 2, 3]), 0) } : {}),
+  }));
+  await Thing.collection.insertMany(docs as never[]);
+});
+afterAll(async () => {
+  await conn.dropDatabase();
+  await conn.close();
+});
+
+describe(`on ${testDatabase().name}`, () => {
+  it.each([
+    ['one batch, without markdown', { group: 1 }, { _id: 1 }, { markdown: 0 }, 1_000_000],
+    ['batches of 4, without markdown', { group: 1 }, { _id: 1 }, { markdown: 0 }, 4],
+    ['batches of 3, everything, descending', { group: 0 }, { _id: -1 }, undefined, 3],
+    ['batches of 5, the whole collection', {}, { _id: 1 }, { markdown: 0, html: 0 }, 5],
+  ] as const)('%s: the documents find().lean() gives, in order', async (_name, filter, sort, projection, batchSize) => {
+    const expected = await Thing.find(filter, projection ?? {})
+      .sort(sort)
+      .lean()
+      .exec();
+    commands.length = 0;
+    const actual = await readWhole<Record<string, unknown>>(Thing, {
+      filter,
+      sort: sort as Record<string, 1 | -1>,
+      projection: projection as Record<string, 0> | undefined,
+      batchSize,
+    });
+    expect(actual.length).toBeGreaterThan(3);
+    expect(canonical(actual)).toBe(canonical(expected));
+    // Every batch was asked for (a server may or may not close the cursor on an exactly full
+    // last batch), and nothing else.
+    const getMores = Math.ceil(expected.length / batchSize) - 1;
+    expect(commands[0]).toBe('find');
+    expect(commands.slice(1).every((c) => c === 'getMore')).toBe(true);
+    expect(commands.length - 1).toBeGreaterThanOrEqual(getMores);
+    expect(commands.length - 1).toBeLessThanOrEqual(getMores + 1);
+  });
+
+  it('an empty answer is an empty list', async () => {
+    expect(await readWhole(Thing, { filter: { group: 9 }, sort: { _id: 1 }, batchSize: 10 })).toEqual([]);
+  });
+});

@@ -202,7 +202,9 @@ func (h *Handler) agoraRawFind(
 
 // agoraRawBatch reads up to a batch of documents (fewer when the limit is reached) as the encoding
 // of a BSON array; a document the backend gives decoded is projected and encoded as FerretDB does.
-func agoraRawBatch(it common.AgoraRawIterator, projection *types.Document, params *common.FindParams) ([]byte, int64, error) {
+func agoraRawBatch(
+	it common.AgoraRawIterator, projection *types.Document, params *common.FindParams,
+) ([]byte, int64, error) {
 	batch := make([]byte, 4, 64*1024)
 
 	var n int64

@@ -166,7 +166,8 @@ func TestAgoraRawReads(t *testing.T) {
 			case 0:
 				cmd.Set("filter", must.NotFail(types.NewDocument("k", int32(r.Intn(3)))))
 			case 1:
-				cmd.Set("filter", must.NotFail(types.NewDocument("_id", must.NotFail(types.NewDocument("$gte", int32(r.Intn(40)))))))
+				gte := must.NotFail(types.NewDocument("$gte", int32(r.Intn(40))))
+				cmd.Set("filter", must.NotFail(types.NewDocument("_id", gte)))
 			case 2:
 				cmd.Set("filter", must.NotFail(types.NewDocument("a.y", 1.5))) // a dotted path: FerretDB's path
 			case 3:
@@ -250,7 +251,8 @@ func TestAgoraExplainDottedFilter(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 
 	explain := func(filter *types.Document) (string, bool) {
-		cmd := agoraDoc("explain", agoraDoc("find", cName, "filter", filter, "sort", agoraDoc("_id", int32(1)), "limit", int64(1)))
+		find := agoraDoc("find", cName, "filter", filter, "sort", agoraDoc("_id", int32(1)), "limit", int64(1))
+		cmd := agoraDoc("explain", find)
 		cmd.Set("$db", dbName)
 		msg, err := wire.NewOpMsg(must.NotFail(bson.FromDocument(cmd)))
 		require.NoError(t, err)

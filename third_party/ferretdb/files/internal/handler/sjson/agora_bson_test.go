@@ -114,11 +114,12 @@ func TestAgoraBSONOddInput(t *testing.T) {
 		data    string
 		handled bool
 	}{
-		"schema not first":    {`{"a":1,"$s":{"p":{"a":{"t":"int"}},"$k":["a"]}}`, false},
-		"surrogate pair":      {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\ud83d\ude00"}`, false},
-		"escaped html":        {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\u003cp\u003e \u0026 \u00e9\/"}`, true},
-		"escaped key":         {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"\u0061":1}`, false},
-		"escaped quotes":      {`{"$s":{"p":{"a":{"t":"string"},"b":{"t":"int"}},"$k":["a","b"]},"a":"x\"y\\\\\"z\\","b":1}`, true},
+		"schema not first": {`{"a":1,"$s":{"p":{"a":{"t":"int"}},"$k":["a"]}}`, false},
+		"surrogate pair":   {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\ud83d\ude00"}`, false},
+		"escaped html":     {`{"$s":{"p":{"a":{"t":"string"}},"$k":["a"]},"a":"\u003cp\u003e \u0026 \u00e9\/"}`, true},
+		"escaped key":      {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"\u0061":1}`, false},
+		"escaped quotes": {`{"$s":{"p":{"a":{"t":"string"},"b":{"t":"int"}},"$k":["a","b"]},` +
+			`"a":"x\"y\\\\\"z\\","b":1}`, true},
 		"leading whitespace":  {` {"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"a":1}`, true},
 		"inner whitespace":    {`{ "$s" : {"p":{"a":{"t":"int"}},"$k":["a"]} , "a" : 1 }`, true},
 		"trailing whitespace": {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a"]},"a":1} `, false},
@@ -141,7 +142,8 @@ func TestAgoraBSONOddInput(t *testing.T) {
 		"bad object id":       {`{"$s":{"p":{"a":{"t":"objectId"}},"$k":["a"]},"a":"zz"}`, false},
 		"array length":        {`{"$s":{"p":{"a":{"t":"array","i":[{"t":"int"}]}},"$k":["a"]},"a":[1,2]}`, false},
 		"repeated schema key": {`{"$s":{"p":{"a":{"t":"int"}},"$k":["a","a"]},"a":1}`, false},
-		"nested extra field":  {`{"$s":{"p":{"a":{"t":"object","$s":{"p":{"b":{"t":"int"}},"$k":["b"]}}},"$k":["a"]},"a":{"b":1,"c":2}}`, false},
+		"nested extra field": {`{"$s":{"p":{"a":{"t":"object","$s":{"p":{"b":{"t":"int"}},"$k":["b"]}}},"$k":["a"]},` +
+			`"a":{"b":1,"c":2}}`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -206,8 +208,10 @@ func FuzzAgoraBSON(f *testing.F) {
 	for _, s := range []string{
 		`{"$s":{"p":{"_id":{"t":"int"},"b":{"t":"string"}},"$k":["_id","b"]},"_id":1,"b":"\u003c\u0026\u003e"}`,
 		`{"$s":{"p":{"_id":{"t":"double"},"b":{"t":"date"}},"$k":["_id","b"]},"_id":-0.0e-0,"b":-62135596800000}`,
-		`{"$s":{"p":{"_id":{"t":"long"},"b":{"t":"object","$s":{"p":{"c":{"t":"bool"}},"$k":["c"]}}},"$k":["_id","b"]},"_id":9007199254740993,"b":{"c":true}}`,
-		`{"$s":{"p":{"_id":{"t":"int"},"b":{"t":"array","i":[{"t":"string"},{"t":"null"}]}},"$k":["_id","b"]},"_id":1,"b":["x",null]}`,
+		`{"$s":{"p":{"_id":{"t":"long"},"b":{"t":"object","$s":{"p":{"c":{"t":"bool"}},"$k":["c"]}}},"$k":["_id","b"]},` +
+			`"_id":9007199254740993,"b":{"c":true}}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"b":{"t":"array","i":[{"t":"string"},{"t":"null"}]}},"$k":["_id","b"]},` +
+			`"_id":1,"b":["x",null]}`,
 	} {
 		f.Add([]byte(s), true)
 	}

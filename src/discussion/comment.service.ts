@@ -29,14 +29,14 @@ export class CommentService implements CommentApi {
     const { markdown } = validateInput(PostCommentInput, input);
     const topic = await loadTopic(this.d, viewer, input.topicId, 'topicId');
     if (topic.locked && !viewer.isAdmin) throw topicLocked();
-    let parentId: number | null = null;
+    let parent: CommentDoc | null = null;
     if (input.parentId !== undefined && input.parentId !== null) {
-      const parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
+      parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
       if (parent.topicId !== topic._id) throw commentNotFound();
       if (parent.removed && !viewer.isAdmin)
         throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
-      parentId = parent._id;
     }
+    const parentId = parent?._id ?? null;
     const now = this.d.clock.now();
     const doc = await this.d.comments.insertNew(
       newCommentDocument(
@@ -48,9 +48,9 @@ export class CommentService implements CommentApi {
         },
         now,
       ),
+      () => this.d.topics.commentPosted(topic._id, now),
     );
-    await this.d.topics.commentPosted(topic._id, now);
-    await recordCommentPosted(this.d, doc, topic);
+    await recordCommentPosted(this.d, doc, topic, parent);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 
@@ -69,7 +69,7 @@ export class CommentService implements CommentApi {
     const updated = await this.d.comments.editText(comment._id, changes);
     if (!updated) throw commentNotFound();
     await this.d.topics.commentChanged(comment.topicId, now);
-    await recordCommentChange(this.d, 'comment.edited', updated);
+    recordCommentChange(this.d, 'comment.edited', updated);
     return this.view(updated, viewer);
   }
 
@@ -82,7 +82,7 @@ export class CommentService implements CommentApi {
     const before = await this.d.comments.markDeleted(comment._id);
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
-    await recordCommentChange(this.d, 'comment.deleted', before);
+    recordCommentChange(this.d, 'comment.deleted', before);
   }
 
   async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
@@ -90,7 +90,7 @@ export class CommentService implements CommentApi {
     const comment = await loadComment(this.d, caller, ref);
     const before = await this.d.comments.markRemoved(comment._id);
     if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
-    if (before) await recordCommentChange(this.d, 'comment.removed', before);
+    if (before) recordCommentChange(this.d, 'comment.removed', before);
     return this.viewFor(caller, comment._id);
   }
 
@@ -105,7 +105,7 @@ export class CommentService implements CommentApi {
     });
     const before = await this.d.comments.markRestored(comment._id, interesting);
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
-    if (before) await recordCommentChange(this.d, 'comment.restored', before);
+    if (before) recordCommentChange(this.d, 'comment.restored', before);
     return this.viewFor(caller, comment._id);
   }
 

@@ -1,29 +1,31 @@
 /**
  * What the discussion services record in the live events log (src/events), one call per change,
- * made by the service that makes it. Only facts the subscriber side cannot read back later are
- * recorded (a new comment's depth and whom it answers); what a viewer may see of a post is
- * decided at delivery by this domain's own read services, as for any query.
+ * made by the service that makes it, after the change. Recording queues the event: it is written
+ * after the answer, in recording order (src/events/event-writer.ts). Only facts the subscriber
+ * side cannot read back later are recorded (a new comment's depth and whom it answers); what a
+ * viewer may see of a post is decided at delivery by this domain's own read services, as for any
+ * query.
  */
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc, TopicDoc } from './models';
 
 type CommentChange = 'comment.edited' | 'comment.deleted' | 'comment.removed' | 'comment.restored' | 'comment.voted';
 
-/** A new comment: its place in the tree and whom it answers. */
+/** A new comment: its place in the tree and whom it answers (`parent`: its parent, as the post loaded it). */
 export async function recordCommentPosted(
   d: DiscussionDeps,
   c: CommentDoc,
   topic: Pick<TopicDoc, 'authorId' | 'groupPath'>,
+  parent: CommentDoc | null,
 ): Promise<void> {
   let depth = 0;
   let replyTo: number | null = topic.authorId;
   if (c.parentId !== null) {
-    const parent = await d.comments.findById(c.parentId);
     replyTo = parent?.authorId ?? null;
     // The tree is kept by parent links only: walk them (depths are small; a cycle cannot exist).
     for (let p = parent; p; p = p.parentId === null ? null : await d.comments.findById(p.parentId)) depth++;
   }
-  await d.events.record({
+  d.events.record({
     kind: 'comment.posted',
     topicId: c.topicId,
     commentId: c._id,
@@ -39,22 +41,19 @@ export function recordCommentChange(
   d: DiscussionDeps,
   kind: CommentChange,
   c: Pick<CommentDoc, '_id' | 'topicId' | 'authorId'>,
-): Promise<void> {
-  return d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
+): void {
+  d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
 }
 
-export function recordTopicPosted(
-  d: DiscussionDeps,
-  t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>,
-): Promise<void> {
-  return d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
+export function recordTopicPosted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>): void {
+  d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
 }
 
-export function recordTopicVoted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'authorId'>): Promise<void> {
-  return d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId });
+export function recordTopicVoted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'authorId'>): void {
+  d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId });
 }
 
 /** Every token of the user stopped working: each instance ends that user's subscriptions. */
-export function recordAccountRevoked(d: DiscussionDeps, userId: number): Promise<void> {
-  return d.events.record({ kind: 'account.revoked', userId });
+export function recordAccountRevoked(d: DiscussionDeps, userId: number): void {
+  d.events.record({ kind: 'account.revoked', userId });
 }

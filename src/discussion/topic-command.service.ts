@@ -46,7 +46,7 @@ export class TopicCommandService {
         now,
       ),
     );
-    await recordTopicPosted(this.d, doc);
+    recordTopicPosted(this.d, doc);
     return topicView(doc, viewer, undefined);
   }
 

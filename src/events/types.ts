@@ -42,7 +42,12 @@ export interface LiveEvent extends EventInput {
   at: Date;
 }
 
-/** What the domain services are given: one call per change, made in the same service call as the change. */
+/**
+ * What the domain services are given: one call per change, made in the same service call as the
+ * change, after it. The event is queued and written after the answer, in recording order
+ * (event-writer.ts); `flushed()` resolves once everything recorded before it is written.
+ */
 export interface EventRecorder {
-  record(event: EventInput): Promise<void>;
+  record(event: EventInput): void;
+  flushed(): Promise<void>;
 }

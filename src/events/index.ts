@@ -22,15 +22,14 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
   const log = new EventLog(ctx.db);
-  // Events are written after the answer to the change, in order (event-writer.ts); the feed reads
-  // the log only once this instance's queue is written, so it never hands out a later event first.
-  let writer: EventWriter | undefined = undefined;
-  const feed = new EventFeed(log, {
+  // Events are written after the answer to the change, in order (event-writer.ts); a new
+  // subscription's read of the log's end waits for this instance's queue to be written.
+  const writer: EventWriter = new EventWriter(log, () => feed.wake(), ctx.log);
+  const feed: EventFeed = new EventFeed(log, {
     pollIntervalMs: ctx.config.live.pollIntervalMs,
     log: ctx.log,
-    beforeSync: () => writer!.flushed(),
+    beforeSync: () => writer.flushed(),
   });
-  writer = new EventWriter(log, () => feed.wake(), ctx.log);
   const recorder: EventRecorder = {
     record: (event: EventInput) => writer.record(event),
     flushed: () => writer.flushed(),

@@ -100,7 +100,7 @@ export class AuthService implements AuthApi {
     const user = await this.loadSelf(actor);
     await this.d.users.bumpTokenVersion(user._id);
     this.d.viewers.forget(actor);
-    recordAccountRevoked(this.d, user._id);
+    await recordAccountRevoked(this.d, user._id);
   }
 
   async changePassword(actor: Actor, input: ChangePasswordInput): Promise<TokenResult> {
@@ -120,7 +120,7 @@ export class AuthService implements AuthApi {
     const updated = await this.d.users.setPasswordHash(user._id, await hashPassword(input.newPassword));
     if (!updated) throw INVALID_TOKEN();
     this.d.viewers.forget(actor);
-    recordAccountRevoked(this.d, user._id);
+    await recordAccountRevoked(this.d, user._id);
     return this.tokenFor(updated);
   }
 

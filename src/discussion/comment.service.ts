@@ -69,7 +69,7 @@ export class CommentService implements CommentApi {
     const updated = await this.d.comments.editText(comment._id, changes);
     if (!updated) throw commentNotFound();
     await this.d.topics.commentChanged(comment.topicId, now);
-    recordCommentChange(this.d, 'comment.edited', updated);
+    await recordCommentChange(this.d, 'comment.edited', updated);
     return this.view(updated, viewer);
   }
 
@@ -82,7 +82,7 @@ export class CommentService implements CommentApi {
     const before = await this.d.comments.markDeleted(comment._id);
     if (!before) return;
     await this.afterStateChange(before, { wasCounted: !before.removed, nowCounted: false });
-    recordCommentChange(this.d, 'comment.deleted', before);
+    await recordCommentChange(this.d, 'comment.deleted', before);
   }
 
   async remove(caller: Caller, ref: PostRef): Promise<CommentView> {
@@ -90,7 +90,7 @@ export class CommentService implements CommentApi {
     const comment = await loadComment(this.d, caller, ref);
     const before = await this.d.comments.markRemoved(comment._id);
     if (before) await this.afterStateChange(before, { wasCounted: !before.deleted, nowCounted: false });
-    if (before) recordCommentChange(this.d, 'comment.removed', before);
+    if (before) await recordCommentChange(this.d, 'comment.removed', before);
     return this.viewFor(caller, comment._id);
   }
 
@@ -105,7 +105,7 @@ export class CommentService implements CommentApi {
     });
     const before = await this.d.comments.markRestored(comment._id, interesting);
     if (before) await this.afterStateChange(before, { wasCounted: false, nowCounted: !before.deleted });
-    if (before) recordCommentChange(this.d, 'comment.restored', before);
+    if (before) await recordCommentChange(this.d, 'comment.restored', before);
     return this.viewFor(caller, comment._id);
   }
 

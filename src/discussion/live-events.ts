@@ -1,7 +1,7 @@
 /**
  * What the discussion services record in the live events log (src/events), one call per change,
- * made by the service that makes it, after the change. Recording queues the event: it is written
- * after the answer, in recording order (src/events/event-writer.ts). Only facts the subscriber
+ * made by the service that makes it, after the change and before its answer; events are written in
+ * recording order, those waiting together in one batch (src/events/event-writer.ts). Only facts the subscriber
  * side cannot read back later are recorded (a new comment's depth and whom it answers); what a
  * viewer may see of a post is decided at delivery by this domain's own read services, as for any
  * query.
@@ -25,7 +25,7 @@ export async function recordCommentPosted(
     // The tree is kept by parent links only: walk them (depths are small; a cycle cannot exist).
     for (let p = parent; p; p = p.parentId === null ? null : await d.comments.findById(p.parentId)) depth++;
   }
-  d.events.record({
+  await d.events.record({
     kind: 'comment.posted',
     topicId: c.topicId,
     commentId: c._id,
@@ -41,19 +41,22 @@ export function recordCommentChange(
   d: DiscussionDeps,
   kind: CommentChange,
   c: Pick<CommentDoc, '_id' | 'topicId' | 'authorId'>,
-): void {
-  d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
+): Promise<void> {
+  return d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
 }
 
-export function recordTopicPosted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>): void {
-  d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
+export function recordTopicPosted(
+  d: DiscussionDeps,
+  t: Pick<TopicDoc, '_id' | 'groupPath' | 'authorId'>,
+): Promise<void> {
+  return d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
 }
 
-export function recordTopicVoted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'authorId'>): void {
-  d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId });
+export function recordTopicVoted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'authorId'>): Promise<void> {
+  return d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId });
 }
 
 /** Every token of the user stopped working: each instance ends that user's subscriptions. */
-export function recordAccountRevoked(d: DiscussionDeps, userId: number): void {
-  d.events.record({ kind: 'account.revoked', userId });
+export function recordAccountRevoked(d: DiscussionDeps, userId: number): Promise<void> {
+  return d.events.record({ kind: 'account.revoked', userId });
 }

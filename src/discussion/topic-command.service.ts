@@ -46,7 +46,7 @@ export class TopicCommandService {
         now,
       ),
     );
-    recordTopicPosted(this.d, doc);
+    await recordTopicPosted(this.d, doc);
     return topicView(doc, viewer, undefined);
   }
 

@@ -106,7 +106,7 @@ export class UserService implements UserApi {
     }
     await this.d.users.markDeleted(user._id);
     this.d.viewers.forget(actor);
-    recordAccountRevoked(this.d, user._id);
+    await recordAccountRevoked(this.d, user._id);
   }
 
   async getByUsername(_actor: Actor, username: string): Promise<UserView> {
@@ -136,7 +136,7 @@ export class UserService implements UserApi {
     const updated = await this.d.users.setBanned(user._id, banned);
     if (!updated) throw new NotFoundError('User not found', 'USER_NOT_FOUND');
     // A ban ends the user's live subscriptions.
-    recordAccountRevoked(this.d, user._id);
+    await recordAccountRevoked(this.d, user._id);
     return userView(updated);
   }
 

@@ -84,7 +84,7 @@ export class VoteService implements VoteApi {
     if (!changed) return { viewer, post: topic, changed, mark };
     // The mark changed exactly once (a conditional update), so the count moves exactly once.
     const updated = await this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
-    recordTopicVoted(this.d, topic);
+    await recordTopicVoted(this.d, topic);
     return { viewer, post: updated ?? topic, changed, mark };
   }
 
@@ -106,7 +106,7 @@ export class VoteService implements VoteApi {
     const updated = (await this.d.comments.adjustVotes(comment._id, on ? 1 : -1)) ?? comment;
     // Votes decide whether a noise label is active, and so whether the comment is interesting.
     const current = await refreshInteresting(this.d, updated);
-    recordCommentChange(this.d, 'comment.voted', comment);
+    await recordCommentChange(this.d, 'comment.voted', comment);
     return { viewer, post: current, changed, mark };
   }
 }

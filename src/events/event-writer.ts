@@ -1,17 +1,17 @@
 /**
- * Writes recorded events to the log after the change that recorded them has been answered, in the
- * order they were recorded: recording is a push onto this instance's queue, and one writer drains
- * it, everything queued at once under one block of sequence numbers (EventLog.appendMany: two
- * commands however many events wait). So a write's reply does not wait for its event's two round
- * trips, and a burst of changes costs two commands per batch instead of two per change.
+ * Writes recorded events to the log in the order they were recorded: recording is a push onto this
+ * instance's queue, and one writer drains it, everything queued at once under one block of sequence
+ * numbers (EventLog.appendMany: two commands however many events wait). One request at a time, each
+ * change's event costs its two commands as before; under load, changes that arrive while a batch is
+ * written share the next batch's two commands instead of taking two each.
  *
- * Nothing is dropped silently: an event the log refuses is logged with its contents (as before,
- * when the request recorded it itself), and `flushed()` resolves once everything recorded before
- * the call has been written — the feed waits for it before a new subscription reads the log's end
- * (so a change answered before subscribing is never delivered to that subscription) and before the
- * shutdown drain, and the module waits for it before the database connection closes. What a
- * process killed outright had queued is lost, as a change cut off before its event always was:
- * the window is the few milliseconds between an answer and its batch's insert.
+ * A change's answer waits for its event's batch (record() resolves then): a subscription opened on
+ * any instance after the answer reads the log past it, so it never receives a change answered before
+ * it existed. (Writing after the answer was tried: it broke that guarantee across instances, since
+ * another instance cannot wait for this one's queue.) Nothing is dropped silently: an event the log
+ * refuses is logged with its contents, never turned into a failed request. `flushed()` resolves once
+ * everything recorded before the call has been written (the shutdown drain and the module's stop
+ * wait for it).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventLog } from './event-log';
@@ -33,11 +33,16 @@ export class EventWriter {
     private readonly logger: FastifyBaseLogger,
   ) {}
 
-  /** Queues the event (timestamped now); it is written after the batches before it. */
-  record(input: EventInput): void {
+  /**
+   * Queues the event (timestamped now); it is written after the batches before it. Resolves once
+   * its batch is written (or refused and logged): the change's answer waits for that, so a
+   * subscription opened on any instance after the answer starts after this event.
+   */
+  record(input: EventInput): Promise<void> {
     this.queue.push({ input, at: new Date() });
     // The first event of a batch schedules its write; later ones join it until it starts.
     if (this.queue.length === 1) this.tail = this.tail.then(() => this.writeBatch());
+    return this.tail;
   }
 
   /** Resolves once every event recorded before this call is written (or refused and logged). */

@@ -22,8 +22,7 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
   const log = new EventLog(ctx.db);
-  // Events are written after the answer to the change, in order (event-writer.ts); a new
-  // subscription's read of the log's end waits for this instance's queue to be written.
+  // Events are written in recording order, those waiting together in one batch (event-writer.ts).
   const writer: EventWriter = new EventWriter(log, () => feed.wake(), ctx.log);
   const feed: EventFeed = new EventFeed(log, {
     pollIntervalMs: ctx.config.live.pollIntervalMs,

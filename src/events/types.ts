@@ -44,10 +44,11 @@ export interface LiveEvent extends EventInput {
 
 /**
  * What the domain services are given: one call per change, made in the same service call as the
- * change, after it. The event is queued and written after the answer, in recording order
- * (event-writer.ts); `flushed()` resolves once everything recorded before it is written.
+ * change, after it and before its answer. Events are written in recording order, those waiting
+ * together in one batch (event-writer.ts); `record` resolves once its event is written,
+ * `flushed()` once everything recorded before it is.
  */
 export interface EventRecorder {
-  record(event: EventInput): void;
+  record(event: EventInput): Promise<void>;
   flushed(): Promise<void>;
 }

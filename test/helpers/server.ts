@@ -70,7 +70,7 @@ export async function startTestServer(
       await agora.eventsWritten();
       const before = await agora.metrics.mongoCommandTotal();
       const result = await fn();
-      // A change's live event is written after its answer: counted with it.
+      // Events still being written (a batch fn's change joined) are counted with it.
       await agora.eventsWritten();
       const commands = (await agora.metrics.mongoCommandTotal()) - before;
       return { result, commands };

@@ -145,7 +145,7 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
     const listener = (e: CommandStartedEvent) =>
       commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
     const client = s.agora.db.conn.getClient();
-    // Live events are written after their answers (src/events/event-writer.ts): earlier ones first.
+    // Live events of earlier changes are all written first (src/events/event-writer.ts).
     await s.agora.eventsWritten();
     client.on('commandStarted', listener);
     try {

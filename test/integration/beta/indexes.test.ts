@@ -144,7 +144,7 @@ beforeAll(async () => {
     const c2 = await f.comment(alice, other);
     await f.label(bob, c2, 'joke');
     await f.d.comments.remove(SYSTEM, c2.id36);
-    // Their live events are written after the answers (src/events/event-writer.ts).
+    // All their live events are written (src/events/event-writer.ts).
     await s.agora.eventsWritten();
   } finally {
     client.off('commandStarted', listener);

@@ -169,7 +169,7 @@ describe('writes as the bench measures them (voteTopic, postComment), each with 
       expect(data.voteTopic).toEqual({ voteCount, viewerHasVoted: on });
       console.info(`voteTopic(vote: ${on}): ${commands} commands`);
       // The viewer, the topic, the mark's findAndModify, the topic's $inc, and the live event's
-      // number and insert (written after the answer). With the topic and the mark read again for
+      // number and insert. With the topic and the mark read again for
       // the answer, it took 8.
       expect(commands).toBe(6);
     }
@@ -179,7 +179,7 @@ describe('writes as the bench measures them (voteTopic, postComment), each with 
     expect(again.commands).toBe(4);
   });
 
-  it('postComment costs 8 commands, two of them side by side and two after the answer', async () => {
+  it('postComment costs 8 commands, two of them side by side', async () => {
     const t = await makeTopic(s, alice, { title: 'Commented on' });
     const { data, commands } = await measure(
       `mutation { postComment(topicId: "${t.id36}", markdown: "counted") { comment { id36 } } }`,

@@ -1,6 +1,6 @@
 /**
  * The live events writer (src/events/event-writer.ts) on the real database: events recorded by
- * changes are written after their answers, in recording order, a waiting batch under one block of
+ * changes are written in recording order, a waiting batch under one block of
  * sequence numbers; flushed() covers everything recorded before it; a counter that fell behind the
  * log is caught up with.
  */
@@ -96,7 +96,7 @@ it('a counter that fell behind the log is caught up with: every event is written
   expect(new Set(events.map((e) => e.seq)).size).toBe(events.length);
 });
 
-it("a change's event is in the log once the app reports its events written, after the answer", async () => {
+it("a change's event is in the log when its answer arrives", async () => {
   const writer = await makeUser(s, 'writer');
   await makeGroup(s, 'test');
   const before = await log.head();

@@ -32,6 +32,8 @@ export interface Agora {
    * Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database.
    */
   close(): Promise<void>;
+  /** Resolves once the live events recorded so far are in the log (they are written after the answers). */
+  eventsWritten(): Promise<void>;
 }
 
 export interface CreateOptions {
@@ -102,6 +104,7 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
         for (const m of modules) await m.start?.();
         startup.done = true;
       },
+      eventsWritten: () => events.services.recorder.flushed(),
       async close() {
         if (closed) return;
         closed = true;

@@ -29,14 +29,14 @@ export class CommentService implements CommentApi {
     const { markdown } = validateInput(PostCommentInput, input);
     const topic = await loadTopic(this.d, viewer, input.topicId, 'topicId');
     if (topic.locked && !viewer.isAdmin) throw topicLocked();
-    let parentId: number | null = null;
+    let parent: CommentDoc | null = null;
     if (input.parentId !== undefined && input.parentId !== null) {
-      const parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
+      parent = await loadComment(this.d, viewer, input.parentId, 'parentId');
       if (parent.topicId !== topic._id) throw commentNotFound();
       if (parent.removed && !viewer.isAdmin)
         throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
-      parentId = parent._id;
     }
+    const parentId = parent?._id ?? null;
     const now = this.d.clock.now();
     const doc = await this.d.comments.insertNew(
       newCommentDocument(
@@ -48,9 +48,9 @@ export class CommentService implements CommentApi {
         },
         now,
       ),
+      () => this.d.topics.commentPosted(topic._id, now),
     );
-    await this.d.topics.commentPosted(topic._id, now);
-    await recordCommentPosted(this.d, doc, topic);
+    await recordCommentPosted(this.d, doc, topic, parent);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 

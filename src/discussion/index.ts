@@ -108,7 +108,7 @@ function buildServices(d: DiscussionDeps): DiscussionServiceSet {
     groups: new GroupService(d),
     topics,
     comments,
-    votes: new VoteService(d),
+    votes: new VoteService(d, comments),
     bookmarks: new BookmarkService(d),
     ignores: new IgnoreService(d),
     labels: new LabelService(d, comments),

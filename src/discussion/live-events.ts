@@ -1,24 +1,26 @@
 /**
  * What the discussion services record in the live events log (src/events), one call per change,
- * made by the service that makes it. Only facts the subscriber side cannot read back later are
- * recorded (a new comment's depth and whom it answers); what a viewer may see of a post is
- * decided at delivery by this domain's own read services, as for any query.
+ * made by the service that makes it, after the change and before its answer; events are written in
+ * recording order, those waiting together in one batch (src/events/event-writer.ts). Only facts the subscriber
+ * side cannot read back later are recorded (a new comment's depth and whom it answers); what a
+ * viewer may see of a post is decided at delivery by this domain's own read services, as for any
+ * query.
  */
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc, TopicDoc } from './models';
 
 type CommentChange = 'comment.edited' | 'comment.deleted' | 'comment.removed' | 'comment.restored' | 'comment.voted';
 
-/** A new comment: its place in the tree and whom it answers. */
+/** A new comment: its place in the tree and whom it answers (`parent`: its parent, as the post loaded it). */
 export async function recordCommentPosted(
   d: DiscussionDeps,
   c: CommentDoc,
   topic: Pick<TopicDoc, 'authorId' | 'groupPath'>,
+  parent: CommentDoc | null,
 ): Promise<void> {
   let depth = 0;
   let replyTo: number | null = topic.authorId;
   if (c.parentId !== null) {
-    const parent = await d.comments.findById(c.parentId);
     replyTo = parent?.authorId ?? null;
     // The tree is kept by parent links only: walk them (depths are small; a cycle cannot exist).
     for (let p = parent; p; p = p.parentId === null ? null : await d.comments.findById(p.parentId)) depth++;

@@ -2,7 +2,7 @@
  * Votes, bookmarks and visits: one document per (user, post) under a unique index, so a user
  * votes at most once per post on every database. Each change is a single conditional update that
  * reports whether it changed anything, so the post's `$inc` moves once per real change (atomic on
- * MongoDB and on the embedded FerretDB; counts.ts).
+ * MongoDB and on the embedded FerretDB; count.service.ts).
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
@@ -40,8 +40,10 @@ export class MarkRepository {
   }
 
   /**
-   * Sets a boolean flag (voted / bookmarked) with its timestamp; true when it changed. The
-   * unique index makes concurrent first marks collide instead of duplicating.
+   * Sets a boolean flag (voted / bookmarked) with its timestamp. `changed` says whether it changed;
+   * `mark` is the mark as that change left it (one findAndModify returns it, so an answer that shows
+   * the viewer's flags needs no second read), null when nothing changed. The unique index makes
+   * concurrent first marks collide instead of duplicating.
    */
   async setFlag(
     userId: number,
@@ -51,26 +53,32 @@ export class MarkRepository {
     flag: 'voted' | 'bookmarked',
     on: boolean,
     at: Date,
-  ): Promise<boolean> {
+  ): Promise<{ changed: boolean; mark: MarkDoc | null }> {
     const stamp = flag === 'voted' ? 'votedAt' : 'bookmarkedAt';
     const key = { userId, kind, postId };
     if (!on) {
-      const r = await this.m.Mark.updateOne(
+      const mark = await this.m.Mark.findOneAndUpdate(
         { ...key, [flag]: true },
         { $set: { [flag]: false, [stamp]: null } },
-      ).exec();
-      return r.modifiedCount > 0;
+        { returnDocument: 'after' },
+      )
+        .lean<MarkDoc>()
+        .exec();
+      return { changed: mark !== null, mark };
     }
     try {
-      const r = await this.m.Mark.updateOne(
+      // Matched (the flag was off) or inserted (no mark yet): either way it changed now.
+      const mark = await this.m.Mark.findOneAndUpdate(
         { ...key, [flag]: { $ne: true } },
         { $set: { [flag]: true, [stamp]: at, topicId } },
-        { upsert: true, setDefaultsOnInsert: true },
-      ).exec();
-      return r.modifiedCount > 0 || r.upsertedCount > 0;
+        { upsert: true, setDefaultsOnInsert: true, returnDocument: 'after' },
+      )
+        .lean<MarkDoc>()
+        .exec();
+      return { changed: mark !== null, mark };
     } catch (err) {
       // The document exists with the flag already set: nothing changed.
-      if (isDuplicateKey(err)) return false;
+      if (isDuplicateKey(err)) return { changed: false, mark: null };
       throw err;
     }
   }

@@ -235,7 +235,7 @@ const commentSchema = new Schema<CommentDoc>(
 );
 commentSchema.index({ topicId: 1, _id: 1 });
 commentSchema.index({ topicId: 1, interesting: 1, createdAt: -1 });
-// Recounting a topic's comment_count (counts.ts).
+// counts:verify's recount of comment counts (count.service.ts); no write path reads it.
 commentSchema.index({ topicId: 1, deleted: 1, removed: 1 });
 commentSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
 
@@ -256,7 +256,7 @@ const markSchema = new Schema<MarkDoc>(
 );
 markSchema.index({ userId: 1, kind: 1, postId: 1 }, { unique: true });
 markSchema.index({ userId: 1, topicId: 1 });
-// Recounting a post's votes (counts.ts).
+// counts:verify's recount of votes (count.service.ts); no write path reads it.
 markSchema.index({ kind: 1, postId: 1, voted: 1 });
 
 const labelSchema = new Schema<LabelDoc>(

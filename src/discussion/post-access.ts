@@ -32,7 +32,11 @@ export async function loadTopic(
   field = 'id',
 ): Promise<TopicDoc> {
   const id = refToId(ref, field);
-  const topic = id === null ? null : await d.topics.findById(id);
+  return visibleTopic(who, id === null ? null : await d.topics.findById(id));
+}
+
+/** The topic when `who` may see it (loadTopic's rules, for a document already read); NotFound otherwise. */
+export function visibleTopic(who: Caller | Viewer | null, topic: TopicDoc | null): TopicDoc {
   if (!topic || topic.deleted) throw topicNotFound();
   if (topic.removed && !mayModerate(who, topic.authorId)) throw topicNotFound();
   return topic;
@@ -45,7 +49,11 @@ export async function loadComment(
   field = 'id',
 ): Promise<CommentDoc> {
   const id = refToId(ref, field);
-  const comment = id === null ? null : await d.comments.findById(id);
+  return visibleComment(who, id === null ? null : await d.comments.findById(id));
+}
+
+/** The comment when `who` may see it (loadComment's rules, for a document already read); NotFound otherwise. */
+export function visibleComment(who: Caller | Viewer | null, comment: CommentDoc | null): CommentDoc {
   if (!comment || comment.deleted) throw commentNotFound();
   if (comment.removed && !mayModerate(who, comment.authorId)) throw commentNotFound();
   return comment;

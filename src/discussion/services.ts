@@ -153,6 +153,13 @@ export interface VoteApi {
   /** One vote per user per post, never on one's own post; idempotent. */
   vote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
   unvote(actor: Actor, kind: PostKind, post: PostRef): Promise<{ voted: boolean; voteCount: number }>;
+  /**
+   * vote (on) or unvote on a topic, answering the topic as the voter sees it now, from what the
+   * change itself returned (no second read of the topic or of the viewer's mark).
+   */
+  voteTopic(actor: Actor, topic: PostRef, on: boolean): Promise<TopicView>;
+  /** The same for a comment, answering it in feed shape. */
+  voteComment(actor: Actor, comment: PostRef, on: boolean): Promise<CommentView>;
 }
 
 export interface BookmarkApi {
@@ -198,7 +205,7 @@ export interface CountReport {
   drift: { post: string; stored: Record<string, unknown>; counted: Record<string, unknown> }[];
 }
 
-/** The recount of derived counts (counts.ts): an admin check, never on the write path. */
+/** The recount of derived counts (count.service.ts): an admin check, never on the write path. */
 export interface CountApi {
   verify(caller: Caller, opts: { fix: boolean }): Promise<CountReport>;
 }

@@ -53,28 +53,50 @@ export class EventLog {
     this.counters = db.model<CounterDoc>('LiveEventCounter', counterSchema, 'event_counters');
   }
 
+  /**
+   * Writes the events, in order, under consecutive sequence numbers taken with one `$inc` (two
+   * commands for the whole batch). An insert that finds a number taken (the counter fell behind:
+   * reset by hand, data restored without it) stops the ordered insert there; the events not written
+   * yet then go one at a time through append, which moves the counter on.
+   */
+  async appendMany(events: readonly { input: EventInput; at: Date }[]): Promise<void> {
+    if (events.length === 0) return;
+    const last = await this.allocate(events.length);
+    const docs = events.map((e, i) => ({ ...stripUndefined(e.input), _id: last - events.length + 1 + i, at: e.at }));
+    let written: number;
+    try {
+      await this.events.collection.insertMany(docs as never[], { ordered: true });
+      return;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      written = (err as { insertedCount?: number }).insertedCount ?? 0;
+    }
+    for (const e of events.slice(written)) await this.append(e.input, e.at);
+  }
+
   /** Writes the event under the next free sequence number and returns that number. */
   async append(input: EventInput, at: Date): Promise<number> {
     for (let attempt = 1; ; attempt++) {
-      const seq = await this.allocate();
+      const seq = await this.allocate(1);
       try {
         await this.events.create({ ...stripUndefined(input), _id: seq, at });
         return seq;
       } catch (err) {
         if (!isDuplicateKey(err) || attempt >= MAX_ATTEMPTS) throw err;
-        // FerretDB's findAndModify is not atomic: two writers can get one number. Move the
-        // counter past the highest number in use and try again.
+        // The counter fell behind the log (reset by hand, data restored without it): move it
+        // past the highest number in use and try again.
         const top = await this.events.findOne({}, { _id: 1 }).sort({ _id: -1 }).lean();
         if (top) await this.counters.updateOne({ _id: COUNTER_ID, seq: { $lt: top._id } }, { $set: { seq: top._id } });
       }
     }
   }
 
-  private async allocate(): Promise<number> {
+  /** Takes `count` numbers; returns the last of them. */
+  private async allocate(count: number): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
         const doc = await this.counters
-          .findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' })
+          .findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' })
           .lean();
         return doc!.seq;
       } catch (err) {

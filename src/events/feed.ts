@@ -37,6 +37,11 @@ export type FeedMode = 'change-stream' | 'poll';
 export interface FeedOptions {
   pollIntervalMs: number;
   log: FastifyBaseLogger;
+  /**
+   * Resolves once what this instance recorded so far is in the log (event-writer.ts): sync() and
+   * drain() wait for it, so they read past this instance's changes answered before them.
+   */
+  beforeSync?: () => Promise<void>;
 }
 
 export class EventFeed {
@@ -116,8 +121,9 @@ export class EventFeed {
    * starts after everything recorded before it (the poll may be up to an interval behind). Callers
    * that come while a read is queued share it; one that comes while a read runs gets the next one.
    */
-  sync(): Promise<void> {
-    if (!this.running || this.idle) return Promise.resolve();
+  async sync(): Promise<void> {
+    if (!this.running || this.idle) return;
+    await this.options.beforeSync?.();
     if (!this.queuedSync) {
       const p = this.pulling.then(() => {
         this.queuedSync = undefined;
@@ -131,7 +137,9 @@ export class EventFeed {
 
   /** Reads and hands out everything recorded so far (a graceful shutdown sends it before closing). */
   async drain(): Promise<void> {
-    if (this.running) await this.pullExclusive();
+    if (!this.running) return;
+    await this.options.beforeSync?.();
+    await this.pullExclusive();
   }
 
   /** One reader at a time: the loop and drain() never hand out the same events twice. */

@@ -5,6 +5,7 @@
 import type { DomainModule, ModuleContext } from '../module';
 import { EventLog } from './event-log';
 import { EventFeed } from './feed';
+import { EventWriter } from './event-writer';
 import type { EventInput, EventRecorder } from './types';
 
 export type { EventInput, EventKind, EventRecorder, LiveEvent } from './types';
@@ -21,18 +22,16 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
   const log = new EventLog(ctx.db);
-  const feed = new EventFeed(log, { pollIntervalMs: ctx.config.live.pollIntervalMs, log: ctx.log });
+  // Events are written in recording order, those waiting together in one batch (event-writer.ts).
+  const writer: EventWriter = new EventWriter(log, () => feed.wake(), ctx.log);
+  const feed: EventFeed = new EventFeed(log, {
+    pollIntervalMs: ctx.config.live.pollIntervalMs,
+    log: ctx.log,
+    beforeSync: () => writer.flushed(),
+  });
   const recorder: EventRecorder = {
-    async record(event: EventInput) {
-      try {
-        await log.append(event, new Date());
-        feed.wake();
-      } catch (err) {
-        // The change itself is done and answered; live subscribers miss this one event (and a
-        // client resuming from a cursor would too). Logged, never turned into a failed request.
-        ctx.log.error({ err, event }, 'could not record a live event');
-      }
-    },
+    record: (event: EventInput) => writer.record(event),
+    flushed: () => writer.flushed(),
   };
   let pruner: NodeJS.Timeout | undefined;
   return {
@@ -48,6 +47,8 @@ export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
     },
     async stop() {
       clearInterval(pruner);
+      // What this instance recorded is written before the database connection closes.
+      await writer.flushed();
       await feed.stop();
     },
   };

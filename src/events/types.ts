@@ -42,7 +42,13 @@ export interface LiveEvent extends EventInput {
   at: Date;
 }
 
-/** What the domain services are given: one call per change, made in the same service call as the change. */
+/**
+ * What the domain services are given: one call per change, made in the same service call as the
+ * change, after it and before its answer. Events are written in recording order, those waiting
+ * together in one batch (event-writer.ts); `record` resolves once its event is written,
+ * `flushed()` once everything recorded before it is.
+ */
 export interface EventRecorder {
   record(event: EventInput): Promise<void>;
+  flushed(): Promise<void>;
 }

@@ -17,7 +17,7 @@ export interface TestServer {
   config: Config;
   /** The discussion domain's clock: tests freeze it to write history at chosen times. */
   clock: SettableClock;
-  /** Runs fn and returns its result with the number of MongoDB commands issued meanwhile. */
+  /** Runs fn and returns its result with the number of MongoDB commands it issued (its live events' included). */
   countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: number }>;
   close(): Promise<void>;
 }
@@ -66,13 +66,19 @@ export async function startTestServer(
     config,
     clock,
     async countCommands(fn) {
+      // Earlier changes' live events are not fn's.
+      await agora.eventsWritten();
       const before = await agora.metrics.mongoCommandTotal();
       const result = await fn();
+      // Events still being written (a batch fn's change joined) are counted with it.
+      await agora.eventsWritten();
       const commands = (await agora.metrics.mongoCommandTotal()) - before;
       return { result, commands };
     },
     async close() {
       try {
+        // Events still queued would be written into the dropped database, bringing it back.
+        await agora.eventsWritten();
         await agora.db.dropDatabase();
       } finally {
         await agora.close();

@@ -20,11 +20,6 @@ async function commentNow(ctx: GraphQLContext, id: string): Promise<CommentNode>
   return commentNode(await discussion(ctx).comments.get(ctx.actor, id));
 }
 
-async function vote(ctx: GraphQLContext, kind: PostKind, id: string, on: boolean): Promise<void> {
-  const v = discussion(ctx).votes;
-  await (on ? v.vote(ctx.actor, kind, id) : v.unvote(ctx.actor, kind, id));
-}
-
 async function bookmark(ctx: GraphQLContext, kind: PostKind, id: string, on: boolean): Promise<void> {
   const b = discussion(ctx).bookmarks;
   await (on ? b.bookmark(ctx.actor, kind, id) : b.unbookmark(ctx.actor, kind, id));
@@ -44,8 +39,10 @@ export class ReactionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<TopicNode> {
     const id = id36Of(topicArg, 'Topic', 'id');
-    await vote(ctx, 'topic', id, yes);
-    return topicNow(ctx, id);
+    // The vote answers the topic as it left it: no second read of the topic or of the viewer's mark.
+    const t = await discussion(ctx).votes.voteTopic(ctx.actor, id, yes);
+    primeTopic(ctx, t);
+    return topicNode(ctx, t);
   }
 
   @Mutation(() => Comment, {
@@ -57,8 +54,7 @@ export class ReactionResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<CommentNode> {
     const id = id36Of(commentArg, 'Comment', 'id');
-    await vote(ctx, 'comment', id, yes);
-    return commentNow(ctx, id);
+    return commentNode(await discussion(ctx).votes.voteComment(ctx.actor, id, yes));
   }
 
   @Mutation(() => Topic, {

@@ -145,9 +145,12 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
     const listener = (e: CommandStartedEvent) =>
       commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
     const client = s.agora.db.conn.getClient();
+    // Live events of earlier changes are all written first (src/events/event-writer.ts).
+    await s.agora.eventsWritten();
     client.on('commandStarted', listener);
     try {
       await f.d.topics.post(alice.actor, { group: 'test', title: 'Alone', markdown: 'x' });
+      await s.agora.eventsWritten();
     } finally {
       client.off('commandStarted', listener);
     }

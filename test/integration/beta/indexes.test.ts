@@ -137,13 +137,15 @@ beforeAll(async () => {
     }
     await api.post('/login', { username: 'bob', password: 'wrong password' });
     await f.voteComment(alice, c);
-    // Writes that move counts (counts.ts; no recount, so labels are only inserted and deleted): a topic vote,
+    // Writes that move counts (count.service.ts; no recount, so labels are only inserted and deleted): a topic vote,
     // a comment, a label, a removal.
     const other = await f.topic(bob);
     await f.voteTopic(alice, other);
     const c2 = await f.comment(alice, other);
     await f.label(bob, c2, 'joke');
     await f.d.comments.remove(SYSTEM, c2.id36);
+    // All their live events are written (src/events/event-writer.ts).
+    await s.agora.eventsWritten();
   } finally {
     client.off('commandStarted', listener);
   }

@@ -32,7 +32,7 @@ export interface Agora {
    * Stops accepting, waits for in-flight requests (bounded by the caller), stops background work, closes the database.
    */
   close(): Promise<void>;
-  /** Resolves once the live events recorded so far are in the log (they are written after the answers). */
+  /** Resolves once the live events recorded so far are in the log (the event writer batches them). */
   eventsWritten(): Promise<void>;
 }
 

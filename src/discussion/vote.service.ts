@@ -51,7 +51,7 @@ export class VoteService implements VoteApi {
   /**
    * When the vote changes: the topic, the mark's findAndModify (which returns the mark) and the
    * topic's `$inc` (which returns the topic) — the answer is built from what the writes returned —
-   * then the live event, written after the answer (src/events).
+   * then the live event, whose batch the answer waits for (src/events/event-writer.ts).
    */
   async voteTopic(actor: Actor, ref: PostRef, on: boolean): Promise<TopicView> {
     const { viewer, post, changed, mark } = await this.onTopic(actor, ref, on);

@@ -18,6 +18,18 @@ async function healthy(): Promise<void> {
 
 const QUICK_MS = 3000;
 
+/** A url-encoded paste, as the web form sends it, answered in JSON. */
+function postPaste(body: string) {
+  return request(s.url, 'POST', '/upload', {
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-requested-with': 'test',
+      accept: 'application/json',
+    },
+    body,
+  });
+}
+
 describe("names longer than the router's parameter limit", () => {
   // The random name drawn for an upload with no usable bare name was checked against the server's
   // routes; over 1024 characters the router reported a match without parameters, read as "a
@@ -25,14 +37,7 @@ describe("names longer than the router's parameter limit", () => {
   it('a paste with a 2,000-character extension is refused (Filename too long), not a hang', async () => {
     const started = Date.now();
     const body = new URLSearchParams({ content: 'hello', extension: 'x'.repeat(2000) }).toString();
-    const r = await request(s.url, 'POST', '/upload', {
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-requested-with': 'test',
-        accept: 'application/json',
-      },
-      body,
-    });
+    const r = await postPaste(body);
     expect(r.status).toBe(400);
     expect(r.json()).toEqual({ error: 'Filename too long' });
     expect(Date.now() - started).toBeLessThan(QUICK_MS);
@@ -88,14 +93,7 @@ describe('names made of long separator runs', () => {
       filename: `a${'-'.repeat(60_000)}a`,
       extension: `t${'.-'.repeat(20_000)}t`,
     }).toString();
-    const r = await request(s.url, 'POST', '/upload', {
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-requested-with': 'test',
-        accept: 'application/json',
-      },
-      body,
-    });
+    const r = await postPaste(body);
     expect(r.status).toBe(400);
     expect(r.json()).toEqual({ error: 'Filename too long' });
     expect(Date.now() - started).toBeLessThan(QUICK_MS);

@@ -8,8 +8,12 @@
  *
  *   tmp/<host>-<pid>-<random>.journal   one line `<object id>\n` per upload begun
  *
- * A journal exists only while one of its uploads is in flight: it is created for the first and
- * removed when its last one ended (settled or aborted), so an idle store's tmp/ is empty. After
+ * A journal exists only while uploads come: it is created for the first and removed once its last
+ * one ended (settled or aborted) and no other began for JOURNAL_IDLE_MS, so an idle store's tmp/
+ * is empty. Uploads one after another (a client sending a list of files) share one journal instead
+ * of creating and removing a file each (an inode allocation and two directory changes per upload
+ * again). Lines of ended uploads stay until then: recovery keeps every object metadata refers
+ * to, so such a line costs a crash's recovery one lookup and nothing else. After
  * JOURNAL_MAX_ENTRIES lines the next upload starts a new journal, which bounds the work of a
  * recovery. Lines are appended (O_APPEND), never rewritten; a killed process leaves at worst a
  * partial last line, whose object was never created (the line is written first).
@@ -20,6 +24,9 @@ import path from 'node:path';
 
 /** Uploads one journal file lists before the next upload starts a new one. */
 export const JOURNAL_MAX_ENTRIES = 1024;
+
+/** How long a journal whose uploads all ended waits for the next upload before it is removed. */
+export const JOURNAL_IDLE_MS = 1000;
 
 export const JOURNAL_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.journal$/;
 
@@ -32,6 +39,8 @@ interface JournalFile {
   lines: number;
   /** Uploads listed here that have not ended. */
   pending: number;
+  /** Set while no upload of this (current) journal is in flight: removes it when it fires. */
+  idle?: NodeJS.Timeout;
 }
 
 /** An upload's place in a journal: end() once it no longer needs recovery (idempotent). */
@@ -58,6 +67,7 @@ export class UploadJournal {
     /** `<host>-<pid>`: whose journals these are (recovery judges a journal's process by it). */
     private readonly owner: string,
     private readonly maxEntries = JOURNAL_MAX_ENTRIES,
+    private readonly idleMs = JOURNAL_IDLE_MS,
   ) {}
 
   /** Records that object `id` is about to be written; resolves once the line is written. */
@@ -71,12 +81,21 @@ export class UploadJournal {
         file = c;
         break;
       }
-      if (c) this.current = undefined; // full: retired, removed when its last upload ends
+      if (c) {
+        // Full: retired, removed when its last upload ends (at once when none is in flight).
+        this.current = undefined;
+        if (c.pending === 0) {
+          clearTimeout(c.idle);
+          this.remove(c).catch(() => {});
+        }
+      }
       this.opening ??= this.open().finally(() => (this.opening = undefined));
       await this.opening;
     }
     file.lines++;
     file.pending++;
+    clearTimeout(file.idle);
+    file.idle = undefined;
     let ended = false;
     const entry: JournalEntry = {
       end: () => {
@@ -102,11 +121,24 @@ export class UploadJournal {
     this.current = { path: p, fd, lines: 0, pending: 0 };
   }
 
-  /** One upload of `file` ended: the file goes once none of its uploads is in flight. */
+  /**
+   * One upload of `file` ended. A retired (full) journal goes once none of its uploads is in flight;
+   * the current one after idleMs without a new upload.
+   */
   private async release(file: JournalFile): Promise<void> {
     file.pending--;
     if (file.pending > 0) return;
-    if (this.current === file) this.current = undefined;
+    if (this.current !== file) return this.remove(file);
+    file.idle = setTimeout(() => {
+      // An upload that began meanwhile cleared this timer; a retired journal was removed by begin().
+      if (file.pending > 0 || this.current !== file) return;
+      this.current = undefined;
+      this.remove(file).catch(() => {});
+    }, this.idleMs);
+    file.idle.unref();
+  }
+
+  private async remove(file: JournalFile): Promise<void> {
     try {
       await fs.promises.unlink(file.path).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;

@@ -109,7 +109,11 @@ it(FULL_DISK, async () => {
   const json = await put(url, 'json.bin', crypto.randomBytes(4 * 1024 * 1024), true);
   const jsonType = 'application/json; charset=utf-8';
   expect(json).toEqual({ status: 507, text: '{"error":"Insufficient storage"}', type: jsonType });
-  // Nothing of a refused upload is kept: no temporary bytes, no metadata.
+  // Nothing of a refused upload is kept: no temporary bytes, no metadata. (The upload journal, a
+  // list of ids, goes a second after the last upload ended: storage/upload-journal.ts.)
+  for (let i = 0; i < 50 && fs.readdirSync(path.join(mountPoint, 'files', 'tmp')).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   expect(fs.readdirSync(path.join(mountPoint, 'files', 'tmp'))).toEqual([]);
   const info = await fetch(`${url}/json.bin`, { headers: { accept: 'application/json' } });
   expect([info.status, await info.text()]).toEqual([404, '{"error":"File not found"}']);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DiskStore, HOST_TAG } from '../../../src/storage/disk';
-import { UploadJournal } from '../../../src/storage/upload-journal';
+import { JOURNAL_IDLE_MS, UploadJournal } from '../../../src/storage/upload-journal';
 
 const nothingReferenced = async (): Promise<Set<string>> => new Set();
 let root: string;
@@ -46,6 +46,12 @@ it("removes what an earlier process with this process's pid left (marker older t
 describe('the upload journal (one file per process while uploads are in flight)', () => {
   const tmpEntries = () => fs.readdirSync(path.join(root, 'tmp'));
 
+  /** Polls until tmp/ is empty (the journal goes JOURNAL_IDLE_MS after its last upload ended). */
+  const emptied = async (): Promise<string[]> => {
+    for (let i = 0; i < 100 && tmpEntries().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    return tmpEntries();
+  };
+
   it('lists an upload in flight in a journal and leaves tmp/ empty once it settled or aborted', async () => {
     const a = await store.create();
     const b = await store.create();
@@ -58,9 +64,46 @@ describe('the upload journal (one file per process while uploads are in flight)'
     await a.settle();
     expect(tmpEntries()).toHaveLength(1); // b is still in flight
     await b.abort();
-    expect(tmpEntries()).toEqual([]);
+    const ended = Date.now();
+    expect(await emptied()).toEqual([]);
+    expect(Date.now() - ended).toBeGreaterThanOrEqual(JOURNAL_IDLE_MS - 50);
     expect(fs.readFileSync(store.objectPath(a.id), 'latin1')).toBe('kept');
     expect(fs.existsSync(store.objectPath(b.id))).toBe(false);
+  });
+
+  it('lets uploads one after another share one journal, removed once none came for its idle time', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const temp = await store.create();
+      ids.push(temp.id);
+      await temp.write(Buffer.from(`file ${i}`));
+      await temp.commit();
+      await temp.settle();
+    }
+    const entries = tmpEntries();
+    expect(entries).toHaveLength(1);
+    expect(fs.readFileSync(path.join(root, 'tmp', entries[0]!), 'latin1')).toBe(ids.map((id) => `${id}\n`).join(''));
+    // A crash now: recovery keeps every object metadata refers to, whatever lines the journal kept.
+    expect(await emptied()).toEqual([]);
+    for (const [i, id] of ids.entries()) expect(fs.readFileSync(store.objectPath(id), 'latin1')).toBe(`file ${i}`);
+  });
+
+  it("keeps the objects metadata refers to when a dead process's journal lists ended uploads", async () => {
+    const journal = new UploadJournal(path.join(root, 'tmp'), `${HOST_TAG}-${process.pid}`, 10, 60_000);
+    const temp = await store.create();
+    await temp.write(Buffer.from('settled'));
+    await temp.commit();
+    await temp.settle();
+    const entry = await journal.begin(temp.id);
+    await entry.end();
+    const [name] = tmpEntries().filter((n) => fs.readFileSync(path.join(root, 'tmp', n), 'latin1') === `${temp.id}\n`);
+    expect(name).toBeDefined();
+    const before = new Date(performance.timeOrigin - 60_000);
+    fs.utimesSync(path.join(root, 'tmp', name!), before, before);
+    const referenced = async (ids: string[]) => new Set(ids.filter((id) => id === temp.id));
+    expect(await store.recover(referenced)).toBe(0);
+    expect(fs.readFileSync(store.objectPath(temp.id), 'latin1')).toBe('settled');
+    expect(tmpEntries()).not.toContain(name);
   });
 
   it("removes the unreferenced objects a dead process's journal lists, keeps referenced ones", async () => {
@@ -107,6 +150,6 @@ describe('the upload journal (one file per process while uploads are in flight)'
     await entries[1]!.end();
     expect(contents()).toEqual([`${ids[2]}\n`]);
     await entries[2]!.end();
-    expect(tmpEntries()).toEqual([]);
+    expect(await emptied()).toEqual([]);
   });
 });

@@ -229,7 +229,32 @@ async function benchTargets(targets, work, opts) {
  * external: { url, pid, name } of a server with the linx-server API (Linx-* headers), measured as
  * a fourth target, or null.
  */
+/**
+ * Disk space of `dir` against what the files group writes (every server keeps its files until the
+ * end). A file system near full allocates blocks slowly (ext4 searches harder for free extents):
+ * with ~1 GiB left at the peak of a run, uploads cost every server twice the system time, so the
+ * figures would measure the disk's fullness, not the servers. Warns, and says so in the report.
+ */
+function diskSpace(dir, opts, servers) {
+  const st = fs.statfsSync(dir);
+  const GiB = 1024 ** 3;
+  const perServer = (opts.runs + 1) * opts.bigBytes + opts.runs * opts.distinctFiles * MiB;
+  const need = opts.bigBytes + servers * perServer;
+  const free = st.bavail * st.bsize;
+  const total = st.blocks * st.bsize;
+  const low = free - need < Math.max(0.1 * total, 5 * GiB);
+  const r = (x) => round(x / GiB, 1);
+  if (low) {
+    process.stderr.write(
+      `[bench] warning: ${r(free)} GiB free, the files group writes ~${r(need)} GiB: ` +
+        'a nearly full file system slows every upload; free space first\n',
+    );
+  }
+  return { freeGiB: r(free), totalGiB: r(total), needGiB: r(need), low };
+}
+
 async function runFilesBench({ agora, db, workDir, opts, external = null }) {
+  const disk = diskSpace(workDir, opts, external ? 4 : 3);
   const work = { big: path.join(workDir, 'big.bin') };
   makeFile(work.big, opts.bigBytes);
 
@@ -297,6 +322,7 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     client:
       `Node ${process.version} fetch (undici), keep-alive, 8 concurrent requests (1 for the big file); ` +
       'servers alternate run by run',
+    disk,
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
     ...byKey,

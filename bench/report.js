@@ -34,7 +34,11 @@ function filesTable(f) {
     `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once ` +
       '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + ' +
       'system time of the server process per request, from /proc (for Agora also with its embedded ' +
-      "database's process).",
+      "database's process)." +
+      (f.disk
+        ? ` Disk: ${f.disk.freeGiB} GiB free of ${f.disk.totalGiB} at start; the group writes ~${f.disk.needGiB} GiB` +
+          (f.disk.low ? ' — **too little: a nearly full file system slows every upload, figures distorted**.' : '.')
+        : ''),
     '',
     `| Files | ${targets.map(([, label]) => label).join(' | ')} | Agora ratios |`,
     `|---|${targets.map(() => '---|').join('')}---|`,

@@ -580,6 +580,11 @@ async function main() {
     const seenBefore = watcher.seen.errors;
 
     const cpuBefore = cpuSeconds(agora.pid);
+    // Where the machine's cores went: the database's process (when it is a child of ours) and this
+    // load generator's own, beside the server's.
+    const dbPid = db.pid && db.pid !== process.pid ? db.pid : null;
+    const dbCpuBefore = dbPid ? cpuSeconds(dbPid) : NaN;
+    const ownCpuBefore = process.cpuUsage();
     let peakRss = rssBytes(agora.pid);
     const rssTimer = setInterval(() => {
       try {
@@ -601,6 +606,9 @@ async function main() {
       bytesMiB: round(cacheAfter.bytes / 2 ** 20),
     };
     const cpu = cpuSeconds(agora.pid) - cpuBefore;
+    const dbCpu = dbPid ? cpuSeconds(dbPid) - dbCpuBefore : NaN;
+    const own = process.cpuUsage(ownCpuBefore);
+    const loadCpu = (own.user + own.system) / 1e6;
     const ready = await fetch(`${agora.url}/readyz`).then(
       (r) => r.status === 200,
       () => false,
@@ -660,6 +668,8 @@ async function main() {
       serverLoggedErrors: serverErrors,
       serverLogSample: watcher.seen.lines,
       serverCpuSeconds: round(cpu),
+      databaseCpuSeconds: Number.isNaN(dbCpu) ? null : round(dbCpu),
+      loadGeneratorCpuSeconds: round(loadCpu),
       serverPeakRssMiB: round(peakRss / 2 ** 20),
       objectCache,
       readyAfterwards: ready,
@@ -683,7 +693,9 @@ async function main() {
         `${out.latencyMs.max} ms (latencies are of answered requests; timeouts are counted apart).`,
       `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors ` +
         `logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ` +
-        `${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB.`,
+        `${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB; database CPU ` +
+        `${out.databaseCpuSeconds ?? 'n/a'} s, load generator CPU ${out.loadGeneratorCpuSeconds} s ` +
+        `(of ${out.machine.cores * out.seconds} core-seconds).`,
       `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of ` +
         `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, ` +
         `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, ` +

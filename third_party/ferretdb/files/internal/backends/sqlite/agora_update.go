@@ -1,17 +1,22 @@
-// Agora's updates on the writer connection (third_party/ferretdb/README.md,
+// Agora's updates and inserts on the writer connection (third_party/ferretdb/README.md,
 // docs/embedded-database.md, patch 0009).
 //
 // Why: modernc.org/sqlite compiles the UPDATE afresh for every document it writes back, and with a
 // collection's sortable indexes (patch 0007) the compilation costs more than the update itself.
 //
 // What: UpdateAll runs its statements in one transaction of the database's writer connection
-// (fsql.DB.AgoraWrite), where the UPDATE of each table is prepared once and kept. The statement, its
-// arguments, the transaction and the count of updated documents are those of FerretDB's UpdateAll.
+// (fsql.DB.AgoraWrite), where the UPDATE of each table is prepared once and kept; so does InsertAll
+// for a collection that is not capped (the INSERT of one document is kept, a multi-row batch is
+// prepared for its one use). The statements, their arguments, the transaction, the count of updated
+// documents and the duplicate-key error are those of FerretDB's UpdateAll and InsertAll.
 
 package sqlite
 
 import (
 	"context"
+	"errors"
+
+	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/FerretDB/FerretDB/internal/backends"
 	"github.com/FerretDB/FerretDB/internal/handler/sjson"
@@ -54,4 +59,42 @@ func agoraUpdateAll(
 	}
 
 	return &res, nil
+}
+
+// agoraInsertAll inserts docs into table (not capped) on db's writer, batchSize documents per statement.
+func agoraInsertAll(ctx context.Context, db *fsql.DB, table string, batchSize int, docs []*types.Document) error {
+	return db.AgoraWrite(ctx, func(tx *fsql.AgoraWriteTx) error {
+		for len(docs) > 0 {
+			var batch []*types.Document
+
+			i := min(batchSize, len(docs))
+			batch, docs = docs[:i], docs[i:]
+
+			q, args, err := prepareInsertStatement(table, false, batch)
+			if err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			texts := make([]string, len(args))
+			for j, a := range args {
+				texts[j] = a.(string)
+			}
+
+			exec := tx.ExecOnce
+			if len(batch) == 1 {
+				exec = tx.Exec
+			}
+
+			if _, err = exec(q, texts...); err != nil {
+				var ae *fsql.AgoraError
+				if errors.As(err, &ae) && ae.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
+					return backends.NewError(backends.ErrorCodeInsertDuplicateID, err)
+				}
+
+				return lazyerrors.Error(err)
+			}
+		}
+
+		return nil
+	})
 }

@@ -9,7 +9,8 @@
 //
 // What: a database opened from a file gets one more SQLite connection of its own, opened on first
 // use with the same URI and pragmas as the pool's connections, on which AgoraWrite runs a write
-// transaction whose statements (Exec) are prepared once and reused (sqlite3_reset between runs).
+// transaction whose statements (Exec) are prepared once and reused (sqlite3_reset between runs):
+// the backend's updates (agora_update.go) and its inserts of plain collections.
 // One transaction at a time (a mutex; SQLite allows one writer at a time anyway). SQLite re-prepares
 // a kept statement by itself when the schema changed (sqlite3_prepare_v3), so indexes created or
 // dropped meanwhile are maintained. A statement that fails is finalized and prepared afresh next
@@ -213,15 +214,23 @@ func (w *agoraWriter) open() error {
 	return nil
 }
 
-// once prepares, runs to its end and finalizes query.
-func (tx *AgoraWriteTx) once(query string) error {
-	if _, err := tx.Exec(query); err != nil {
-		return err
+// ExecOnce runs query as Exec does, without keeping its statement (a statement text that is
+// unlikely to come again, such as a multi-row INSERT of a bulk write).
+func (tx *AgoraWriteTx) ExecOnce(query string, args ...string) (int64, error) {
+	if _, kept := tx.w.stmts[query]; kept {
+		return tx.Exec(query, args...)
 	}
 
+	n, err := tx.Exec(query, args...)
 	tx.w.drop(query)
 
-	return nil
+	return n, err
+}
+
+// once prepares, runs to its end and finalizes query.
+func (tx *AgoraWriteTx) once(query string) error {
+	_, err := tx.ExecOnce(query)
+	return err
 }
 
 // stmt returns the kept statement of query, prepared now if there is none.

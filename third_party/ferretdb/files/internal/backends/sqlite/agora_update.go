@@ -1,0 +1,100 @@
+// Agora's updates and inserts on the writer connection (third_party/ferretdb/README.md,
+// docs/embedded-database.md, patch 0009).
+//
+// Why: modernc.org/sqlite compiles the UPDATE afresh for every document it writes back, and with a
+// collection's sortable indexes (patch 0007) the compilation costs more than the update itself.
+//
+// What: UpdateAll runs its statements in one transaction of the database's writer connection
+// (fsql.DB.AgoraWrite), where the UPDATE of each table is prepared once and kept; so does InsertAll
+// for a collection that is not capped (the INSERT of one document is kept, a multi-row batch is
+// prepared for its one use). The statements, their arguments, the transaction, the count of updated
+// documents and the duplicate-key error are those of FerretDB's UpdateAll and InsertAll.
+
+package sqlite
+
+import (
+	"context"
+	"errors"
+
+	sqlite3lib "modernc.org/sqlite/lib"
+
+	"github.com/FerretDB/FerretDB/internal/backends"
+	"github.com/FerretDB/FerretDB/internal/handler/sjson"
+	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+	"github.com/FerretDB/FerretDB/internal/util/must"
+)
+
+// agoraUpdateAll writes docs back with q (UPDATE … SET document = ? WHERE _id = ?) on db's writer.
+func agoraUpdateAll(
+	ctx context.Context, db *fsql.DB, q string, docs []*types.Document,
+) (*backends.UpdateAllResult, error) {
+	var res backends.UpdateAllResult
+
+	err := db.AgoraWrite(ctx, func(tx *fsql.AgoraWriteTx) error {
+		for _, doc := range docs {
+			b, err := sjson.Marshal(doc)
+			if err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			id, _ := doc.Get("_id")
+			must.NotBeZero(id)
+
+			arg := string(must.NotFail(sjson.MarshalSingleValue(id)))
+
+			ra, err := tx.Exec(q, string(b), arg)
+			if err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			res.Updated += int32(ra)
+		}
+
+		return nil
+	})
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return &res, nil
+}
+
+// agoraInsertAll inserts docs into table (not capped) on db's writer, batchSize documents per statement.
+func agoraInsertAll(ctx context.Context, db *fsql.DB, table string, batchSize int, docs []*types.Document) error {
+	return db.AgoraWrite(ctx, func(tx *fsql.AgoraWriteTx) error {
+		for len(docs) > 0 {
+			var batch []*types.Document
+
+			i := min(batchSize, len(docs))
+			batch, docs = docs[:i], docs[i:]
+
+			q, args, err := prepareInsertStatement(table, false, batch)
+			if err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			texts := make([]string, len(args))
+			for j, a := range args {
+				texts[j] = a.(string)
+			}
+
+			exec := tx.ExecOnce
+			if len(batch) == 1 {
+				exec = tx.Exec
+			}
+
+			if _, err = exec(q, texts...); err != nil {
+				var ae *fsql.AgoraError
+				if errors.As(err, &ae) && ae.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
+					return backends.NewError(backends.ErrorCodeInsertDuplicateID, err)
+				}
+
+				return lazyerrors.Error(err)
+			}
+		}
+
+		return nil
+	})
+}

@@ -24,6 +24,8 @@ const { sampleRss } = require('./lib/memory');
 const { median, round } = require('./lib/stats');
 
 const MiB = 1024 * 1024;
+/** Distinct files each server is warmed up with (see benchTargets). */
+const WARM_FILES = 128;
 
 function startBaseline(dir, extraArgs = []) {
   const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), dir, ...extraArgs], {
@@ -127,17 +129,17 @@ async function benchTargets(targets, work, opts) {
   // kind, as a server that has been running has seen: a JIT-compiled server (Node) optimizes its hot
   // functions only after that many calls (CPU per 1 MiB download fell ~25 % over its first 2,000
   // downloads here), which a compiled one (linx-server, Go) does not need.
-  const WARM = 128;
-  const warmBodies = distinctBodies(WARM, 'warm');
+  const warmBodies = distinctBodies(WARM_FILES, 'warm');
   for (const s of state) {
     const what = `${s.t.name}: warm-up`;
-    const up = check(await load.run({ request: upload(s, warmBodies), count: WARM, connections: 8 }), what);
+    const up = check(await load.run({ request: upload(s, warmBodies), count: WARM_FILES, connections: 8 }), what);
     const names = up.bodies.map((b, i) => s.t.uploadedName(b, `d${i}.bin`));
     s.hotUrl = s.t.download(names[0]);
     // Each file once (the disk path), then the first 16 over and over (a cache's path, if any).
-    check(await load.run({ request: (i) => ({ url: s.t.download(names[i]) }), count: WARM, connections: 8 }), what);
+    const once = (i) => ({ url: s.t.download(names[i]) });
+    check(await load.run({ request: once, count: WARM_FILES, connections: 8 }), what);
     const download = (i) => ({ url: s.t.download(names[i % 16]) });
-    check(await load.run({ request: download, count: 4 * WARM, connections: 8 }), what);
+    check(await load.run({ request: download, count: 4 * WARM_FILES, connections: 8 }), what);
   }
 
   // 1 GiB first, on the warmed servers: one upload and one download at a time; peak RSS growth over
@@ -244,7 +246,7 @@ async function benchTargets(targets, work, opts) {
 function diskSpace(dir, opts, servers) {
   const st = fs.statfsSync(dir);
   const GiB = 1024 ** 3;
-  const perServer = (opts.runs + 1) * opts.bigBytes + (opts.runs * opts.distinctFiles + 128) * MiB;
+  const perServer = opts.runs * opts.bigBytes + (opts.runs * opts.distinctFiles + WARM_FILES) * MiB;
   const need = opts.bigBytes + servers * perServer;
   const free = st.bavail * st.bsize;
   const total = st.blocks * st.bsize;

@@ -129,9 +129,8 @@ export class UploadJournal {
     file.pending--;
     if (file.pending > 0) return;
     if (this.current !== file) return this.remove(file);
+    // An upload that begins meanwhile clears this timer (begin), and so does retiring the journal.
     file.idle = setTimeout(() => {
-      // An upload that began meanwhile cleared this timer; a retired journal was removed by begin().
-      if (file.pending > 0 || this.current !== file) return;
       this.current = undefined;
       this.remove(file).catch(() => {});
     }, this.idleMs);

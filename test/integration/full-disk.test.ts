@@ -13,6 +13,7 @@ import path from 'node:path';
 import { baseEnv, ServerProcess, startServerProcess } from '../helpers/child';
 import { ensureBuilt } from '../helpers/dist';
 import { databaseProcesses, gql, killHard, login } from '../helpers/embedded';
+import { eventually } from './files/helpers';
 
 jest.setTimeout(180_000);
 
@@ -111,10 +112,7 @@ it(FULL_DISK, async () => {
   expect(json).toEqual({ status: 507, text: '{"error":"Insufficient storage"}', type: jsonType });
   // Nothing of a refused upload is kept: no temporary bytes, no metadata. (The upload journal, a
   // list of ids, goes a second after the last upload ended: storage/upload-journal.ts.)
-  for (let i = 0; i < 50 && fs.readdirSync(path.join(mountPoint, 'files', 'tmp')).length > 0; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(fs.readdirSync(path.join(mountPoint, 'files', 'tmp'))).toEqual([]);
+  await eventually(() => expect(fs.readdirSync(path.join(mountPoint, 'files', 'tmp'))).toEqual([]));
   const info = await fetch(`${url}/json.bin`, { headers: { accept: 'application/json' } });
   expect([info.status, await info.text()]).toEqual([404, '{"error":"File not found"}']);
 

@@ -1,10 +1,11 @@
 /**
- * One MongoDB connection (mongoose) for one app instance, with command monitoring wired to the
- * metrics so round trips per request can be counted.
+ * One MongoDB connection (mongoose) for one app instance, with its commands counted in the metrics
+ * (command-meter.ts) so round trips per request can be counted.
  */
 import mongoose, { Connection, Model, Schema } from 'mongoose';
 import { isNoSpaceError } from '../core/errors';
 import { Metrics } from '../metrics';
+import { meterCommands, plainCommand } from './command-meter';
 
 export interface ConnectOptions {
   metrics?: Metrics;
@@ -35,7 +36,6 @@ export class Database {
 
   static async connect(uri: string, options: ConnectOptions = {}): Promise<Database> {
     const conn = mongoose.createConnection(uri, {
-      monitorCommands: true,
       // Fail fast instead of queueing operations while the database is away: requests answer 503.
       bufferCommands: false,
       autoIndex: false,
@@ -50,22 +50,25 @@ export class Database {
       throw err;
     }
     const db = new Database(conn, uri, options.metrics);
-    conn.getClient().on('commandSucceeded', () => {
-      db.lastReplyAt = performance.now();
-    });
     const metrics = options.metrics;
-    if (metrics) {
-      const client = conn.getClient();
-      client.on('commandStarted', (e) => metrics.mongoCommands.inc({ command: e.commandName }));
-      const took = (e: { commandName: string; duration: number }) =>
-        metrics.mongoCommandSeconds.inc({ command: e.commandName }, e.duration / 1000);
-      client.on('commandSucceeded', took);
-      client.on('commandFailed', took);
-      client.on('commandFailed', (e) => {
-        if (isNoSpaceError(e.failure)) metrics.storageFailures.inc({ store: 'database' });
-      });
-    }
+    // Counted by the command meter, not the driver's command monitoring (see command-meter.ts).
+    meterCommands(conn.getClient(), {
+      started: (name) => metrics?.mongoCommands.inc({ command: name }),
+      finished: (name, ms, failure) => {
+        if (failure === undefined) db.lastReplyAt = performance.now();
+        metrics?.mongoCommandSeconds.inc({ command: name }, ms / 1000);
+        if (failure !== undefined && isNoSpaceError(failure)) metrics?.storageFailures.inc({ store: 'database' });
+      },
+    });
     return db;
+  }
+
+  /**
+   * Calls `listener` with the name and document of every command the app's client sends from now
+   * on, until the returned function is called (tests look at what a request sent).
+   */
+  watchCommands(listener: (name: string, command: Record<string, unknown>) => void): () => void {
+    return meterCommands(this.conn.getClient(), { started: (name, command) => listener(name, plainCommand(command)) });
   }
 
   /** The model for `name`, compiled once per connection. */

@@ -6,7 +6,6 @@
  * derived counts move with one `$inc` per real change, never recounted on the write path;
  * counts:verify recounts them on demand.
  */
-import type { CommandStartedEvent } from 'mongodb';
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
@@ -142,17 +141,14 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
 
   it('allocates with one $inc when nothing collides (the fast path)', async () => {
     const commands: string[] = [];
-    const listener = (e: CommandStartedEvent) =>
-      commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
-    const client = s.agora.db.conn.getClient();
     // Live events of earlier changes are all written first (src/events/event-writer.ts).
     await s.agora.eventsWritten();
-    client.on('commandStarted', listener);
+    const unwatch = s.agora.db.watchCommands((name, command) => commands.push(`${name} ${String(command[name])}`));
     try {
       await f.d.topics.post(alice.actor, { group: 'test', title: 'Alone', markdown: 'x' });
       await s.agora.eventsWritten();
     } finally {
-      client.off('commandStarted', listener);
+      unwatch();
     }
     expect(commands.filter((c) => c.endsWith('discussion_counters'))).toEqual(['findAndModify discussion_counters']);
     // Besides the topic, its live event (src/events), under a sequence of its own.

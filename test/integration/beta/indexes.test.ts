@@ -5,7 +5,6 @@
  * continues it. On MongoDB it also asks `explain` and refuses collection scans and in-memory
  * sorts. (FerretDB's SQLite backend plans its own way, so explain is only reported there.)
  */
-import type { CommandStartedEvent } from 'mongodb';
 import { BetaClient } from '../../helpers/beta-client';
 import { Factory } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -89,34 +88,32 @@ beforeAll(async () => {
   await f.topic(alice, { group: 'test.sub' });
   const token = await bob.tokenNow();
 
-  const listener = (e: CommandStartedEvent) => {
-    const cmd = e.command as Record<string, unknown>;
-    const collection = String(cmd[e.commandName]);
-    if (e.commandName === 'find')
+  const listener = (commandName: string, cmd: Record<string, unknown>) => {
+    const collection = String(cmd[commandName]);
+    if (commandName === 'find')
       seen.push({
         command: 'find',
         collection,
         filter: (cmd.filter ?? {}) as Record<string, unknown>,
         sort: plainSort(cmd.sort),
       });
-    else if (e.commandName === 'findAndModify')
+    else if (commandName === 'findAndModify')
       seen.push({
         command: 'findAndModify',
         collection,
         filter: (cmd.query ?? {}) as Record<string, unknown>,
         sort: plainSort(cmd.sort),
       });
-    else if (e.commandName === 'aggregate') {
+    else if (commandName === 'aggregate') {
       // countDocuments: [{ $match }, { $group }]
       const match = (cmd.pipeline as Record<string, unknown>[] | undefined)?.[0]?.$match;
       if (match) seen.push({ command: 'aggregate', collection, filter: match as Record<string, unknown> });
-    } else if (e.commandName === 'update' || e.commandName === 'delete') {
-      for (const u of cmd[e.commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[])
-        seen.push({ command: e.commandName, collection, filter: u.q });
+    } else if (commandName === 'update' || commandName === 'delete') {
+      for (const u of cmd[commandName === 'update' ? 'updates' : 'deletes'] as { q: Record<string, unknown> }[])
+        seen.push({ command: commandName, collection, filter: u.q });
     }
   };
-  const client = s.agora.db.conn.getClient();
-  client.on('commandStarted', listener);
+  const unwatch = s.agora.db.watchCommands(listener);
   try {
     for (const auth of [undefined, token]) {
       for (const order of ['activity', 'votes', 'comments', 'new', 'all_activity']) {
@@ -147,7 +144,7 @@ beforeAll(async () => {
     // All their live events are written (src/events/event-writer.ts).
     await s.agora.eventsWritten();
   } finally {
-    client.off('commandStarted', listener);
+    unwatch();
   }
 });
 afterAll(async () => {

@@ -4,7 +4,6 @@
  * sequence numbers; flushed() covers everything recorded before it; a counter that fell behind the
  * log is caught up with.
  */
-import type { CommandStartedEvent } from 'mongodb';
 import { EventLog } from '../../../src/events/event-log';
 import { EventWriter } from '../../../src/events/event-writer';
 import type { EventInput } from '../../../src/events/types';
@@ -31,14 +30,11 @@ const voted = (topicId: number): EventInput => ({ kind: 'topic.voted', topicId, 
 /** Runs fn and returns the commands it sent (name and collection). */
 async function commandsOf(fn: () => Promise<void>): Promise<string[]> {
   const seen: string[] = [];
-  const listener = (e: CommandStartedEvent) =>
-    seen.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`);
-  const client = s.agora.db.conn.getClient();
-  client.on('commandStarted', listener);
+  const unwatch = s.agora.db.watchCommands((name, command) => seen.push(`${name} ${String(command[name])}`));
   try {
     await fn();
   } finally {
-    client.off('commandStarted', listener);
+    unwatch();
   }
   return seen;
 }

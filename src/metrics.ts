@@ -22,7 +22,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Counted from the MongoDB driver's command monitoring: one per round trip to the server. */
+  /** Counted by the command meter (src/db/command-meter.ts): one per round trip to the server. */
   readonly mongoCommands = new Counter({
     name: 'mongodb_commands_total',
     help: 'Commands sent to MongoDB, by command name (one per round trip).',
@@ -31,7 +31,7 @@ export class Metrics {
   });
 
   /**
-   * Time spent waiting for MongoDB, from the same monitoring (started → succeeded/failed), so a
+   * Time spent waiting for MongoDB, from the same meter (sent → reply or failure), so a
    * request's latency can be split into database time and the server's own work.
    */
   readonly mongoCommandSeconds = new Counter({

@@ -109,7 +109,8 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/HOST=0\.0\.0\.0/);
     // The V8 flags of package.json's start:built (bench/README.md: full GCs under bursts of uploads).
-    const cmd = /^CMD \["node", (.*), "dist\/main\.js"\]$/m.exec(dockerfile)?.[1];
+    // Continuation lines joined, as Docker reads them.
+    const cmd = /^CMD \["node", (.*), "dist\/main\.js"\]$/m.exec(dockerfile.replace(/\\\n\s*/g, ''))?.[1];
     const startBuilt = /^node (.*) dist\/main\.js$/.exec(pkg.scripts['start:built'])?.[1];
     expect(cmd?.split(', ').map((f) => JSON.parse(f))).toEqual(startBuilt?.split(' '));
     expect(startBuilt).toContain('--initial-old-space-size=128');

@@ -71,6 +71,19 @@ login, posting a comment`, () => {
     expect((await gql(s, `{ topics(first: 100) { ${sel} } }`)).status).toBe(400);
   });
 
+  it('estimates the same document with other variables anew (costs are remembered per variables)', async () => {
+    const q =
+      'query Page($n: Int) { topics(first: $n) { edges { node { threads { nodes { descendants { comment ' +
+      '{ id author { username } textHtml voteCount createdAt } } } } } } } }';
+    // Alternating, so a cost remembered for the wrong variables would pass or refuse the next one.
+    for (let i = 0; i < 3; i++) {
+      expect((await gql(s, q, { n: 2 })).status).toBe(200);
+      const refused = await gql(s, q, { n: 100 });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors?.[0]?.message).toMatch(/too expensive/);
+    }
+  });
+
   it('refuses an operation deeper than the depth limit', async () => {
     const q = `{ topic(id: "1") { threads { nodes { ${'replies { '.repeat(20)}depth${' }'.repeat(20)} } } } }`;
     const r = await gql(s, q);

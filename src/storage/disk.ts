@@ -425,8 +425,19 @@ export class DiskStore implements ByteStore {
     }
   }
 
-  exists(id: string): Promise<boolean> {
-    return new Promise((resolve) => fs.access(this.objectPath(id), (err) => resolve(!err)));
+  /**
+   * On the event loop's own thread, like openNow: a lookup of cached directory entries costs less
+   * than fs.access's round trip through the thread pool (~0.3 ms of the main thread per file
+   * information request under bench/load.js).
+   */
+  async exists(id: string): Promise<boolean> {
+    const p = this.objectPath(id);
+    try {
+      fs.accessSync(p);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -25,6 +25,15 @@ describe('tokens (3.3, 3.4)', () => {
     expect(verifyToken(EXAMPLE, SECRET, 1774958400)).toBeNull();
   });
 
+  it('checks a remembered token against the secret and its expiry on every use, and hands out copies', () => {
+    const first = verifyToken(EXAMPLE, SECRET, NOW)!;
+    first.sub = '1';
+    expect(verifyToken(EXAMPLE, SECRET, NOW)?.sub).toBe('2');
+    expect(verifyToken(EXAMPLE, SECRET, 1774958400)).toBeNull();
+    expect(verifyToken(EXAMPLE, `${SECRET}x`, NOW)).toBeNull();
+    expect(verifyToken(EXAMPLE, SECRET, NOW)?.sub).toBe('2');
+  });
+
   it('rejects a wrong secret, a tampered payload or signature, and malformed tokens', () => {
     expect(verifyToken(EXAMPLE, `${SECRET}x`, NOW)).toBeNull();
     const [h, p, sig] = EXAMPLE.split('.') as [string, string, string];

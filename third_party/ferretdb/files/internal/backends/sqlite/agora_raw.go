@@ -43,7 +43,7 @@ func agoraRawQuery(
 		args = append(slices.Clone(p.args), p.limit)
 	}
 
-	rows, err := db.QueryContext(ctx, q, args...)
+	rows, err := db.AgoraQueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -68,7 +68,7 @@ func agoraRawQuery(
 			// Not reachable while agoraShapes is right; FerretDB's path then gives the answer.
 			it.Close()
 
-			rows, err = db.QueryContext(ctx, selectClause+p.where, p.args...)
+			rows, err = db.AgoraQueryContext(ctx, selectClause+p.where, p.args...)
 			if err != nil {
 				return nil, lazyerrors.Error(err)
 			}
@@ -260,8 +260,9 @@ func (it *agoraRawIterator) nextJSON() ([]byte, error) {
 		it.columns = len(columns)
 	}
 
-	// The row's text is copied into one buffer reused for every row: what the caller keeps of
-	// it, it copies.
+	// The row's text is copied into one buffer reused for every row (on a reader connection of
+	// patch 0011, it is SQLite's memory, valid until the next row): what the caller keeps of it,
+	// it copies.
 	dest := []any{&it.buf}
 	if it.columns == 2 {
 		dest = []any{&recordID, &it.buf}

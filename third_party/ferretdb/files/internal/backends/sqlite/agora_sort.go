@@ -620,8 +620,7 @@ func agoraEqualTerm(rank, value string, values []any) (string, []any, bool) {
 			continue
 		}
 
-		vs := byRank[r]
-		placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(vs)), ", ")
+		placeholders, vs := agoraInList(byRank[r])
 		alts = append(alts, fmt.Sprintf("(%s = %d AND %s IN (%s))", rank, r, value, placeholders))
 		args = append(args, vs...)
 	}
@@ -843,7 +842,7 @@ func agoraSortedQuery(
 	q := selectClause + p.where + p.orderBy
 
 	if p.limit == 0 {
-		rows, err := db.QueryContext(ctx, q, p.args...)
+		rows, err := db.AgoraQueryContext(ctx, q, p.args...)
 		if err != nil {
 			return nil, lazyerrors.Error(err)
 		}
@@ -855,7 +854,7 @@ func agoraSortedQuery(
 
 	args := append(slices.Clone(p.args), p.limit)
 
-	rows, err := db.QueryContext(ctx, q+" LIMIT ?", args...)
+	rows, err := db.AgoraQueryContext(ctx, q+" LIMIT ?", args...)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -870,7 +869,7 @@ func agoraSortedQuery(
 	for _, doc := range docs {
 		if !keys.inOrder(prev, doc) {
 			// Not reachable while agoraShapes is right; FerretDB's path then gives the answer.
-			rows, err = db.QueryContext(ctx, selectClause+p.where, p.args...)
+			rows, err = db.AgoraQueryContext(ctx, selectClause+p.where, p.args...)
 			if err != nil {
 				return nil, lazyerrors.Error(err)
 			}
@@ -949,9 +948,30 @@ func (t *agoraTranslation) addIDIndexTerm(values []any) bool {
 		}
 	}
 
-	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(texts)), ", ")
+	placeholders, texts := agoraInList(texts)
 	t.terms = append(t.terms, fmt.Sprintf("%s IN (%s)", metadata.IDColumn, placeholders))
 	t.args = append(t.args, texts...)
 
 	return true
+}
+
+// agoraInList returns the placeholders of an IN list of values, and its arguments: the values, the
+// last one repeated up to a power of two, so that a query's text (which the readers of patch 0011
+// keep a statement for) comes in a few lengths rather than one per number of values.
+func agoraInList(values []any) (string, []any) {
+	if len(values) == 0 {
+		return "", nil
+	}
+
+	n := 1
+	for n < len(values) {
+		n *= 2
+	}
+
+	args := slices.Grow(slices.Clone(values), n-len(values))
+	for len(args) < n {
+		args = append(args, values[len(values)-1])
+	}
+
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", "), args
 }

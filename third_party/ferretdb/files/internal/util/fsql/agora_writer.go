@@ -40,14 +40,23 @@ import (
 // agoraMaxStatements bounds the kept statements (one per collection and statement text).
 const agoraMaxStatements = 128
 
+// agoraConn is an SQLite connection of Agora's own, called through the C API (the writer's and
+// the readers' of agora_reader.go).
+type agoraConn struct {
+	uri string
+	tls *libc.TLS
+	db  uintptr
+}
+
 // agoraWriter is a DB's writer connection.
 type agoraWriter struct {
+	agoraConn
+
 	mu     sync.Mutex
-	uri    string
-	tls    *libc.TLS
-	db     uintptr
 	stmts  map[string]uintptr
 	closed bool
+
+	readers *agoraReaders // the DB's reader connections (agora_reader.go)
 }
 
 // AgoraError is an SQLite error of the writer connection.
@@ -68,9 +77,14 @@ type AgoraWriteTx struct {
 }
 
 // AgoraUseWriter gives db a writer connection to the database at uri (the pool's URI of a file
-// database, with its _pragma parameters), opened on first use. Called once, before db is used.
+// database, with its _pragma parameters), opened on first use, and reader connections
+// (agora_reader.go), opened as needed. Called once, before db is used.
 func (db *DB) AgoraUseWriter(uri string) {
-	db.agora = &agoraWriter{uri: uri, stmts: map[string]uintptr{}}
+	db.agora = &agoraWriter{
+		agoraConn: agoraConn{uri: uri},
+		stmts:     map[string]uintptr{},
+		readers:   newAgoraReaders(uri, agoraReaderCount),
+	}
 }
 
 // AgoraHasWriter reports whether db has a writer connection.
@@ -164,54 +178,82 @@ func (tx *AgoraWriteTx) Exec(query string, args ...string) (int64, error) {
 }
 
 // open opens the connection as modernc.org/sqlite opens the pool's, and applies the URI's pragmas.
-func (w *agoraWriter) open() error {
-	w.tls = libc.NewTLS()
+func (c *agoraConn) open() error {
+	c.tls = libc.NewTLS()
 
-	name, err := libc.CString(w.uri)
+	name, err := libc.CString(c.uri)
 	if err != nil {
 		return err
 	}
-	defer libc.Xfree(w.tls, name)
+	defer libc.Xfree(c.tls, name)
 
-	out, read := w.agoraOut()
+	out, read := c.agoraOut()
 
 	flags := int32(sqlite3.SQLITE_OPEN_READWRITE | sqlite3.SQLITE_OPEN_CREATE |
 		sqlite3.SQLITE_OPEN_FULLMUTEX | sqlite3.SQLITE_OPEN_URI)
 
-	rc := sqlite3.Xsqlite3_open_v2(w.tls, name, out, flags, 0)
-	w.db = read()
+	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, out, flags, 0)
+	c.db = read()
 
 	if rc != sqlite3.SQLITE_OK {
-		err = w.err(rc)
-		w.close()
+		err = c.err(rc)
+		c.closeConn()
 
 		return err
 	}
 
-	sqlite3.Xsqlite3_extended_result_codes(w.tls, w.db, 1)
+	sqlite3.Xsqlite3_extended_result_codes(c.tls, c.db, 1)
 
 	var query string
-	if i := strings.IndexByte(w.uri, '?'); i >= 0 {
-		query = w.uri[i+1:]
+	if i := strings.IndexByte(c.uri, '?'); i >= 0 {
+		query = c.uri[i+1:]
 	}
 
 	values, err := url.ParseQuery(query)
 	if err != nil {
-		w.close()
+		c.closeConn()
 		return err
 	}
 
-	tx := &AgoraWriteTx{w: w}
-
 	for _, v := range values["_pragma"] {
 		// Not kept: each pragma runs once.
-		if err = tx.once("PRAGMA " + v); err != nil {
-			w.close()
+		if err = c.once("PRAGMA " + v); err != nil {
+			c.closeConn()
 			return err
 		}
 	}
 
 	return nil
+}
+
+// once prepares, runs to its end and finalizes query (no arguments).
+func (c *agoraConn) once(query string) error {
+	z, err := libc.CString(query)
+	if err != nil {
+		return err
+	}
+	defer libc.Xfree(c.tls, z)
+
+	out, read := c.agoraOut()
+
+	rc := sqlite3.Xsqlite3_prepare_v2(c.tls, c.db, z, -1, out, 0)
+	s := read()
+
+	if rc == sqlite3.SQLITE_OK && s != 0 {
+		for rc = sqlite3.Xsqlite3_step(c.tls, s); rc == sqlite3.SQLITE_ROW; {
+			rc = sqlite3.Xsqlite3_step(c.tls, s)
+		}
+	}
+
+	if rc != sqlite3.SQLITE_OK && rc != sqlite3.SQLITE_DONE {
+		err = c.err(rc)
+	}
+
+	if s != 0 {
+		sqlite3.Xsqlite3_finalize(c.tls, s)
+	}
+
+	return err
 }
 
 // ExecOnce runs query as Exec does, without keeping its statement (a statement text that is
@@ -225,12 +267,6 @@ func (tx *AgoraWriteTx) ExecOnce(query string, args ...string) (int64, error) {
 	tx.w.drop(query)
 
 	return n, err
-}
-
-// once prepares, runs to its end and finalizes query.
-func (tx *AgoraWriteTx) once(query string) error {
-	_, err := tx.ExecOnce(query)
-	return err
 }
 
 // stmt returns the kept statement of query, prepared now if there is none.
@@ -275,14 +311,14 @@ func (w *agoraWriter) stmt(query string) (uintptr, error) {
 
 // agoraOut returns room in the connection's C memory for SQLite to write a handle to (its
 // out-parameters), the address and a function that reads the handle and frees the room.
-func (w *agoraWriter) agoraOut() (uintptr, func() uintptr) {
+func (c *agoraConn) agoraOut() (uintptr, func() uintptr) {
 	size := int(unsafe.Sizeof(uintptr(0)))
-	p := w.tls.Alloc(size)
+	p := c.tls.Alloc(size)
 	*(*uintptr)(unsafe.Add(nil, p)) = 0
 
 	return p, func() uintptr {
 		v := *(*uintptr)(unsafe.Add(nil, p))
-		w.tls.Free(size)
+		c.tls.Free(size)
 
 		return v
 	}
@@ -297,12 +333,12 @@ func (w *agoraWriter) drop(query string) {
 }
 
 // err returns the connection's last error as modernc.org/sqlite words it.
-func (w *agoraWriter) err(rc int32) error {
-	str := libc.GoString(sqlite3.Xsqlite3_errstr(w.tls, rc))
+func (c *agoraConn) err(rc int32) error {
+	str := libc.GoString(sqlite3.Xsqlite3_errstr(c.tls, rc))
 
 	var msg string
-	if w.db != 0 {
-		msg = libc.GoString(sqlite3.Xsqlite3_errmsg(w.tls, w.db))
+	if c.db != 0 {
+		msg = libc.GoString(sqlite3.Xsqlite3_errmsg(c.tls, c.db))
 	}
 
 	suffix := ""
@@ -323,22 +359,29 @@ func (w *agoraWriter) close() {
 		w.drop(q)
 	}
 
-	if w.db != 0 {
-		sqlite3.Xsqlite3_close_v2(w.tls, w.db)
-		w.db = 0
+	w.closeConn()
+}
+
+// closeConn closes the connection (its statements finalized before).
+func (c *agoraConn) closeConn() {
+	if c.db != 0 {
+		sqlite3.Xsqlite3_close_v2(c.tls, c.db)
+		c.db = 0
 	}
 
-	if w.tls != nil {
-		w.tls.Close()
-		w.tls = nil
+	if c.tls != nil {
+		c.tls.Close()
+		c.tls = nil
 	}
 }
 
-// agoraClose closes the writer connection for good (DB.Close).
+// agoraClose closes the writer connection and the readers for good (DB.Close).
 func (db *DB) agoraClose() {
 	if db.agora == nil {
 		return
 	}
+
+	db.agora.readers.close()
 
 	db.agora.mu.Lock()
 	defer db.agora.mu.Unlock()

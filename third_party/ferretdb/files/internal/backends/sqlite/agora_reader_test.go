@@ -254,4 +254,42 @@ func TestAgoraReaderReads(t *testing.T) {
 		assert.Zero(t, after.Prepared-before.Prepared, "pass %d: statements prepared again", pass)
 		assert.Equal(t, int64(len(got)), after.Hits-before.Hits)
 	}
+	// A raw read streamed (no LIMIT: rows read ahead by a goroutine) and one page read (LIMIT),
+	// closed after one document, and an ordinary read closed after one: every reader given back.
+	sort := must.NotFail(types.NewDocument("k", int64(1), "_id", int64(1)))
+	filter := must.NotFail(types.NewDocument("k", true))
+
+	for _, limit := range []int64{0, 5} {
+		raw := new(common.AgoraRawRequest)
+		qctx := common.AgoraWithRawRequest(
+			common.AgoraWithSortRequest(ctx, &common.AgoraSortRequest{Sort: sort, Limit: limit}), raw,
+		)
+
+		res, err := c.Query(qctx, &backends.QueryParams{Filter: filter})
+		require.NoError(t, err)
+		require.True(t, raw.Ready, "limit %d", limit)
+
+		b, doc, err := res.Iter.(common.AgoraRawIterator).NextRaw(nil)
+		require.NoError(t, err)
+		assert.True(t, len(b) > 0 || doc != nil)
+
+		res.Iter.Close()
+	}
+
+	res, err := c.Query(ctx, &backends.QueryParams{Filter: filter})
+	require.NoError(t, err)
+
+	_, _, err = res.Iter.Next()
+	require.NoError(t, err)
+	res.Iter.Close()
+
+	// Sequential reads use one reader at a time: whatever they opened is idle again.
+	st := fdb.AgoraReaderStats()
+	assert.Zero(t, st.Pool)
+	assert.Zero(t, st.Busy)
+	assert.Positive(t, st.Opened)
+
+	// Idle readers serve the next reads without a new connection.
+	assert.NotEmpty(t, query(filter, true))
+	assert.Equal(t, st.Opened, fdb.AgoraReaderStats().Opened)
 }

@@ -72,6 +72,7 @@ type AgoraReaderStats struct {
 	Pool     int64 // queries run on the pool, every reader being busy
 	Opened   int64 // reader connections opened
 	Dropped  int64 // readers closed after an interrupted query
+	Busy     int64 // readers in use now (for one DB only)
 }
 
 // agoraReaderTotals are the counts of every DB's readers, published on FerretDB's debug handler
@@ -152,7 +153,14 @@ func (db *DB) AgoraReaderStats() AgoraReaderStats {
 		return AgoraReaderStats{}
 	}
 
-	return db.agora.readers.counters.stats()
+	r := db.agora.readers
+	res := r.counters.stats()
+
+	r.mu.Lock()
+	res.Busy = int64(r.open - len(r.idle))
+	r.mu.Unlock()
+
+	return res
 }
 
 // AgoraQueryContext runs query as QueryContext does, on a reader connection with the query's

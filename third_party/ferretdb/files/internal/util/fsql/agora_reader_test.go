@@ -80,6 +80,12 @@ func TestAgoraReaderKeepsStatements(t *testing.T) {
 
 	st := db.AgoraReaderStats()
 	assert.Equal(t, AgoraReaderStats{Hits: 9, Prepared: 1, Opened: 1}, st)
+
+	rows, err := db.AgoraQueryContext(ctx, q, 1)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), db.AgoraReaderStats().Busy)
+	require.NoError(t, rows.Close())
+	assert.Equal(t, int64(0), db.AgoraReaderStats().Busy)
 	assert.Equal(t, 1, agoraIdle(db))
 
 	// A text with a comment is not kept; it runs, and runs again prepared afresh.
@@ -89,6 +95,7 @@ func TestAgoraReaderKeepsStatements(t *testing.T) {
 
 	st = db.AgoraReaderStats()
 	assert.Equal(t, int64(3), st.Prepared)
+	assert.Equal(t, int64(10), st.Hits)
 	assert.Equal(t, 1, db.agora.readers.idle[0].lru.Len())
 }
 

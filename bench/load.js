@@ -38,6 +38,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
+const { cpuProbeMs } = require('./lib/cpu-probe');
 const { cpuSeconds, rssBytes } = require('./lib/memory');
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -638,6 +639,7 @@ async function main() {
       machine: {
         cores: os.cpus().length,
         cpu: os.cpus()[0]?.model ?? 'unknown',
+        cpuProbeMs: cpuProbeMs(),
         node: process.version,
         loadAverage: os.loadavg().map((x) => round(x, 2)),
       },
@@ -681,7 +683,8 @@ async function main() {
     const md = [
       `# Agora load benchmark — ${out.date.slice(0, 16).replace('T', ' ')} UTC`,
       '',
-      `Machine: ${out.machine.cores} cores (${out.machine.cpu}), Node ${out.machine.node}, load average ` +
+      `Machine: ${out.machine.cores} cores (${out.machine.cpu}, CPU probe ${out.machine.cpuProbeMs} ms), ` +
+        `Node ${out.machine.node}, load average ` +
         `${out.machine.loadAverage.join(' ')} at the end. Database: ${out.database}. Load generator ` +
         `(node:http, keep-alive) on the same machine.`,
       `Dataset: the demo data plus ${out.dataset.seededTopics} topics with ${out.dataset.seededComments} ` +

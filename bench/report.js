@@ -112,6 +112,11 @@ function carryOver(results) {
   }
 }
 
+/** The machine's CPU probe (bench/lib/cpu-probe.js) for the header; results from before it carry none. */
+function probe(m) {
+  return m.cpuProbeMs === undefined ? '' : `, CPU probe ${m.cpuProbeMs} ms`;
+}
+
 function writeReport(results) {
   fs.mkdirSync(dir, { recursive: true });
   carryOver(results);
@@ -125,7 +130,7 @@ function writeReport(results) {
   const md = [
     `# Agora benchmark — ${results.date.slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}; load average ` +
+    `Machine: ${m.cores} cores (${m.cpu}${probe(m)}), ${m.memoryGiB} GiB, Node ${m.node}; load average ` +
       `${m.loadAverageAtStart?.join(' ') ?? '?'} at start, ${m.loadAverageAtEnd?.join(' ') ?? '?'} at ` +
       `end. Database: ${results.database}. Each figure is the median of ${results.options.runs} ` +
       `runs.${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,

@@ -19,6 +19,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
+const { cpuProbeMs } = require('./lib/cpu-probe');
 const { runFilesBench } = require('./files');
 const { writeReport } = require('./report');
 
@@ -53,6 +54,7 @@ async function main() {
     machine: {
       cores: os.cpus().length,
       cpu: os.cpus()[0]?.model ?? 'unknown',
+      cpuProbeMs: cpuProbeMs(),
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       node: process.version,
       loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
@@ -61,8 +63,8 @@ async function main() {
     options: opts,
   };
   log(
-    `${results.machine.cores} cores (${results.machine.cpu}), load average ` +
-      `${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
+    `${results.machine.cores} cores (${results.machine.cpu}, CPU probe ${results.machine.cpuProbeMs} ms), ` +
+      `load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
   );
   try {
     if (wanted('api')) {

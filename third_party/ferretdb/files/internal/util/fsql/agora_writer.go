@@ -185,7 +185,6 @@ func (c *agoraConn) open() error {
 	if err != nil {
 		return err
 	}
-	defer libc.Xfree(c.tls, name)
 
 	out, read := c.agoraOut()
 
@@ -194,6 +193,8 @@ func (c *agoraConn) open() error {
 
 	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, out, flags, 0)
 	c.db = read()
+	// Freed here, not deferred: a failed open closes c.tls below, and a deferred free would use it after.
+	libc.Xfree(c.tls, name)
 
 	if rc != sqlite3.SQLITE_OK {
 		err = c.err(rc)

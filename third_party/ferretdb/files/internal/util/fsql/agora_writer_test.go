@@ -271,3 +271,19 @@ func TestAgoraWriterCanceled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, called)
 }
+
+func TestAgoraWriterOpenFails(t *testing.T) {
+	t.Parallel()
+
+	// A file in a directory that does not exist: sqlite3_open_v2 fails, and the connection's
+	// thread state is closed after the name it was given is freed.
+	c := agoraConn{uri: "file:" + filepath.Join(t.TempDir(), "missing", "test.sqlite")}
+	require.Error(t, c.open())
+	assert.Nil(t, c.tls)
+	assert.Zero(t, c.db)
+
+	// Opening again works once the directory is there.
+	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(filepath.Dir(c.uri[len("file:"):])), "missing"), 0o700))
+	require.NoError(t, c.open())
+	c.closeConn()
+}

@@ -114,7 +114,9 @@ function carryOver(results) {
 
 /** The machine's CPU probe (bench/lib/cpu-probe.js) for the header; results from before it carry none. */
 function probe(m) {
-  return m.cpuProbeMs === undefined ? '' : `, CPU probe ${m.cpuProbeMs} ms`;
+  if (m.cpuProbeMs === undefined) return '';
+  const end = m.cpuProbeMsAtEnd === undefined ? '' : `, ${m.cpuProbeMsAtEnd} ms at the end`;
+  return `, CPU probe ${m.cpuProbeMs} ms at the start${end}`;
 }
 
 function writeReport(results) {

@@ -100,6 +100,7 @@ async function main() {
     fs.rmSync(workDir, { recursive: true, force: true });
   }
   results.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  results.machine.cpuProbeMsAtEnd = cpuProbeMs();
   results.minutes = Math.round((Date.now() - started) / 600) / 100;
   writeReport(results);
 }

@@ -2,8 +2,10 @@
  * How fast one core of this machine runs JavaScript: the time of a fixed single-threaded workload
  * (JSON out and back, string building, integer arithmetic, as a request handler does), the best of
  * five. Machines of the same kind ("2 cores") differ by several times here (an AMD EPYC and an
- * Intel Xeon @ 2.50GHz measured the same code at 1.0 and 3.8 ms of server CPU per request under
- * bench/load.js), so reports carry this figure to tell a slower machine from a slower server.
+ * Intel Xeon @ 2.50GHz measured the same code at 1.0 and 3.5–3.8 ms of server CPU per request under
+ * bench/load.js), and one machine's speed varies with what else its host runs (the Xeon read 55 and
+ * 117 ms a minute apart). Reports carry it, at the start and at the end of a run, to tell a slower
+ * machine from a slower server.
  */
 'use strict';
 

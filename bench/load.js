@@ -55,9 +55,9 @@ const TAGS = ['ask', 'ask.survey', 'news', 'hello world', 'discussion', 'meta.as
 const SEED_FILES = Number(process.env.BENCH_LOAD_FILES ?? 200);
 const MAX_LISTED_FAILURES = 30;
 /**
- * The first seconds of a run, when 200 connections open at once on a server whose code is not yet
- * optimized and whose database pools are still filling: reported apart (p99 after them), so a
- * start-up queue and the steady state can be told apart.
+ * The first seconds of a run, when the server's code is not yet optimized and its database pools are
+ * still filling: the p99 after them is reported apart, so a start-up queue and the steady state can be
+ * told apart.
  */
 const START_SECONDS = 5;
 
@@ -661,6 +661,7 @@ async function main() {
     });
     const sum = (f) => kindsOut.reduce((s, k) => s + k[f], 0);
     const sortedAll = run.all.sort((a, b) => a - b);
+    const sortedSteady = run.steady.sort((a, b) => a - b);
     const out = {
       date: new Date().toISOString(),
       machine: {
@@ -690,12 +691,7 @@ async function main() {
         p90: round(percentile(sortedAll, 90)),
         p99: round(percentile(sortedAll, 99)),
         max: round(sortedAll[sortedAll.length - 1] ?? null),
-        p99AfterStart: round(
-          percentile(
-            run.steady.sort((a, b) => a - b),
-            99,
-          ),
-        ),
+        p99AfterStart: round(percentile(sortedSteady, 99)),
       },
       errors: sum('errors'),
       timeouts: sum('timeouts'),

@@ -277,13 +277,14 @@ func TestAgoraWriterOpenFails(t *testing.T) {
 
 	// A file in a directory that does not exist: sqlite3_open_v2 fails, and the connection's
 	// thread state is closed after the name it was given is freed.
-	c := agoraConn{uri: "file:" + filepath.Join(t.TempDir(), "missing", "test.sqlite")}
+	dir := filepath.Join(t.TempDir(), "missing")
+	c := agoraConn{uri: "file:" + filepath.Join(dir, "test.sqlite")}
 	require.Error(t, c.open())
 	assert.Nil(t, c.tls)
 	assert.Zero(t, c.db)
 
 	// Opening again works once the directory is there.
-	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(filepath.Dir(c.uri[len("file:"):])), "missing"), 0o700))
+	require.NoError(t, os.Mkdir(dir, 0o700))
 	require.NoError(t, c.open())
 	c.closeConn()
 }

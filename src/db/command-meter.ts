@@ -23,7 +23,7 @@ type Command = Record<string, unknown>;
 export interface CommandListener {
   started?(commandName: string, command: Command): void;
   /** After the reply or the failure; `failure` is the error the command failed with, if it did. */
-  finished?(commandName: string, durationMs: number, failure?: unknown): void;
+  finished?(commandName: string, durationMs: number, failure?: unknown, command?: Command): void;
 }
 
 interface DriverConnection {
@@ -84,11 +84,11 @@ function install(): void {
     try {
       const reply = await command.call(this, ns, cmd, options, responseType);
       const ms = performance.now() - start;
-      for (const l of listeners) l.finished?.(name, ms);
+      for (const l of listeners) l.finished?.(name, ms, undefined, cmd);
       return reply;
     } catch (err) {
       const ms = performance.now() - start;
-      for (const l of listeners) l.finished?.(name, ms, err);
+      for (const l of listeners) l.finished?.(name, ms, err, cmd);
       throw err;
     }
   };

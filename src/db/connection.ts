@@ -65,10 +65,17 @@ export class Database {
 
   /**
    * Calls `listener` with the name and document of every command the app's client sends from now
-   * on, until the returned function is called (tests look at what a request sent).
+   * on, and `finished` (when given) with the same when its reply or failure arrived, until the
+   * returned function is called (tests look at what a request sent, and what overlapped).
    */
-  watchCommands(listener: (name: string, command: Record<string, unknown>) => void): () => void {
-    return meterCommands(this.conn.getClient(), { started: (name, command) => listener(name, plainCommand(command)) });
+  watchCommands(
+    listener: (name: string, command: Record<string, unknown>) => void,
+    finished?: (name: string, command: Record<string, unknown>) => void,
+  ): () => void {
+    return meterCommands(this.conn.getClient(), {
+      started: (name, command) => listener(name, plainCommand(command)),
+      ...(finished && { finished: (name, _ms, _failure, command) => finished(name, plainCommand(command!)) }),
+    });
   }
 
   /** The model for `name`, compiled once per connection. */

@@ -19,20 +19,31 @@ export class CommentRepository {
     private readonly cache: TopicCommentCache,
   ) {}
 
+  /** The next comment id, for insertNew's `drawnId` (a post draws it while it reads its topic). */
+  drawId(): Promise<number> {
+    return this.counters.next('comment');
+  }
+
   /**
-   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId). `alongside` (the
-   * topic's count and activity) runs after the insert at the same time as the new version of the
-   * topic's comments: neither waits for the other, so a post costs one round trip fewer.
+   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `drawnId` first when
+   * given). `alongside` (the topic's count and activity) runs after the insert at the same time as
+   * the new version of the topic's comments: neither waits for the other, so a post costs one round
+   * trip fewer.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
     alongside: () => Promise<unknown> = async () => {},
+    drawnId?: Promise<number>,
   ): Promise<CommentDoc> {
-    const inserted = await this.counters.insertWithNewId('comment', async (_id) => {
-      const comment: CommentDoc = { ...doc, _id };
-      await this.m.Comment.create(comment);
-      return comment;
-    });
+    const inserted = await this.counters.insertWithNewId(
+      'comment',
+      async (_id) => {
+        const comment: CommentDoc = { ...doc, _id };
+        await this.m.Comment.create(comment);
+        return comment;
+      },
+      drawnId,
+    );
     await Promise.all([this.changed(inserted.topicId), alongside()]);
     return inserted;
   }

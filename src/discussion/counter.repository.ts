@@ -31,11 +31,12 @@ export class CounterRepository {
    * Inserts a document under the next id of `name`: `insert(id)` writes it (and throws the
    * driver's error untouched). Retries with a fresh id while the insert fails on `_id`; a
    * duplicate on any other unique index (a username, …) is rethrown for the caller to map.
-   * Returns what `insert` returned.
+   * Returns what `insert` returned. `drawn`, when given, is the first id to try (from `next`,
+   * drawn while the caller still checked its input).
    */
-  async insertWithNewId<T>(name: Sequence, insert: (id: number) => Promise<T>): Promise<T> {
+  async insertWithNewId<T>(name: Sequence, insert: (id: number) => Promise<T>, drawn?: Promise<number>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const id = await this.next(name);
+      const id = await (attempt === 1 && drawn ? drawn : this.next(name));
       try {
         return await insert(id);
       } catch (err) {
@@ -49,7 +50,7 @@ export class CounterRepository {
   }
 
   /** The next number of `name`, starting at 1 (not necessarily free: see insertWithNewId). */
-  private async next(name: Sequence): Promise<number> {
+  async next(name: Sequence): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
         const doc = await this.m.Counter.findOneAndUpdate(

@@ -139,6 +139,45 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
     expect(next.id).toBe(after.id + 1);
   });
 
+  it('a comment post draws its id while it reads its topic and parent; a refused post leaves a gap', async () => {
+    const topic = await f.topic(alice);
+    const parent = await f.comment(alice, topic);
+    await s.agora.eventsWritten();
+    const log: string[] = [];
+    const label = (name: string, c: Record<string, unknown>) => `${name} ${String(c[name])}`;
+    const unwatch = s.agora.db.watchCommands(
+      (name, c) => log.push(`sent ${label(name, c)}`),
+      (name, c) => log.push(`answered ${label(name, c)}`),
+    );
+    let reply: CommentView;
+    try {
+      reply = await f.comment(bob, topic, { parent });
+      await s.agora.eventsWritten();
+    } finally {
+      unwatch();
+    }
+    // After the poster's own record, all three reads are sent before any of them is answered: one
+    // round trip where there were three.
+    const post = log.slice(log.indexOf('answered find users') + 1);
+    const firstAnswer = post.findIndex((l) => l.startsWith('answered'));
+    expect(post.slice(0, firstAnswer).sort()).toEqual(
+      ['sent find comments', 'sent find topics', 'sent findAndModify discussion_counters'].sort(),
+    );
+    expect(reply.parentId).toBe(parseInt(parent.id36, 36));
+    expect(parseInt(reply.id36, 36)).toBe(parseInt(parent.id36, 36) + 1);
+
+    // Refusals keep their order (the topic's, then the parent's) and use up a number.
+    const other = await f.topic(alice);
+    await expect(
+      f.d.comments.post(bob.actor, { topicId: other.id36, parentId: parent.id36, markdown: 'elsewhere' }),
+    ).rejects.toMatchObject({ reason: 'COMMENT_NOT_FOUND' });
+    await expect(
+      f.d.comments.post(bob.actor, { topicId: 'zzzzzz', parentId: 'zzzzzz', markdown: 'nowhere' }),
+    ).rejects.toMatchObject({ reason: 'TOPIC_NOT_FOUND' });
+    const next = await f.comment(bob, topic);
+    expect(parseInt(next.id36, 36)).toBe(parseInt(reply.id36, 36) + 3);
+  });
+
   it('allocates with one $inc when nothing collides (the fast path)', async () => {
     const commands: string[] = [];
     // Live events of earlier changes are all written first (src/events/event-writer.ts).

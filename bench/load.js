@@ -39,6 +39,16 @@ const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
 const { cpuProbeMs } = require('./lib/cpu-probe');
+
+/** Bytes of the SQLite write-ahead logs (`*-wal`) under `dir`; null when there are none (not SQLite). */
+function walBytes(dir) {
+  let total = null;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('-wal'))
+      total = (total ?? 0) + fs.statSync(path.join(e.parentPath ?? e.path, e.name)).size;
+  }
+  return total;
+}
 const { cpuSeconds, rssBytes } = require('./lib/memory');
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -641,6 +651,7 @@ async function main() {
       () => false,
     );
     const serverErrors = watcher.seen.errors - seenBefore;
+    const wal = walBytes(dataDir);
 
     const kindsOut = [...run.perKind.entries()].map(([name, k]) => {
       const sorted = k.latencies.sort((a, b) => a - b);
@@ -703,6 +714,8 @@ async function main() {
       databaseCpuSeconds: Number.isNaN(dbCpu) ? null : round(dbCpu),
       loadGeneratorCpuSeconds: round(loadCpu),
       serverPeakRssMiB: round(peakRss / 2 ** 20),
+      // The embedded database's write-ahead logs at the end (FerretDB on SQLite; null for another database).
+      databaseWalMiB: wal === null ? null : round(wal / 2 ** 20),
       objectCache,
       readyAfterwards: ready,
       kinds: kindsOut,
@@ -730,7 +743,8 @@ async function main() {
         `logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ` +
         `${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB; database CPU ` +
         `${out.databaseCpuSeconds ?? 'n/a'} s, load generator CPU ${out.loadGeneratorCpuSeconds} s ` +
-        `(of ${out.machine.cores * out.seconds} core-seconds).`,
+        `(of ${out.machine.cores * out.seconds} core-seconds)` +
+        (out.databaseWalMiB === null ? '.' : `; the database's WAL files held ${out.databaseWalMiB} MiB at the end.`),
       `Object cache (FILES_OBJECT_CACHE_BYTES, files up to FILES_OBJECT_CACHE_MAX; downloads of ` +
         `${out.dataset.seededFiles} files of 1 KiB–1 MiB, Zipf-like popularity): ${objectCache.lookups} lookups, ` +
         `hit rate ${objectCache.hitRate}, ${objectCache.admitted} objects admitted, ` +

@@ -7,7 +7,7 @@ import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
 import type { CommentLabel } from './views';
-import { readWhole } from './whole-read';
+import { readById, readByIds, readWhole } from './whole-read';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
@@ -67,18 +67,16 @@ export class CommentRepository {
 
   /** The version of a topic's comments; null while none has changed (comment-cache.ts). */
   async versionOf(topicId: number): Promise<string | null> {
-    const doc = await this.m.CommentVersion.findById(topicId).lean<{ v: string }>().exec();
+    const doc = await readById<{ v: string }>(this.m.CommentVersion, topicId);
     return doc?.v ?? null;
   }
 
   findById(id: number): Promise<CommentDoc | null> {
-    return this.m.Comment.findById(id).lean<CommentDoc>().exec();
+    return readById<CommentDoc>(this.m.Comment, id);
   }
 
   findByIds(ids: readonly number[]): Promise<CommentDoc[]> {
-    return this.m.Comment.find({ _id: { $in: [...ids] } })
-      .lean<CommentDoc[]>()
-      .exec();
+    return readByIds<CommentDoc>(this.m.Comment, ids);
   }
 
   /**

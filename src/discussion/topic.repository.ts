@@ -2,6 +2,7 @@
 import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, TopicDoc } from './models';
 import { Anchor, Direction, FeedAnchor, feedFilter, keysetFilter, keysetSort } from './keyset';
+import { readById, readByIds } from './whole-read';
 
 export interface TopicListQuery {
   sortField: string;
@@ -57,13 +58,11 @@ export class TopicRepository {
   }
 
   findById(id: number): Promise<TopicDoc | null> {
-    return this.m.Topic.findById(id).lean<TopicDoc>().exec();
+    return readById<TopicDoc>(this.m.Topic, id);
   }
 
   findByIds(ids: readonly number[]): Promise<TopicDoc[]> {
-    return this.m.Topic.find({ _id: { $in: [...ids] } })
-      .lean<TopicDoc[]>()
-      .exec();
+    return readByIds<TopicDoc>(this.m.Topic, ids);
   }
 
   /** One page of the listing (deleted and removed never included). */

@@ -3,6 +3,7 @@ import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, UserDoc } from './models';
 import type { UserSettings } from './views';
 import { isDuplicateKey } from './mongo-errors';
+import { readById, readByIds } from './whole-read';
 
 export class UserRepository {
   constructor(
@@ -26,13 +27,11 @@ export class UserRepository {
   }
 
   findById(id: number): Promise<UserDoc | null> {
-    return this.m.User.findById(id).lean<UserDoc>().exec();
+    return readById<UserDoc>(this.m.User, id);
   }
 
   findByIds(ids: readonly number[]): Promise<UserDoc[]> {
-    return this.m.User.find({ _id: { $in: [...ids] } })
-      .lean<UserDoc[]>()
-      .exec();
+    return readByIds<UserDoc>(this.m.User, ids);
   }
 
   findByUsername(username: string): Promise<UserDoc | null> {

@@ -1,6 +1,6 @@
 /**
- * Reads whose whole answer is wanted at once (a topic's comments): the find command itself, then
- * getMore while the server says more remain, instead of a driver cursor.
+ * Reads whose whole answer is wanted at once (a topic's comments, documents by id): the find command
+ * itself, then getMore while the server says more remain, instead of a driver cursor.
  *
  * Why: the driver's cursor keeps a batch as a lazily parsed view and wraps every document in
  * another (an index of its fields, kept until the batch is done) before decoding it. For the 5,000
@@ -18,7 +18,8 @@ interface CursorReply<T> {
 
 export interface WholeRead {
   filter: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
+  /** None: the database's order. */
+  sort?: Record<string, 1 | -1>;
   projection?: Record<string, 0>;
   /** Documents per reply; the server may send fewer (MongoDB: at most 16 MiB a reply). */
   batchSize: number;
@@ -30,15 +31,46 @@ interface ModelLike {
   collection: { collectionName: string };
 }
 
+function openDb(model: ModelLike): mongoose.mongo.Db {
+  const db = model.db.db;
+  if (!db) throw new Error('the database connection is not open');
+  return db;
+}
+
+/**
+ * The document whose `_id` is `id`, or null: one find command of one document. The reads by id
+ * of every request (the caller's user record, a topic, a comment, a topic's comment version) take
+ * ~0.1–0.15 ms of CPU less this way than through mongoose's findById(…).lean() and the driver's
+ * cursor (~0.33 against ~0.18 ms per read on the 2-core bench machine, 8 at a time).
+ */
+export async function readById<T>(model: ModelLike, id: number): Promise<T | null> {
+  // What mongoose would refuse to cast; no stored document has such an id.
+  if (!Number.isFinite(id)) return null;
+  const reply = (await openDb(model).command({
+    find: model.collection.collectionName,
+    filter: { _id: id },
+    limit: 1,
+    singleBatch: true,
+  })) as CursorReply<T>;
+  return reply.cursor.firstBatch?.[0] ?? null;
+}
+
+/** The documents whose `_id` is one of `ids` (in no particular order), as readById reads one. */
+export function readByIds<T>(model: ModelLike, ids: readonly number[]): Promise<T[]> {
+  const wanted = ids.filter((id) => Number.isFinite(id));
+  if (wanted.length === 0) return Promise.resolve([]);
+  // One more than can match, so the first reply holds them all and leaves no cursor open.
+  return readWhole<T>(model, { filter: { _id: { $in: wanted } }, batchSize: wanted.length + 1 });
+}
+
 /** Every document `read` matches, in its sort order. */
 export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T[]> {
-  const db = model.db.db;
-  if (!db) throw new Error('readWhole: the database connection is not open');
+  const db = openDb(model);
   const collection = model.collection.collectionName;
   const first = (await db.command({
     find: collection,
     filter: read.filter,
-    sort: read.sort,
+    ...(read.sort ? { sort: read.sort } : {}),
     ...(read.projection && Object.keys(read.projection).length > 0 ? { projection: read.projection } : {}),
     batchSize: read.batchSize,
   })) as CursorReply<T>;

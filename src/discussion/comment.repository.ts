@@ -103,11 +103,13 @@ export class CommentRepository {
     if (!q.includeRemoved) and.push({ removed: false });
     const keyset = feedFilter('comment', q.direction, q.anchor);
     if (Object.keys(keyset).length > 0) and.push(keyset);
-    return this.m.Comment.find({ $and: and }, q.withMarkdown ? {} : { markdown: 0 })
-      .sort(keysetSort('createdAt', q.direction))
-      .limit(q.take)
-      .lean<CommentDoc[]>()
-      .exec();
+    return readWhole<CommentDoc>(this.m.Comment, {
+      filter: { $and: and },
+      projection: q.withMarkdown ? undefined : { markdown: 0 },
+      sort: keysetSort('createdAt', q.direction),
+      limit: q.take,
+      batchSize: q.take,
+    });
   }
 
   /** Listed comments per topic (the source of truth of comment counts; counts:verify). */

@@ -6,6 +6,7 @@
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
+import { readWhole } from './whole-read';
 
 const MANY = 1_000_000;
 
@@ -14,7 +15,7 @@ export class MarkRepository {
 
   /** The viewer's marks on a topic and on all of its comments (one query). */
   forTopicPage(userId: number, topicId: number): Promise<MarkDoc[]> {
-    return this.m.Mark.find({ userId, topicId }).batchSize(MANY).lean<MarkDoc[]>().exec();
+    return readWhole<MarkDoc>(this.m.Mark, { filter: { userId, topicId }, batchSize: MANY });
   }
 
   /** The viewer's marks on these topics and comments (one query). */
@@ -23,7 +24,7 @@ export class MarkRepository {
     if (topicIds.length > 0) or.push({ kind: 'topic', postId: { $in: [...new Set(topicIds)] } });
     if (commentIds.length > 0) or.push({ kind: 'comment', postId: { $in: [...commentIds] } });
     if (or.length === 0) return [];
-    return this.m.Mark.find({ userId, $or: or }).batchSize(MANY).lean<MarkDoc[]>().exec();
+    return readWhole<MarkDoc>(this.m.Mark, { filter: { userId, $or: or }, batchSize: MANY });
   }
 
   /** Votes per post of a kind, from the marks (the source of truth of vote counts; counts:verify). */

@@ -2,7 +2,7 @@
 import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, TopicDoc } from './models';
 import { Anchor, Direction, FeedAnchor, feedFilter, keysetFilter, keysetSort } from './keyset';
-import { readById, readByIds } from './whole-read';
+import { readById, readByIds, readWhole } from './whole-read';
 
 export interface TopicListQuery {
   sortField: string;
@@ -76,11 +76,12 @@ export class TopicRepository {
     if (q.excludeIds && q.excludeIds.length > 0) and.push({ _id: { $nin: [...q.excludeIds] } });
     const keyset = keysetFilter(q.sortField, q.direction, q.anchor);
     if (Object.keys(keyset).length > 0) and.push(keyset);
-    return this.m.Topic.find({ $and: and })
-      .sort(keysetSort(q.sortField, q.direction))
-      .limit(q.take)
-      .lean<TopicDoc[]>()
-      .exec();
+    return readWhole<TopicDoc>(this.m.Topic, {
+      filter: { $and: and },
+      sort: keysetSort(q.sortField, q.direction),
+      limit: q.take,
+      batchSize: q.take,
+    });
   }
 
   /** A user's topics in (createdAt, _id) order, deleted never included. */
@@ -89,11 +90,12 @@ export class TopicRepository {
     if (!q.includeRemoved) and.push({ removed: false });
     const keyset = feedFilter('topic', q.direction, q.anchor);
     if (Object.keys(keyset).length > 0) and.push(keyset);
-    return this.m.Topic.find({ $and: and })
-      .sort(keysetSort('createdAt', q.direction))
-      .limit(q.take)
-      .lean<TopicDoc[]>()
-      .exec();
+    return readWhole<TopicDoc>(this.m.Topic, {
+      filter: { $and: and },
+      sort: keysetSort('createdAt', q.direction),
+      limit: q.take,
+      batchSize: q.take,
+    });
   }
 
   /** Every topic's stored counts (counts:verify). */

@@ -23,6 +23,8 @@ export interface WholeRead {
   projection?: Record<string, 0>;
   /** Documents per reply; the server may send fewer (MongoDB: at most 16 MiB a reply). */
   batchSize: number;
+  /** At most this many documents, in one reply (a page of a listing). */
+  limit?: number;
 }
 
 /** What readWhole needs of a model: its connection and its collection's name. */
@@ -72,7 +74,8 @@ export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T
     filter: read.filter,
     ...(read.sort ? { sort: read.sort } : {}),
     ...(read.projection && Object.keys(read.projection).length > 0 ? { projection: read.projection } : {}),
-    batchSize: read.batchSize,
+    ...(read.limit !== undefined ? { limit: read.limit, singleBatch: true } : {}),
+    batchSize: read.limit !== undefined ? Math.max(read.limit, 1) : read.batchSize,
   })) as CursorReply<T>;
   const docs = first.cursor.firstBatch ?? [];
   let id = first.cursor.id;

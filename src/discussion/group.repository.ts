@@ -2,6 +2,10 @@
 import type { DiscussionModels, GroupDoc } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { subgroupRange } from './rules/group-path';
+import { readById, readWhole } from './whole-read';
+
+/** More groups than a site has: one reply. */
+const MANY_GROUPS = 100_000;
 
 export class GroupRepository {
   constructor(private readonly m: DiscussionModels) {}
@@ -17,15 +21,16 @@ export class GroupRepository {
   }
 
   findByPath(path: string): Promise<GroupDoc | null> {
-    return this.m.Group.findById(path).lean<GroupDoc>().exec();
+    return readById<GroupDoc>(this.m.Group, path);
   }
 
   /** The paths of a group and of all its subgroups, in path order; [] for an unknown group. */
   async pathsUnder(path: string): Promise<string[]> {
-    const docs = await this.m.Group.find({ _id: subgroupRange(path) }, { _id: 1 })
-      .sort({ _id: 1 })
-      .lean<Pick<GroupDoc, '_id'>[]>()
-      .exec();
+    const docs = await readWhole<Pick<GroupDoc, '_id'>>(this.m.Group, {
+      filter: { _id: subgroupRange(path) },
+      sort: { _id: 1 },
+      batchSize: MANY_GROUPS,
+    });
     return docs.map((g) => g._id);
   }
 

@@ -6,7 +6,7 @@
  */
 import type { DiscussionModels, MarkDoc, MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
-import { readWhole } from './whole-read';
+import { readOne, readWhole } from './whole-read';
 
 const MANY = 1_000_000;
 
@@ -37,7 +37,7 @@ export class MarkRepository {
   }
 
   find(userId: number, kind: MarkKind, postId: number): Promise<MarkDoc | null> {
-    return this.m.Mark.findOne({ userId, kind, postId }).lean<MarkDoc>().exec();
+    return readOne<MarkDoc>(this.m.Mark, { userId, kind, postId });
   }
 
   /**

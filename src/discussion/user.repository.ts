@@ -3,7 +3,7 @@ import type { CounterRepository } from './counter.repository';
 import type { DiscussionModels, UserDoc } from './models';
 import type { UserSettings } from './views';
 import { isDuplicateKey } from './mongo-errors';
-import { readById, readByIds } from './whole-read';
+import { readById, readByIds, readOne } from './whole-read';
 
 export class UserRepository {
   constructor(
@@ -35,7 +35,7 @@ export class UserRepository {
   }
 
   findByUsername(username: string): Promise<UserDoc | null> {
-    return this.m.User.findOne({ usernameLower: username.toLowerCase() }).lean<UserDoc>().exec();
+    return readOne<UserDoc>(this.m.User, { usernameLower: username.toLowerCase() });
   }
 
   /** A new password hash; every older token stops working. The updated user or null when unknown. */

@@ -1,6 +1,7 @@
 /**
  * readWhole (src/discussion/whole-read.ts) reads a topic's comments with the find command and
- * getMore instead of a driver cursor: the documents must be exactly those `.find().lean()` gives
+ * getMore instead of a driver cursor, and readById / readOne / readByIds the hot small reads: the
+ * documents must be exactly those `.find().lean()` gives
  * (types, values, field order, order), across batches too. On FerretDB the documents come from the
  * raw path of patch 0008 where it applies (an exclusion projection, a sort on an index), and the
  * batch of binary data below from FerretDB's own path.
@@ -8,7 +9,7 @@
 import crypto from 'node:crypto';
 import mongoose, { Schema } from 'mongoose';
 import { withDatabaseName } from '../../src/server';
-import { readWhole } from '../../src/discussion/whole-read';
+import { readById, readByIds, readOne, readWhole } from '../../src/discussion/whole-read';
 import { testDatabase } from '../helpers/database';
 
 const { Binary, EJSON } = { Binary: mongoose.mongo.Binary, EJSON: mongoose.mongo.BSON.EJSON };
@@ -76,5 +77,51 @@ describe(`on ${testDatabase().name}`, () => {
 
   it('an empty answer is an empty list', async () => {
     expect(await readWhole(Thing, { filter: { group: 9 }, sort: { _id: 1 }, batchSize: 10 })).toEqual([]);
+  });
+
+  it('a page (limit): the documents find().sort().limit().lean() gives, in one find command', async () => {
+    for (const [filter, sort, limit] of [
+      [{ group: 1 }, { createdAt: -1, _id: -1 }, 5],
+      [{}, { _id: 1 }, 23],
+      [{ group: 0 }, { _id: -1 }, 50],
+    ] as const) {
+      const expected = await Thing.find(filter).sort(sort).limit(limit).lean().exec();
+      commands.length = 0;
+      const actual = await readWhole<Record<string, unknown>>(Thing, { filter, sort, limit, batchSize: limit });
+      expect(canonical(actual)).toBe(canonical(expected));
+      expect(commands).toEqual(['find']);
+    }
+  });
+
+  it('readById, readOne and readByIds: what findById, findOne and find $in give, one command each', async () => {
+    for (const id of [0, 7, 22]) {
+      commands.length = 0;
+      expect(canonical(await readById(Thing, id))).toBe(canonical(await Thing.findById(id).lean().exec()));
+      expect(commands[0]).toBe('find');
+    }
+    expect(canonical(await readOne(Thing, { group: 1, voteCount: 4.5 }))).toBe(
+      canonical(await Thing.findOne({ group: 1, voteCount: 4.5 }).lean().exec()),
+    );
+    const ids = [3, 5, 8, 13, 21, 99];
+    commands.length = 0;
+    const many = await readByIds<Record<string, unknown>>(Thing, [...ids, Number.NaN]);
+    expect(commands).toEqual(['find']);
+    const byId = (docs: Record<string, unknown>[]) => [...docs].sort((a, b) => Number(a._id) - Number(b._id));
+    expect(canonical(byId(many))).toBe(
+      canonical(
+        byId(
+          await Thing.find({ _id: { $in: ids } })
+            .lean()
+            .exec(),
+        ),
+      ),
+    );
+    // Nothing to find: no command at all for ids no document can have, null or [] as mongoose would.
+    commands.length = 0;
+    expect(await readById(Thing, 99)).toBeNull();
+    expect(await readById(Thing, Number.NaN)).toBeNull();
+    expect(await readByIds(Thing, [])).toEqual([]);
+    expect(await readByIds(Thing, [Number.NaN])).toEqual([]);
+    expect(commands).toEqual(['find']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Actor } from '../core/actor';
 import { ForbiddenError } from '../core/errors';
+import { settled } from '../core/settled';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
 import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
@@ -20,12 +21,6 @@ import { CommentTextInput, PostCommentInput } from './inputs/comment.input';
 import { validateInput } from './inputs/validate';
 
 const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
-
-/** The value of a settled promise, or its reason thrown. */
-function settled<T>(r: PromiseSettledResult<T>): T {
-  if (r.status === 'rejected') throw r.reason;
-  return r.value;
-}
 
 export class CommentService implements CommentApi {
   constructor(private readonly d: DiscussionDeps) {}

@@ -5,6 +5,7 @@
  */
 import type { Actor } from '../core/actor';
 import { ForbiddenError } from '../core/errors';
+import { settled } from '../core/settled';
 import { DEFAULT_PAGE_SIZE } from './inputs/rules';
 import { HistoryPageInput, PageInput } from './inputs/page.input';
 import { validateInput } from './inputs/validate';
@@ -148,10 +149,8 @@ export class HistoryService implements HistoryApi {
   ): Promise<{ viewer: Viewer | null; target: UserDoc; includeRemoved: boolean }> {
     // Both lookups at once; a token error still comes before an unknown user, as if in sequence.
     const [viewerRead, targetRead] = await Promise.allSettled([this.d.viewers.of(actor), this.users.find(username)]);
-    if (viewerRead.status === 'rejected') throw viewerRead.reason;
-    if (targetRead.status === 'rejected') throw targetRead.reason;
-    const viewer = viewerRead.value;
-    const target = targetRead.value;
+    const viewer = settled(viewerRead);
+    const target = settled(targetRead);
     if (target.banned) throw new ForbiddenError('This user is banned', 'USER_BANNED');
     if (target.deleted) throw new ForbiddenError('This user has deleted their account', 'USER_DELETED');
     if (target.settings?.historyVisibility === 'logged_in' && !viewer) {

@@ -39,6 +39,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
 const { cpuProbeMs } = require('./lib/cpu-probe');
+const { cpuSeconds, rssBytes } = require('./lib/memory');
 
 /** Bytes of the SQLite write-ahead logs (`*-wal`) under `dir`; null when there are none (not SQLite). */
 function walBytes(dir) {
@@ -49,7 +50,6 @@ function walBytes(dir) {
   }
   return total;
 }
-const { cpuSeconds, rssBytes } = require('./lib/memory');
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200);

@@ -108,7 +108,6 @@ export class CommentRepository {
       projection: q.withMarkdown ? undefined : { markdown: 0 },
       sort: keysetSort('createdAt', q.direction),
       limit: q.take,
-      batchSize: q.take,
     });
   }
 

@@ -80,7 +80,6 @@ export class TopicRepository {
       filter: { $and: and },
       sort: keysetSort(q.sortField, q.direction),
       limit: q.take,
-      batchSize: q.take,
     });
   }
 
@@ -94,7 +93,6 @@ export class TopicRepository {
       filter: { $and: and },
       sort: keysetSort('createdAt', q.direction),
       limit: q.take,
-      batchSize: q.take,
     });
   }
 

@@ -16,16 +16,23 @@ interface CursorReply<T> {
   cursor: { id: number | Long; firstBatch?: T[]; nextBatch?: T[] };
 }
 
-export interface WholeRead {
+export type WholeRead = {
   filter: Record<string, unknown>;
   /** None: the database's order. */
   sort?: Record<string, 1 | -1>;
   projection?: Record<string, 0>;
-  /** Documents per reply; the server may send fewer (MongoDB: at most 16 MiB a reply). */
-  batchSize: number;
-  /** At most this many documents, in one reply (a page of a listing). */
-  limit?: number;
-}
+} & (
+  | {
+      /** Documents per reply; the server may send fewer (MongoDB: at most 16 MiB a reply). */
+      batchSize: number;
+      limit?: undefined;
+    }
+  | {
+      /** At most this many documents, in one reply (a page of a listing). */
+      limit: number;
+      batchSize?: undefined;
+    }
+);
 
 /** What readWhole needs of a model: its connection and its collection's name. */
 interface ModelLike {
@@ -74,13 +81,14 @@ export function readByIds<T>(model: ModelLike, ids: readonly number[]): Promise<
 export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T[]> {
   const db = openDb(model);
   const collection = model.collection.collectionName;
+  const batchSize = read.limit !== undefined ? Math.max(read.limit, 1) : read.batchSize;
   const first = (await db.command({
     find: collection,
     filter: read.filter,
     ...(read.sort ? { sort: read.sort } : {}),
     ...(read.projection && Object.keys(read.projection).length > 0 ? { projection: read.projection } : {}),
     ...(read.limit !== undefined ? { limit: read.limit, singleBatch: true } : {}),
-    batchSize: read.limit !== undefined ? Math.max(read.limit, 1) : read.batchSize,
+    batchSize,
   })) as CursorReply<T>;
   const docs = first.cursor.firstBatch ?? [];
   let id = first.cursor.id;
@@ -89,7 +97,7 @@ export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T
     const next = (await db.command({
       getMore: typeof id === 'number' ? mongoose.mongo.Long.fromNumber(id) : id,
       collection,
-      batchSize: read.batchSize,
+      batchSize,
     })) as CursorReply<T>;
     for (const doc of next.cursor.nextBatch ?? []) docs.push(doc);
     id = next.cursor.id;

@@ -87,7 +87,7 @@ describe(`on ${testDatabase().name}`, () => {
     ] as const) {
       const expected = await Thing.find(filter).sort(sort).limit(limit).lean().exec();
       commands.length = 0;
-      const actual = await readWhole<Record<string, unknown>>(Thing, { filter, sort, limit, batchSize: limit });
+      const actual = await readWhole<Record<string, unknown>>(Thing, { filter, sort, limit });
       expect(canonical(actual)).toBe(canonical(expected));
       expect(commands).toEqual(['find']);
     }

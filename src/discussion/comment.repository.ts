@@ -26,14 +26,16 @@ export class CommentRepository {
 
   /**
    * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `drawnId` first when
-   * given). `alongside` (the topic's count and activity) runs after the insert at the same time as
-   * the new version of the topic's comments: neither waits for the other, so a post costs one round
-   * trip fewer.
+   * given). Then, at once: the new version of the topic's comments, `alongside()` (the topic's count
+   * and activity) and `announce(inserted, written)`, where `written` is the promise of the other two
+   * (the live event: its number is taken while they run and it is written after them). None waits
+   * for another, so a post costs two round trips fewer.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
     alongside: () => Promise<unknown> = async () => {},
     drawnId?: Promise<number>,
+    announce: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown> = async () => {},
   ): Promise<CommentDoc> {
     const inserted = await this.counters.insertWithNewId(
       'comment',
@@ -44,7 +46,8 @@ export class CommentRepository {
       },
       drawnId,
     );
-    await Promise.all([this.changed(inserted.topicId), alongside()]);
+    const written = Promise.all([this.changed(inserted.topicId), alongside()]);
+    await Promise.all([written, announce(inserted, written)]);
     return inserted;
   }
 

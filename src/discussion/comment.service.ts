@@ -60,8 +60,8 @@ export class CommentService implements CommentApi {
       ),
       () => this.d.topics.commentPosted(topic._id, now),
       drawnId,
+      (inserted, written) => recordCommentPosted(this.d, inserted, topic, parent, written),
     );
-    await recordCommentPosted(this.d, doc, topic, parent);
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }
 

@@ -1,6 +1,7 @@
 /**
  * What the discussion services record in the live events log (src/events), one call per change,
- * made by the service that makes it, after the change and before its answer; events are written in
+ * made by the service that makes it, after the change and before its answer (or beside the change's
+ * last writes, given as `after`: the event is written once they are done); events are written in
  * recording order, those waiting together in one batch (src/events/event-writer.ts). Only facts the subscriber
  * side cannot read back later are recorded (a new comment's depth and whom it answers); what a
  * viewer may see of a post is decided at delivery by this domain's own read services, as for any
@@ -17,6 +18,7 @@ export async function recordCommentPosted(
   c: CommentDoc,
   topic: Pick<TopicDoc, 'authorId' | 'groupPath'>,
   parent: CommentDoc | null,
+  after?: Promise<unknown>,
 ): Promise<void> {
   let depth = 0;
   let replyTo: number | null = topic.authorId;
@@ -25,24 +27,28 @@ export async function recordCommentPosted(
     // The tree is kept by parent links only: walk them (depths are small; a cycle cannot exist).
     for (let p = parent; p; p = p.parentId === null ? null : await d.comments.findById(p.parentId)) depth++;
   }
-  await d.events.record({
-    kind: 'comment.posted',
-    topicId: c.topicId,
-    commentId: c._id,
-    parentId: c.parentId,
-    depth,
-    groupPath: topic.groupPath,
-    authorId: c.authorId,
-    replyToUserId: replyTo === c.authorId ? null : replyTo,
-  });
+  await d.events.record(
+    {
+      kind: 'comment.posted',
+      topicId: c.topicId,
+      commentId: c._id,
+      parentId: c.parentId,
+      depth,
+      groupPath: topic.groupPath,
+      authorId: c.authorId,
+      replyToUserId: replyTo === c.authorId ? null : replyTo,
+    },
+    after,
+  );
 }
 
 export function recordCommentChange(
   d: DiscussionDeps,
   kind: CommentChange,
   c: Pick<CommentDoc, '_id' | 'topicId' | 'authorId'>,
+  after?: Promise<unknown>,
 ): Promise<void> {
-  return d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId });
+  return d.events.record({ kind, topicId: c.topicId, commentId: c._id, authorId: c.authorId }, after);
 }
 
 export function recordTopicPosted(
@@ -52,8 +58,12 @@ export function recordTopicPosted(
   return d.events.record({ kind: 'topic.posted', topicId: t._id, groupPath: t.groupPath, authorId: t.authorId });
 }
 
-export function recordTopicVoted(d: DiscussionDeps, t: Pick<TopicDoc, '_id' | 'authorId'>): Promise<void> {
-  return d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId });
+export function recordTopicVoted(
+  d: DiscussionDeps,
+  t: Pick<TopicDoc, '_id' | 'authorId'>,
+  after?: Promise<unknown>,
+): Promise<void> {
+  return d.events.record({ kind: 'topic.voted', topicId: t._id, authorId: t.authorId }, after);
 }
 
 /** Every token of the user stopped working: each instance ends that user's subscriptions. */

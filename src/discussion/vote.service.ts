@@ -49,9 +49,10 @@ export class VoteService implements VoteApi {
   }
 
   /**
-   * When the vote changes: the topic, the mark's findAndModify (which returns the mark) and the
-   * topic's `$inc` (which returns the topic) — the answer is built from what the writes returned —
-   * then the live event, whose batch the answer waits for (src/events/event-writer.ts).
+   * When the vote changes: the topic, the mark's findAndModify (which returns the mark), then the
+   * topic's `$inc` (which returns the topic) beside the live event's number, then the event, whose
+   * batch the answer waits for (src/events/event-writer.ts). The answer is built from what the
+   * writes returned.
    */
   async voteTopic(actor: Actor, ref: PostRef, on: boolean): Promise<TopicView> {
     const { viewer, post, changed, mark } = await this.onTopic(actor, ref, on);
@@ -82,9 +83,10 @@ export class VoteService implements VoteApi {
       now,
     );
     if (!changed) return { viewer, post: topic, changed, mark };
-    // The mark changed exactly once (a conditional update), so the count moves exactly once.
-    const updated = await this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
-    await recordTopicVoted(this.d, topic);
+    // The mark changed exactly once (a conditional update), so the count moves exactly once. The
+    // event's number is taken meanwhile; the event is written after the count (event-writer.ts).
+    const counted = this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
+    const [updated] = await Promise.all([counted, recordTopicVoted(this.d, topic, counted)]);
     return { viewer, post: updated ?? topic, changed, mark };
   }
 
@@ -103,10 +105,12 @@ export class VoteService implements VoteApi {
       now,
     );
     if (!changed) return { viewer, post: comment, changed, mark };
-    const updated = (await this.d.comments.adjustVotes(comment._id, on ? 1 : -1)) ?? comment;
-    // Votes decide whether a noise label is active, and so whether the comment is interesting.
-    const current = await refreshInteresting(this.d, updated);
-    await recordCommentChange(this.d, 'comment.voted', comment);
+    const counted = (async () => {
+      const updated = (await this.d.comments.adjustVotes(comment._id, on ? 1 : -1)) ?? comment;
+      // Votes decide whether a noise label is active, and so whether the comment is interesting.
+      return refreshInteresting(this.d, updated);
+    })();
+    const [current] = await Promise.all([counted, recordCommentChange(this.d, 'comment.voted', comment, counted)]);
     return { viewer, post: current, changed, mark };
   }
 }

@@ -55,23 +55,32 @@ export class EventLog {
 
   /**
    * Writes the events, in order, under consecutive sequence numbers taken with one `$inc` (two
-   * commands for the whole batch). An insert that finds a number taken (the counter fell behind:
-   * reset by hand, data restored without it) stops the ordered insert there; the events not written
-   * yet then go one at a time through append, which moves the counter on.
+   * commands for the whole batch). An event may come with `kept`, the outcome of the change it
+   * reports, still being written while its number is taken: the insert waits for it, so an event is
+   * never in the log before its change, and an event whose change failed is not written (its number
+   * stays unused: the feed skips such a gap after a while, feed.ts). An insert that finds a number
+   * taken (the counter fell behind: reset by hand, data restored without it) stops the ordered
+   * insert there; the events not written yet then go one at a time through append, which moves the
+   * counter on.
    */
-  async appendMany(events: readonly { input: EventInput; at: Date }[]): Promise<void> {
+  async appendMany(events: readonly { input: EventInput; at: Date; kept?: Promise<boolean> }[]): Promise<void> {
     if (events.length === 0) return;
     const last = await this.allocate(events.length);
-    const docs = events.map((e, i) => ({ ...stripUndefined(e.input), _id: last - events.length + 1 + i, at: e.at }));
-    let written: number;
+    const kept = await Promise.all(events.map((e) => e.kept ?? true));
+    const written = events.filter((_, i) => kept[i]);
+    const docs = events
+      .map((e, i) => ({ ...stripUndefined(e.input), _id: last - events.length + 1 + i, at: e.at }))
+      .filter((_, i) => kept[i]);
+    if (docs.length === 0) return;
+    let inserted: number;
     try {
       await this.events.collection.insertMany(docs as never[], { ordered: true });
       return;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      written = (err as { insertedCount?: number }).insertedCount ?? 0;
+      inserted = (err as { insertedCount?: number }).insertedCount ?? 0;
     }
-    for (const e of events.slice(written)) await this.append(e.input, e.at);
+    for (const e of written.slice(inserted)) await this.append(e.input, e.at);
   }
 
   /** Writes the event under the next free sequence number and returns that number. */

@@ -30,7 +30,7 @@ export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
     beforeSync: () => writer.flushed(),
   });
   const recorder: EventRecorder = {
-    record: (event: EventInput) => writer.record(event),
+    record: (event: EventInput, after?: Promise<unknown>) => writer.record(event, after),
     flushed: () => writer.flushed(),
   };
   let pruner: NodeJS.Timeout | undefined;

@@ -44,11 +44,12 @@ export interface LiveEvent extends EventInput {
 
 /**
  * What the domain services are given: one call per change, made in the same service call as the
- * change, after it and before its answer. Events are written in recording order, those waiting
- * together in one batch (event-writer.ts); `record` resolves once its event is written,
- * `flushed()` once everything recorded before it is.
+ * change, after it (or beside its last writes, handed over as `after`) and before its answer.
+ * Events are written in recording order, those waiting together in one batch (event-writer.ts);
+ * `record` resolves once its event is written, `flushed()` once everything recorded before it is.
  */
 export interface EventRecorder {
-  record(event: EventInput): Promise<void>;
+  /** `after`: the change's writes still running; the event is written once they are done (event-writer.ts). */
+  record(event: EventInput, after?: Promise<unknown>): Promise<void>;
   flushed(): Promise<void>;
 }

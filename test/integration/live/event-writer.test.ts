@@ -110,3 +110,126 @@ it("a change's event is in the log when its answer arrives", async () => {
   const events = await log.readRange(before + 1, 5);
   expect(events.map((e) => [e.kind, e.topicId])).toEqual([['topic.posted', parseInt(r.body.data.postTopic.id36, 36)]]);
 });
+
+/** A promise settled from outside. */
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+it("an event handed its change's last writes takes its number meanwhile and is written after them", async () => {
+  const writer = new EventWriter(log, () => {}, logger);
+  const before = await log.head();
+  const change = deferred();
+  const recorded = writer.record(voted(41), change.promise);
+  // The number is taken while the change is still being written; the event is not in the log yet.
+  for (let i = 0; i < 100 && (await log.head()) === before; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(await log.head()).toBe(before + 1);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(await log.readRange(before + 1, 1)).toEqual([]);
+  change.resolve();
+  await recorded;
+  expect((await log.readRange(before + 1, 1)).map((e) => [e.seq, e.topicId])).toEqual([[before + 1, 41]]);
+});
+
+it('an event whose change failed is not written; its number stays unused and the batch goes on', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const writer = new EventWriter(log, () => {}, logger);
+    const before = await log.head();
+    const failing = deferred();
+    writer.record(voted(51));
+    // Rejected before its batch is written: nothing may be left unhandled.
+    const gone = writer.record(voted(52), failing.promise);
+    failing.reject(new Error('the change failed'));
+    writer.record(voted(53), Promise.resolve());
+    await gone;
+    await writer.flushed();
+    const events = await log.readRange(before + 1, 3);
+    expect(events.map((e) => [e.seq - before, e.topicId])).toEqual([
+      [1, 51],
+      [3, 53],
+    ]);
+    await new Promise((r) => setImmediate(r));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+describe("a change's last writes and its event's number share a round trip", () => {
+  let f: Factory;
+
+  beforeAll(() => {
+    f = new Factory(s);
+  });
+
+  /** The commands sent and answered while fn runs, in order ("sent find topics", "answered …"). */
+  async function exchangesOf(fn: () => Promise<unknown>): Promise<string[]> {
+    await s.agora.eventsWritten();
+    const seen: string[] = [];
+    const label = (name: string, c: Record<string, unknown>) => `${name} ${String(c[name])}`;
+    const unwatch = s.agora.db.watchCommands(
+      (name, c) => seen.push(`sent ${label(name, c)}`),
+      (name, c) => seen.push(`answered ${label(name, c)}`),
+    );
+    try {
+      await fn();
+      await s.agora.eventsWritten();
+    } finally {
+      unwatch();
+    }
+    return seen;
+  }
+
+  /** The commands sent after `answer` and before the next answer. */
+  function sentTogetherAfter(seen: string[], answer: string): string[] {
+    const rest = seen.slice(seen.indexOf(answer) + 1);
+    return rest
+      .slice(
+        0,
+        rest.findIndex((l) => l.startsWith('answered')),
+      )
+      .sort();
+  }
+
+  it("a vote: the topic's $inc beside the event's number, the event after the $inc", async () => {
+    const author = await f.user();
+    const voter = await f.user();
+    const topic = await f.topic(author, { group: 'rounds' });
+    const seen = await exchangesOf(() => f.d.votes.vote(voter.actor, 'topic', topic.id36));
+    expect(sentTogetherAfter(seen, 'answered findAndModify marks')).toEqual(
+      ['sent findAndModify event_counters', 'sent findAndModify topics'].sort(),
+    );
+    expect(seen.indexOf('sent insert events')).toBeGreaterThan(seen.indexOf('answered findAndModify topics'));
+    // The voter's record (this actor was not made from a token), the topic, then the three writes.
+    expect(seen.filter((l) => l.startsWith('sent'))).toEqual([
+      'sent find users',
+      'sent find topics',
+      'sent findAndModify marks',
+      'sent findAndModify topics',
+      'sent findAndModify event_counters',
+      'sent insert events',
+    ]);
+  });
+
+  it("a comment post: the topic's count, the comments' version and the event's number, then the event", async () => {
+    const author = await f.user();
+    const poster = await f.user();
+    const topic = await f.topic(author, { group: 'rounds' });
+    const seen = await exchangesOf(() => f.comment(poster, topic));
+    expect(sentTogetherAfter(seen, 'answered insert comments')).toEqual(
+      ['sent findAndModify event_counters', 'sent findAndModify topics', 'sent update comment_versions'].sort(),
+    );
+    const inserted = seen.indexOf('sent insert events');
+    expect(inserted).toBeGreaterThan(seen.indexOf('answered findAndModify topics'));
+    expect(inserted).toBeGreaterThan(seen.indexOf('answered update comment_versions'));
+  });
+});

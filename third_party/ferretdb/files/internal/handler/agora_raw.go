@@ -197,7 +197,8 @@ func (h *Handler) agoraRawFind(
 		return nil, lazyerrors.Error(err)
 	}
 
-	return wire.NewOpMsg(res)
+	// As documentOpMsg: the reply is checked for NaN by one pass over its bytes (patch 0014).
+	return agoraNewOpMsg(res)
 }
 
 // agoraRawBatch reads up to a batch of documents (fewer when the limit is reached) as the encoding

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
-import type { CommentDoc, DiscussionModels } from './models';
+import { collectionOf, type CommentDoc, type DiscussionModels } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
@@ -40,8 +40,9 @@ export class CommentRepository {
     const inserted = await this.counters.insertWithNewId(
       'comment',
       async (_id) => {
-        const comment: CommentDoc = { ...doc, _id };
-        await this.m.Comment.create(comment);
+        // `_id` first, as mongoose's create (and MongoDB) store it; the document is complete already.
+        const comment: CommentDoc = { _id, ...doc };
+        await collectionOf(this.m.Comment).insertOne(comment);
         return comment;
       },
       drawnId,
@@ -58,7 +59,7 @@ export class CommentRepository {
   private async changed(topicId: number): Promise<void> {
     this.cache.drop(topicId);
     const bump = () =>
-      this.m.CommentVersion.updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true }).exec();
+      collectionOf(this.m.CommentVersion).updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true });
     try {
       await bump();
     } catch (err) {
@@ -186,9 +187,9 @@ export class CommentRepository {
     where: Partial<Pick<CommentDoc, 'deleted' | 'removed'>>,
     update: Record<string, unknown>,
   ): Promise<CommentDoc | null> {
-    const before = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'before' })
-      .lean<CommentDoc>()
-      .exec();
+    const before = await collectionOf(this.m.Comment).findOneAndUpdate({ _id: id, ...where }, update, {
+      returnDocument: 'before',
+    });
     if (before) await this.changed(before.topicId);
     return before;
   }
@@ -198,9 +199,9 @@ export class CommentRepository {
     update: Record<string, unknown>,
     where: Partial<Pick<CommentDoc, 'deleted'>> = {},
   ): Promise<CommentDoc | null> {
-    const after = await this.m.Comment.findOneAndUpdate({ _id: id, ...where }, update, { returnDocument: 'after' })
-      .lean<CommentDoc>()
-      .exec();
+    const after = await collectionOf(this.m.Comment).findOneAndUpdate({ _id: id, ...where }, update, {
+      returnDocument: 'after',
+    });
     if (after) await this.changed(after.topicId);
     return after;
   }

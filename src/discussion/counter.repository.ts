@@ -9,7 +9,7 @@
  * counter past the highest id in use and tries again with a fresh one.
  */
 import type { Model } from 'mongoose';
-import type { DiscussionModels } from './models';
+import { collectionOf, type DiscussionModels } from './models';
 import { duplicateKeyFields, isDuplicateKey } from './mongo-errors';
 
 export type Sequence = 'user' | 'topic' | 'comment';
@@ -53,11 +53,11 @@ export class CounterRepository {
   async next(name: Sequence): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const doc = await this.m.Counter.findOneAndUpdate(
+        const doc = await collectionOf(this.m.Counter).findOneAndUpdate(
           { _id: name },
           { $inc: { seq: 1 } },
           { upsert: true, returnDocument: 'after' },
-        ).lean();
+        );
         return doc!.seq;
       } catch (err) {
         // Two first allocations racing to create the counter: the loser retries.

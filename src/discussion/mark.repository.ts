@@ -4,7 +4,7 @@
  * reports whether it changed anything, so the post's `$inc` moves once per real change (atomic on
  * MongoDB and on the embedded FerretDB; count.service.ts).
  */
-import type { DiscussionModels, MarkDoc, MarkKind } from './models';
+import { collectionOf, MARK_DEFAULTS, type DiscussionModels, type MarkDoc, type MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { readOne, readWhole } from './whole-read';
 
@@ -58,24 +58,21 @@ export class MarkRepository {
     const stamp = flag === 'voted' ? 'votedAt' : 'bookmarkedAt';
     const key = { userId, kind, postId };
     if (!on) {
-      const mark = await this.m.Mark.findOneAndUpdate(
+      const mark = await this.marks().findOneAndUpdate(
         { ...key, [flag]: true },
         { $set: { [flag]: false, [stamp]: null } },
         { returnDocument: 'after' },
-      )
-        .lean<MarkDoc>()
-        .exec();
+      );
       return { changed: mark !== null, mark };
     }
     try {
       // Matched (the flag was off) or inserted (no mark yet): either way it changed now.
-      const mark = await this.m.Mark.findOneAndUpdate(
+      const set = { [flag]: true, [stamp]: at, topicId };
+      const mark = await this.marks().findOneAndUpdate(
         { ...key, [flag]: { $ne: true } },
-        { $set: { [flag]: true, [stamp]: at, topicId } },
-        { upsert: true, setDefaultsOnInsert: true, returnDocument: 'after' },
-      )
-        .lean<MarkDoc>()
-        .exec();
+        { $set: set, $setOnInsert: startingValues(set) },
+        { upsert: true, returnDocument: 'after' },
+      );
       return { changed: mark !== null, mark };
     } catch (err) {
       // The document exists with the flag already set: nothing changed.
@@ -93,12 +90,22 @@ export class MarkRepository {
    */
   async recordVisit(userId: number, topicId: number, at: Date, commentCount: number): Promise<void> {
     const key = { userId, kind: 'topic' as MarkKind, postId: topicId };
-    const set = { $set: { visitAt: at, visitCommentCount: commentCount, topicId } };
+    const set = { visitAt: at, visitCommentCount: commentCount, topicId };
     try {
-      await this.m.Mark.updateOne(key, set, { upsert: true, setDefaultsOnInsert: true }).exec();
+      await this.marks().updateOne(key, { $set: set, $setOnInsert: startingValues(set) }, { upsert: true });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      await this.m.Mark.updateOne(key, set).exec();
+      await this.marks().updateOne(key, { $set: set });
     }
   }
+
+  /** The driver's collection (models.ts collectionOf): `setDefaultsOnInsert` is written out as `$setOnInsert`. */
+  private marks() {
+    return collectionOf(this.m.Mark);
+  }
+}
+
+/** What a new mark starts with besides `set`: the defaults of every other flag (mongoose's setDefaultsOnInsert). */
+function startingValues(set: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(MARK_DEFAULTS).filter(([k]) => !(k in set)));
 }

@@ -6,7 +6,7 @@
  * their topic's author id (for `is_op`) and their label weight sums; a user's ignored topics live
  * on the user document, which token verification loads anyway.
  */
-import { Schema } from 'mongoose';
+import { Schema, type Model, type mongo } from 'mongoose';
 import type { Database } from '../db/connection';
 import type { CommentOrder, HistoryVisibility } from './views';
 import type { LabelWeights } from './rules/labels';
@@ -239,18 +239,28 @@ commentSchema.index({ topicId: 1, interesting: 1, createdAt: -1 });
 commentSchema.index({ topicId: 1, deleted: 1, removed: 1 });
 commentSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
 
+/** A mark's flags before anything was set (the schema's defaults, and a new mark's `$setOnInsert`). */
+export const MARK_DEFAULTS = {
+  voted: false,
+  votedAt: null,
+  bookmarked: false,
+  bookmarkedAt: null,
+  visitAt: null,
+  visitCommentCount: null,
+} as const satisfies Partial<MarkDoc>;
+
 const markSchema = new Schema<MarkDoc>(
   {
     userId: Number,
     kind: String,
     postId: Number,
     topicId: Number,
-    voted: { type: Boolean, default: false },
-    votedAt: { type: Date, default: null },
-    bookmarked: { type: Boolean, default: false },
-    bookmarkedAt: { type: Date, default: null },
-    visitAt: { type: Date, default: null },
-    visitCommentCount: { type: Number, default: null },
+    voted: { type: Boolean, default: MARK_DEFAULTS.voted },
+    votedAt: { type: Date, default: MARK_DEFAULTS.votedAt },
+    bookmarked: { type: Boolean, default: MARK_DEFAULTS.bookmarked },
+    bookmarkedAt: { type: Date, default: MARK_DEFAULTS.bookmarkedAt },
+    visitAt: { type: Date, default: MARK_DEFAULTS.visitAt },
+    visitCommentCount: { type: Number, default: MARK_DEFAULTS.visitCommentCount },
   },
   opts,
 );
@@ -272,6 +282,16 @@ const labelSchema = new Schema<LabelDoc>(
   opts,
 );
 labelSchema.index({ commentId: 1, userId: 1, label: 1 }, { unique: true });
+
+/**
+ * The driver's collection of a model, typed with its documents, for writes already in their stored
+ * form: the repositories' hot writes (a vote, a comment post) go through it, skipping mongoose's
+ * casting (~0.13 ms of CPU per write on the bench machine; the commands are the same). Reads of
+ * whole documents go through whole-read.ts.
+ */
+export function collectionOf<T extends mongo.Document>(model: Model<T>): mongo.Collection<T> {
+  return model.collection as unknown as mongo.Collection<T>;
+}
 
 /** Compiles (once per connection) every model of the domain. */
 export function discussionModels(db: Database) {

@@ -1,6 +1,6 @@
 /** Topics: the listing and feed queries (each served by an index of models.ts) and atomic updates. */
 import type { CounterRepository } from './counter.repository';
-import type { DiscussionModels, TopicDoc } from './models';
+import { collectionOf, type DiscussionModels, type TopicDoc } from './models';
 import { Anchor, Direction, FeedAnchor, feedFilter, keysetFilter, keysetSort } from './keyset';
 import { readById, readByIds, readWhole } from './whole-read';
 
@@ -167,8 +167,6 @@ export class TopicRepository {
     if (update.set && Object.keys(update.set).length > 0) u.$set = update.set;
     if (update.inc) u.$inc = update.inc;
     if (update.max) u.$max = update.max;
-    return this.m.Topic.findOneAndUpdate({ _id: id, ...where }, u, { returnDocument: 'after' })
-      .lean<TopicDoc>()
-      .exec();
+    return collectionOf(this.m.Topic).findOneAndUpdate({ _id: id, ...where }, u, { returnDocument: 'after' });
   }
 }

@@ -3,7 +3,7 @@
  * is the position subscribers resume from. Sequence numbers come from a counter document, as the
  * discussion's ids do (counter.repository.ts), with the same arbiter: the `_id` unique index.
  */
-import { Schema, type Model } from 'mongoose';
+import { Schema, type Model, type mongo } from 'mongoose';
 import type { Database } from '../db/connection';
 import type { EventInput, EventKind, LiveEvent } from './types';
 
@@ -104,9 +104,12 @@ export class EventLog {
   private async allocate(count: number): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const doc = await this.counters
-          .findOneAndUpdate({ _id: COUNTER_ID }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' })
-          .lean();
+        // The driver's own findAndModify: one per change written, nothing to cast.
+        const doc = await (this.counters.collection as unknown as mongo.Collection<CounterDoc>).findOneAndUpdate(
+          { _id: COUNTER_ID },
+          { $inc: { seq: count } },
+          { upsert: true, returnDocument: 'after' },
+        );
         return doc!.seq;
       } catch (err) {
         if (isDuplicateKey(err) && attempt < 3) continue;

@@ -9,6 +9,7 @@
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
+import { exchangesOf, sentTogetherAfter } from '../../helpers/exchanges';
 import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
 import { createAgora, withDatabaseName } from '../../../src/server';
@@ -142,25 +143,13 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
   it('a comment post draws its id while it reads its topic and parent; a refused post leaves a gap', async () => {
     const topic = await f.topic(alice);
     const parent = await f.comment(alice, topic);
-    await s.agora.eventsWritten();
-    const log: string[] = [];
-    const label = (name: string, c: Record<string, unknown>) => `${name} ${String(c[name])}`;
-    const unwatch = s.agora.db.watchCommands(
-      (name, c) => log.push(`sent ${label(name, c)}`),
-      (name, c) => log.push(`answered ${label(name, c)}`),
-    );
-    let reply: CommentView;
-    try {
+    let reply!: CommentView;
+    const log = await exchangesOf(s, async () => {
       reply = await f.comment(bob, topic, { parent });
-      await s.agora.eventsWritten();
-    } finally {
-      unwatch();
-    }
+    });
     // After the poster's own record, all three reads are sent before any of them is answered: one
     // round trip where there were three.
-    const post = log.slice(log.indexOf('answered find users') + 1);
-    const firstAnswer = post.findIndex((l) => l.startsWith('answered'));
-    expect(post.slice(0, firstAnswer).sort()).toEqual(
+    expect(sentTogetherAfter(log, 'answered find users')).toEqual(
       ['sent find comments', 'sent find topics', 'sent findAndModify discussion_counters'].sort(),
     );
     expect(reply.parentId).toBe(parseInt(parent.id36, 36));

@@ -38,6 +38,14 @@ async function stored(collection: string, filter: Record<string, unknown>, omit:
   return EJSON.stringify(kept, { relaxed: false });
 }
 
+/** The reader's mark on topic `id` and the twin's are stored alike (but for their ids). */
+async function expectTwinMarks(id: number): Promise<void> {
+  const omit = ['_id', 'userId'];
+  expect(await stored('marks', { userId: reader.id, postId: id }, omit)).toBe(
+    await stored('marks', { userId: twin.id, postId: id }, omit),
+  );
+}
+
 it('a first vote stores the mark mongoose stored (its other flags at their defaults)', async () => {
   const topic = await f.topic(author, { group: 'stored' });
   const id = parseInt(topic.id36, 36);
@@ -49,10 +57,7 @@ it('a first vote stores the mark mongoose stored (its other flags at their defau
     { $set: { voted: true, votedAt: mine!.votedAt, topicId: id } },
     { upsert: true, setDefaultsOnInsert: true, returnDocument: 'after' },
   ).exec();
-  const omit = ['_id', 'userId'];
-  expect(await stored('marks', { userId: reader.id, postId: id }, omit)).toBe(
-    await stored('marks', { userId: twin.id, postId: id }, omit),
-  );
+  await expectTwinMarks(id);
 });
 
 it("a first visit stores the mark mongoose stored; a later bookmark changes only the bookmark's fields", async () => {
@@ -65,10 +70,7 @@ it("a first visit stores the mark mongoose stored; a later bookmark changes only
     { $set: { visitAt: mine!.visitAt, visitCommentCount: mine!.visitCommentCount, topicId: id } },
     { upsert: true, setDefaultsOnInsert: true },
   ).exec();
-  const omit = ['_id', 'userId'];
-  expect(await stored('marks', { userId: reader.id, postId: id }, omit)).toBe(
-    await stored('marks', { userId: twin.id, postId: id }, omit),
-  );
+  await expectTwinMarks(id);
 
   await f.d.bookmarks.bookmark(reader.actor, 'topic', topic.id36);
   const bookmarked = await m.Mark.findOne({ userId: reader.id, kind: 'topic', postId: id }).lean();
@@ -77,9 +79,7 @@ it("a first visit stores the mark mongoose stored; a later bookmark changes only
     { $set: { bookmarked: true, bookmarkedAt: bookmarked!.bookmarkedAt, topicId: id } },
     { upsert: true, setDefaultsOnInsert: true, returnDocument: 'after' },
   ).exec();
-  expect(await stored('marks', { userId: reader.id, postId: id }, omit)).toBe(
-    await stored('marks', { userId: twin.id, postId: id }, omit),
-  );
+  await expectTwinMarks(id);
 });
 
 it('a posted comment is stored as mongoose created it (_id first, every field in schema order)', async () => {

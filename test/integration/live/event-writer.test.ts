@@ -10,6 +10,7 @@ import type { EventInput } from '../../../src/events/types';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { Factory } from '../../helpers/factories';
 import { gql } from '../graphql/helpers';
+import { exchangesOf, sentTogetherAfter } from '../../helpers/exchanges';
 
 jest.setTimeout(60_000);
 
@@ -171,40 +172,11 @@ describe("a change's last writes and its event's number share a round trip", () 
     f = new Factory(s);
   });
 
-  /** The commands sent and answered while fn runs, in order ("sent find topics", "answered …"). */
-  async function exchangesOf(fn: () => Promise<unknown>): Promise<string[]> {
-    await s.agora.eventsWritten();
-    const seen: string[] = [];
-    const label = (name: string, c: Record<string, unknown>) => `${name} ${String(c[name])}`;
-    const unwatch = s.agora.db.watchCommands(
-      (name, c) => seen.push(`sent ${label(name, c)}`),
-      (name, c) => seen.push(`answered ${label(name, c)}`),
-    );
-    try {
-      await fn();
-      await s.agora.eventsWritten();
-    } finally {
-      unwatch();
-    }
-    return seen;
-  }
-
-  /** The commands sent after `answer` and before the next answer. */
-  function sentTogetherAfter(seen: string[], answer: string): string[] {
-    const rest = seen.slice(seen.indexOf(answer) + 1);
-    return rest
-      .slice(
-        0,
-        rest.findIndex((l) => l.startsWith('answered')),
-      )
-      .sort();
-  }
-
   it("a vote: the topic's $inc beside the event's number, the event after the $inc", async () => {
     const author = await f.user();
     const voter = await f.user();
     const topic = await f.topic(author, { group: 'rounds' });
-    const seen = await exchangesOf(() => f.d.votes.vote(voter.actor, 'topic', topic.id36));
+    const seen = await exchangesOf(s, () => f.d.votes.vote(voter.actor, 'topic', topic.id36));
     expect(sentTogetherAfter(seen, 'answered findAndModify marks')).toEqual(
       ['sent findAndModify event_counters', 'sent findAndModify topics'].sort(),
     );
@@ -224,7 +196,7 @@ describe("a change's last writes and its event's number share a round trip", () 
     const author = await f.user();
     const poster = await f.user();
     const topic = await f.topic(author, { group: 'rounds' });
-    const seen = await exchangesOf(() => f.comment(poster, topic));
+    const seen = await exchangesOf(s, () => f.comment(poster, topic));
     expect(sentTogetherAfter(seen, 'answered insert comments')).toEqual(
       ['sent findAndModify event_counters', 'sent findAndModify topics', 'sent update comment_versions'].sort(),
     );

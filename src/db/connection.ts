@@ -2,10 +2,20 @@
  * One MongoDB connection (mongoose) for one app instance, with its commands counted in the metrics
  * (command-meter.ts) so round trips per request can be counted.
  */
-import mongoose, { Connection, Model, Schema } from 'mongoose';
+import mongoose, { Connection, Model, Schema, type mongo } from 'mongoose';
 import { isNoSpaceError } from '../core/errors';
 import { Metrics } from '../metrics';
 import { meterCommands, plainCommand } from './command-meter';
+
+/**
+ * The driver's collection of a model, typed with its documents, for writes already in their stored
+ * form: the hot writes (a vote, a comment post, the live events' counter) go through it, skipping
+ * mongoose's casting (~0.13 ms of CPU per write on the bench machine; the commands are the same).
+ * Reads of whole documents go through src/discussion/whole-read.ts.
+ */
+export function collectionOf<T extends mongo.Document>(model: Model<T>): mongo.Collection<T> {
+  return model.collection as unknown as mongo.Collection<T>;
+}
 
 export interface ConnectOptions {
   metrics?: Metrics;

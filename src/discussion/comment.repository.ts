@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
-import { collectionOf, type CommentDoc, type DiscussionModels } from './models';
+import { collectionOf } from '../db/connection';
+import type { CommentDoc, DiscussionModels } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
@@ -25,17 +26,19 @@ export class CommentRepository {
   }
 
   /**
-   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `drawnId` first when
-   * given). Then, at once: the new version of the topic's comments, `alongside()` (the topic's count
-   * and activity) and `announce(inserted, written)`, where `written` is the promise of the other two
-   * (the live event: its number is taken while they run and it is written after them). None waits
-   * for another, so a post costs two round trips fewer.
+   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `then.drawnId` first
+   * when given). Then, at once: the new version of the topic's comments, `then.alongside()` (the
+   * topic's count and activity) and `then.announce(inserted, written)`, where `written` is the
+   * promise of the other two (the live event: its number is taken while they run and it is written
+   * after them). None waits for another, so a post costs two round trips fewer.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
-    alongside: () => Promise<unknown> = async () => {},
-    drawnId?: Promise<number>,
-    announce: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown> = async () => {},
+    then: {
+      drawnId?: Promise<number>;
+      alongside?: () => Promise<unknown>;
+      announce?: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown>;
+    } = {},
   ): Promise<CommentDoc> {
     const inserted = await this.counters.insertWithNewId(
       'comment',
@@ -45,10 +48,10 @@ export class CommentRepository {
         await collectionOf(this.m.Comment).insertOne(comment);
         return comment;
       },
-      drawnId,
+      then.drawnId,
     );
-    const written = Promise.all([this.changed(inserted.topicId), alongside()]);
-    await Promise.all([written, announce(inserted, written)]);
+    const written = Promise.all([this.changed(inserted.topicId), then.alongside?.()]);
+    await Promise.all([written, then.announce?.(inserted, written)]);
     return inserted;
   }
 

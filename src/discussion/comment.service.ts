@@ -58,9 +58,11 @@ export class CommentService implements CommentApi {
         },
         now,
       ),
-      () => this.d.topics.commentPosted(topic._id, now),
-      drawnId,
-      (inserted, written) => recordCommentPosted(this.d, inserted, topic, parent, written),
+      {
+        drawnId,
+        alongside: () => this.d.topics.commentPosted(topic._id, now),
+        announce: (inserted, written) => recordCommentPosted(this.d, inserted, topic, parent, written),
+      },
     );
     return commentView(doc, { viewer, mark: undefined, previousVisit: null });
   }

@@ -9,7 +9,8 @@
  * counter past the highest id in use and tries again with a fresh one.
  */
 import type { Model } from 'mongoose';
-import { collectionOf, type DiscussionModels } from './models';
+import { collectionOf } from '../db/connection';
+import type { DiscussionModels } from './models';
 import { duplicateKeyFields, isDuplicateKey } from './mongo-errors';
 
 export type Sequence = 'user' | 'topic' | 'comment';

@@ -4,7 +4,8 @@
  * reports whether it changed anything, so the post's `$inc` moves once per real change (atomic on
  * MongoDB and on the embedded FerretDB; count.service.ts).
  */
-import { collectionOf, MARK_DEFAULTS, type DiscussionModels, type MarkDoc, type MarkKind } from './models';
+import { collectionOf } from '../db/connection';
+import { MARK_DEFAULTS, type DiscussionModels, type MarkDoc, type MarkKind } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { readOne, readWhole } from './whole-read';
 
@@ -58,7 +59,7 @@ export class MarkRepository {
     const stamp = flag === 'voted' ? 'votedAt' : 'bookmarkedAt';
     const key = { userId, kind, postId };
     if (!on) {
-      const mark = await this.marks().findOneAndUpdate(
+      const mark = await collectionOf(this.m.Mark).findOneAndUpdate(
         { ...key, [flag]: true },
         { $set: { [flag]: false, [stamp]: null } },
         { returnDocument: 'after' },
@@ -68,7 +69,7 @@ export class MarkRepository {
     try {
       // Matched (the flag was off) or inserted (no mark yet): either way it changed now.
       const set = { [flag]: true, [stamp]: at, topicId };
-      const mark = await this.marks().findOneAndUpdate(
+      const mark = await collectionOf(this.m.Mark).findOneAndUpdate(
         { ...key, [flag]: { $ne: true } },
         { $set: set, $setOnInsert: startingValues(set) },
         { upsert: true, returnDocument: 'after' },
@@ -92,20 +93,22 @@ export class MarkRepository {
     const key = { userId, kind: 'topic' as MarkKind, postId: topicId };
     const set = { visitAt: at, visitCommentCount: commentCount, topicId };
     try {
-      await this.marks().updateOne(key, { $set: set, $setOnInsert: startingValues(set) }, { upsert: true });
+      await collectionOf(this.m.Mark).updateOne(
+        key,
+        { $set: set, $setOnInsert: startingValues(set) },
+        { upsert: true },
+      );
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      await this.marks().updateOne(key, { $set: set });
+      await collectionOf(this.m.Mark).updateOne(key, { $set: set });
     }
-  }
-
-  /** The driver's collection (models.ts collectionOf): `setDefaultsOnInsert` is written out as `$setOnInsert`. */
-  private marks() {
-    return collectionOf(this.m.Mark);
   }
 }
 
-/** What a new mark starts with besides `set`: the defaults of every other flag (mongoose's setDefaultsOnInsert). */
+/**
+ * What a new mark starts with besides `set`: the defaults of every other flag, as mongoose's
+ * setDefaultsOnInsert sent them (the writes above go through the driver's collection, collectionOf).
+ */
 function startingValues(set: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(MARK_DEFAULTS).filter(([k]) => !(k in set)));
 }

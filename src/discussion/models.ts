@@ -6,7 +6,7 @@
  * their topic's author id (for `is_op`) and their label weight sums; a user's ignored topics live
  * on the user document, which token verification loads anyway.
  */
-import { Schema, type Model, type mongo } from 'mongoose';
+import { Schema } from 'mongoose';
 import type { Database } from '../db/connection';
 import type { CommentOrder, HistoryVisibility } from './views';
 import type { LabelWeights } from './rules/labels';
@@ -282,16 +282,6 @@ const labelSchema = new Schema<LabelDoc>(
   opts,
 );
 labelSchema.index({ commentId: 1, userId: 1, label: 1 }, { unique: true });
-
-/**
- * The driver's collection of a model, typed with its documents, for writes already in their stored
- * form: the repositories' hot writes (a vote, a comment post) go through it, skipping mongoose's
- * casting (~0.13 ms of CPU per write on the bench machine; the commands are the same). Reads of
- * whole documents go through whole-read.ts.
- */
-export function collectionOf<T extends mongo.Document>(model: Model<T>): mongo.Collection<T> {
-  return model.collection as unknown as mongo.Collection<T>;
-}
 
 /** Compiles (once per connection) every model of the domain. */
 export function discussionModels(db: Database) {

@@ -1,6 +1,7 @@
 /** Topics: the listing and feed queries (each served by an index of models.ts) and atomic updates. */
 import type { CounterRepository } from './counter.repository';
-import { collectionOf, type DiscussionModels, type TopicDoc } from './models';
+import { collectionOf } from '../db/connection';
+import type { DiscussionModels, TopicDoc } from './models';
 import { Anchor, Direction, FeedAnchor, feedFilter, keysetFilter, keysetSort } from './keyset';
 import { readById, readByIds, readWhole } from './whole-read';
 

@@ -3,8 +3,8 @@
  * is the position subscribers resume from. Sequence numbers come from a counter document, as the
  * discussion's ids do (counter.repository.ts), with the same arbiter: the `_id` unique index.
  */
-import { Schema, type Model, type mongo } from 'mongoose';
-import type { Database } from '../db/connection';
+import { Schema, type Model } from 'mongoose';
+import { collectionOf, type Database } from '../db/connection';
 import type { EventInput, EventKind, LiveEvent } from './types';
 
 interface EventDoc extends EventInput {
@@ -67,20 +67,18 @@ export class EventLog {
     if (events.length === 0) return;
     const last = await this.allocate(events.length);
     const kept = await Promise.all(events.map((e) => e.kept ?? true));
-    const written = events.filter((_, i) => kept[i]);
-    const docs = events
-      .map((e, i) => ({ ...stripUndefined(e.input), _id: last - events.length + 1 + i, at: e.at }))
-      .filter((_, i) => kept[i]);
-    if (docs.length === 0) return;
+    const numbered = events.map((e, i) => ({ e, _id: last - events.length + 1 + i })).filter((_, i) => kept[i]);
+    if (numbered.length === 0) return;
     let inserted: number;
     try {
+      const docs = numbered.map(({ e, _id }) => ({ ...stripUndefined(e.input), _id, at: e.at }));
       await this.events.collection.insertMany(docs as never[], { ordered: true });
       return;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       inserted = (err as { insertedCount?: number }).insertedCount ?? 0;
     }
-    for (const e of written.slice(inserted)) await this.append(e.input, e.at);
+    for (const { e } of numbered.slice(inserted)) await this.append(e.input, e.at);
   }
 
   /** Writes the event under the next free sequence number and returns that number. */
@@ -104,8 +102,8 @@ export class EventLog {
   private async allocate(count: number): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
-        // The driver's own findAndModify: one per change written, nothing to cast.
-        const doc = await (this.counters.collection as unknown as mongo.Collection<CounterDoc>).findOneAndUpdate(
+        // The driver's own findAndModify: one per batch written, nothing to cast.
+        const doc = await collectionOf(this.counters).findOneAndUpdate(
           { _id: COUNTER_ID },
           { $inc: { seq: count } },
           { upsert: true, returnDocument: 'after' },

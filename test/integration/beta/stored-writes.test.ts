@@ -1,5 +1,5 @@
 /**
- * The hot writes go through the driver's collection instead of mongoose (models.ts collectionOf):
+ * The hot writes go through the driver's collection instead of mongoose (collectionOf, src/db/connection.ts):
  * what they store must be exactly what the mongoose statements they replaced stored — every field,
  * its type and its place (EJSON canonical, key order included). Each case writes one document
  * through the service and its twin through the old mongoose statement, then compares the two.

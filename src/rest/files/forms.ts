@@ -57,12 +57,13 @@ class FormRun {
     // listener (it first creates the temporary object): without one, that 'error' event is
     // unhandled and ends the process. The service still sees the error through finished().
     source.on('error', () => {});
+    // After a failure nothing more is received: the answer may already be on its way.
+    if (this.done) return void source.resume();
     this.fileSource = source;
     this.receiving = this.uploads.receive(source).then(
-      (r) => {
-        if (this.done) void r.discard();
-        else this.form.received = r;
-      },
+      // Bytes received after a failure are removed before that failure is answered (fail()
+      // waits for this promise).
+      (r) => (this.done ? r.discard() : void (this.form.received = r)),
       (err) => this.fail(err),
     );
   }

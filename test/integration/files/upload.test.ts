@@ -428,6 +428,22 @@ once (Connection: close)`, async () => {
       });
     });
 
+    it('multipart: a field over 64 KiB after the file → 400, the received file not kept', async () => {
+      const before = await storeCounts(s);
+      for (let i = 0; i < 5; i++) {
+        const late = form([
+          { name: 'file', filename: 'kept-not.txt', value: 'x'.repeat(900) },
+          { name: 'note', value: 'a'.repeat(64 * 1024 + 1) },
+        ]);
+        expect(await c.post('/upload', late.body, { 'content-type': late.type, ...XRW })).toMatchObject({
+          status: 400,
+          text: 'Bad request\n',
+        });
+        expect(await storeCounts(s)).toEqual(before);
+      }
+      expect((await c.get('/kept-not.txt')).status).toBe(404);
+    });
+
     it('multipart: a file part over the limit → 413, nothing kept', async () => {
       const before = await storeCounts(s);
       const f = form([{ name: 'file', filename: 'huge.txt', value: Buffer.alloc(1001, 0x61) }]);

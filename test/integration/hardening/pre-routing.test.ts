@@ -29,7 +29,11 @@ function raw(request: string): Promise<Answer> {
     let data = '';
     sock.on('data', (d: Buffer) => (data += d.toString('latin1')));
     sock.on('error', reject);
+    // A server that never closes fails the test instead of hanging it; cleared once it closes, so
+    // no timer outlives the test (Jest then reported a worker that failed to exit gracefully).
+    const timer = setTimeout(() => sock.destroy(), 5000);
     sock.on('close', () => {
+      clearTimeout(timer);
       const end = data.indexOf('\r\n\r\n');
       const lines = data.slice(0, end).split('\r\n');
       const headers: Record<string, string> = {};
@@ -37,7 +41,6 @@ function raw(request: string): Promise<Answer> {
         headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
       resolve({ status: Number(lines[0]!.split(' ')[1]), headers, body: data.slice(end + 4) });
     });
-    setTimeout(() => sock.destroy(), 5000);
   });
 }
 

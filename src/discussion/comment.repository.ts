@@ -26,15 +26,15 @@ export class CommentRepository {
   }
 
   /**
-   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `then.drawnId` first
-   * when given). Then, at once: the new version of the topic's comments, `then.alongside()` (the
-   * topic's count and activity) and `then.announce(inserted, written)`, where `written` is the
+   * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `followUps.drawnId` first
+   * when given). Then, at once: the new version of the topic's comments, `followUps.alongside()` (the
+   * topic's count and activity) and `followUps.announce(inserted, written)`, where `written` is the
    * promise of the other two (the live event: its number is taken while they run and it is written
    * after them). None waits for another, so a post costs two round trips fewer.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
-    then: {
+    followUps: {
       drawnId?: Promise<number>;
       alongside?: () => Promise<unknown>;
       announce?: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown>;
@@ -48,10 +48,10 @@ export class CommentRepository {
         await collectionOf(this.m.Comment).insertOne(comment);
         return comment;
       },
-      then.drawnId,
+      followUps.drawnId,
     );
-    const written = Promise.all([this.changed(inserted.topicId), then.alongside?.()]);
-    await Promise.all([written, then.announce?.(inserted, written)]);
+    const written = Promise.all([this.changed(inserted.topicId), followUps.alongside?.()]);
+    await Promise.all([written, followUps.announce?.(inserted, written)]);
     return inserted;
   }
 

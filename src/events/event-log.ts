@@ -72,7 +72,7 @@ export class EventLog {
     let inserted: number;
     try {
       const docs = numbered.map(({ e, _id }) => ({ ...stripUndefined(e.input), _id, at: e.at }));
-      await this.events.collection.insertMany(docs as never[], { ordered: true });
+      await collectionOf(this.events).insertMany(docs as EventDoc[], { ordered: true });
       return;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;

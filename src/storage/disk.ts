@@ -87,16 +87,30 @@ function closeNow(fd: number): void {
   }
 }
 
-/** One positional write (callback API: no FileHandle promise machinery per chunk). */
+/**
+ * One positional write of an upload: on the event loop's thread below SYNC_WRITE_BYTES, else on
+ * the pool (callback API: no FileHandle promise machinery per chunk).
+ */
 function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
+  if (position < SYNC_WRITE_BYTES) return now(() => fs.writeSync(fd, buf, offset, length, position));
   return new Promise((resolve, reject) =>
     fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
   );
 }
 
-/** One positional vectored write: the chunks of a batch go to the kernel without being joined first. */
+/** One positional vectored write, placed as writeAt's: a batch's chunks go to the kernel without being joined. */
 function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number> {
+  if (position < SYNC_WRITE_BYTES) return now(() => fs.writevSync(fd, bufs, position));
   return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/** A synchronous call's result or error as a promise, as the pool's writes give theirs. */
+function now<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** fsync of an open directory. */
@@ -358,10 +372,7 @@ export class DiskStore implements ByteStore {
       async write(chunk) {
         let off = 0;
         while (off < chunk.length) {
-          const n =
-            position < SYNC_WRITE_BYTES
-              ? fs.writeSync(fd!, chunk, off, chunk.length - off, position)
-              : await writeAt(fd!, chunk, off, chunk.length - off, position);
+          const n = await writeAt(fd!, chunk, off, chunk.length - off, position);
           off += n;
           written(n);
         }
@@ -369,8 +380,7 @@ export class DiskStore implements ByteStore {
       async writev(chunks) {
         let rest = chunks;
         while (rest.length > 0) {
-          let n =
-            position < SYNC_WRITE_BYTES ? fs.writevSync(fd!, rest, position) : await writevAt(fd!, rest, position);
+          let n = await writevAt(fd!, rest, position);
           written(n);
           // A short write: go on with the bytes the kernel did not take.
           const next: Buffer[] = [];

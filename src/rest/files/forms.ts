@@ -63,7 +63,10 @@ class FormRun {
     this.receiving = this.uploads.receive(source).then(
       // Bytes received after a failure are removed before that failure is answered (fail()
       // waits for this promise).
-      (r) => (this.done ? r.discard() : void (this.form.received = r)),
+      (r) => {
+        if (this.done) return r.discard();
+        this.form.received = r;
+      },
       (err) => this.fail(err),
     );
   }

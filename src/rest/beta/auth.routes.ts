@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { UnauthenticatedError, ValidationError } from '../../core/errors';
 import type { Issue } from '../../core/errors';
-import { reprValue } from './python-repr';
+import { reprJsonMember } from './python-repr';
 import type { RestOptions } from '../options';
 
 /** Largest login body read; beyond it the request fails cleanly (413) without being parsed. */
@@ -27,7 +27,8 @@ export function parseLoginBody(raw: unknown): { username: string; password: stri
     } else if (typeof record[field] !== 'string') {
       issues.push({
         exception: 'ValidationError',
-        message: `${reprValue(record[field])} is not of type 'string'`,
+        // Written from the text, not the parsed value: Python keeps 1.0 a float and big integers exact.
+        message: `${reprJsonMember(raw as string, field)} is not of type 'string'`,
         field,
       });
     }

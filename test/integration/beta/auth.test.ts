@@ -116,6 +116,32 @@ describe('POST /login', () => {
       expect(ok.status).toBe(200);
     });
 
+    it('writes numbers as json.loads reads them, and answers 400 to a value nested 5,000 deep', async () => {
+      const send = (body: string) =>
+        api.request('POST', '/login', { body, headers: { 'content-type': 'application/json' } });
+      const exact = await send('{"username": 12345678901234567890123, "password": 1.0}');
+      expect([exact.status, exact.body]).toEqual([
+        400,
+        [
+          {
+            exception: 'ValidationError',
+            message: "12345678901234567890123 is not of type 'string'",
+            field: 'username',
+          },
+          { exception: 'ValidationError', message: "1.0 is not of type 'string'", field: 'password' },
+        ],
+      ]);
+      const deep = await send(`{"username": ${'['.repeat(5000)}${']'.repeat(5000)}, "password": "x"}`);
+      expect(deep.status).toBe(400);
+      expect(deep.body).toEqual([
+        {
+          exception: 'ValidationError',
+          message: `${'['.repeat(5000)}${']'.repeat(5000)} is not of type 'string'`,
+          field: 'username',
+        },
+      ]);
+    });
+
     it('does not look at the Content-Type', async () => {
       const body = JSON.stringify({ username: 'bob', password: PASSWORD });
       for (const type of [

@@ -1,5 +1,5 @@
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
-import { reprList, reprString, reprValue } from '../../../src/rest/beta/python-repr';
+import { reprJson, reprJsonMember, reprList, reprString } from '../../../src/rest/beta/python-repr';
 import {
   contentMetadata,
   countWords,
@@ -110,19 +110,46 @@ describe('Python-style repr (2.3, 2.4)', () => {
   });
 
   it('writes JSON values as Python would', () => {
-    expect(reprValue(123)).toBe('123');
-    expect(reprValue(-5)).toBe('-5');
-    expect(reprValue(1.5)).toBe('1.5');
-    expect(reprValue(0.0001)).toBe('0.0001');
-    expect(reprValue(0.00001)).toBe('1e-05');
-    expect(reprValue(1e300)).toBe('1e+300');
-    expect(reprValue(true)).toBe('True');
-    expect(reprValue(false)).toBe('False');
-    expect(reprValue(null)).toBe('None');
-    expect(reprValue([1, 2])).toBe('[1, 2]');
-    expect(reprValue({ a: 1 })).toBe("{'a': 1}");
-    expect(reprValue({ a: [true, null, 'x'], b: {} })).toBe("{'a': [True, None, 'x'], 'b': {}}");
-    expect(reprValue([])).toBe('[]');
+    expect(reprJson('123')).toBe('123');
+    expect(reprJson('-5')).toBe('-5');
+    expect(reprJson('-0')).toBe('0');
+    expect(reprJson('1.5')).toBe('1.5');
+    expect(reprJson('0.0001')).toBe('0.0001');
+    expect(reprJson('0.00001')).toBe('1e-05');
+    expect(reprJson('1e300')).toBe('1e+300');
+    expect(reprJson('1e400')).toBe('inf');
+    expect(reprJson('-1e400')).toBe('-inf');
+    expect(reprJson('true')).toBe('True');
+    expect(reprJson('false')).toBe('False');
+    expect(reprJson('null')).toBe('None');
+    expect(reprJson('[1, 2]')).toBe('[1, 2]');
+    expect(reprJson('{"a":1}')).toBe("{'a': 1}");
+    expect(reprJson('{"a": [true, null, "x"], "b": {}}')).toBe("{'a': [True, None, 'x'], 'b': {}}");
+    expect(reprJson(' [ ] ')).toBe('[]');
+    expect(reprJson('"a\\"b"')).toBe(`'a"b'`);
+  });
+
+  it('keeps what json.loads keeps: exact integers, floats that look integral, the last of a repeated key', () => {
+    expect(reprJson('12345678901234567890123')).toBe('12345678901234567890123');
+    expect(reprJson('1.0')).toBe('1.0');
+    expect(reprJson('-0.0')).toBe('-0.0');
+    expect(reprJson('1e5')).toBe('100000.0');
+    expect(reprJson('1E16')).toBe('1e+16');
+    expect(reprJson('123456789012345678.0')).toBe('1.2345678901234568e+17');
+    expect(reprJson('{"a": 1, "b": 2, "a": 3}')).toBe("{'a': 3, 'b': 2}");
+    expect(reprJsonMember('{"username": [1.0, {"k": 10000000000000000001}], "password": "x"}', 'username')).toBe(
+      "[1.0, {'k': 10000000000000000001}]",
+    );
+  });
+
+  it('writes values nested 30,000 levels deep (no recursion)', () => {
+    const depth = 30_000;
+    expect(reprJson('['.repeat(depth) + ']'.repeat(depth))).toBe('['.repeat(depth) + ']'.repeat(depth));
+    const objects = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    expect(reprJson(objects)).toBe("{'a': ".repeat(depth) + '1' + '}'.repeat(depth));
+  });
+
+  it('lists strings', () => {
     expect(reprList(['activity', 'votes'])).toBe("['activity', 'votes']");
   });
 });

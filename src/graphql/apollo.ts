@@ -81,6 +81,25 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
 }
 
 /**
+ * A subscription sent over HTTP is refused as the WebSocket refuses a query (src/live/server.ts):
+ * executed here it would run its event resolver with no event.
+ */
+function subscriptionsOverWebSocketPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation }) {
+          if (operation?.operation !== 'subscription') return;
+          throw new GraphQLError('Subscriptions run over WebSocket at /graphql (graphql-transport-ws), not over HTTP', {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
+        },
+      };
+    },
+  };
+}
+
+/**
  * `Cache-Control: no-store` on every response, as Apollo's cache-control plugin answered for this
  * schema (no type or field declares a cache hint). That plugin is disabled: it wraps every field
  * resolver to collect hints, about a third of the execution time of a 5,000-comment tree.
@@ -133,6 +152,7 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
       ApolloServerPluginCacheControlDisabled(),
       noStorePlugin(),
       batchLimitPlugin(config.maxBatch),
+      subscriptionsOverWebSocketPlugin(),
       costLimitPlugin(config.maxCost, config.maxSelections),
       httpStatusPlugin<GraphQLContext>(),
     ],

@@ -83,6 +83,11 @@ export function makeFormatError(log: Logger) {
       };
     }
     const code = formatted.extensions?.code;
+    // Apollo's own refusals of a request that carry a 4xx but no code (a persisted query whose hash
+    // does not match its text): the client's mistake, said as Apollo says it.
+    if (original instanceof GraphQLError && !original.extensions?.code && isClientStatus(original.extensions?.http)) {
+      return withoutHttp({ ...formatted, extensions: { ...formatted.extensions, code: 'BAD_REQUEST' } });
+    }
     if (
       (typeof code === 'string' && PASS_THROUGH.has(code)) ||
       (original instanceof GraphQLError &&
@@ -99,6 +104,11 @@ export function makeFormatError(log: Logger) {
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     };
   };
+}
+
+function isClientStatus(http: unknown): boolean {
+  const status = (http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {

@@ -152,7 +152,47 @@ login, posting a comment`, () => {
         }),
       });
       expect(r.status).toBe(400);
+      expect(await r.json()).toEqual({
+        errors: [{ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } }],
+      });
     });
+
+    it('refuses a persisted-query version it does not know, saying so', async () => {
+      const r = await fetch(`${s.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, extensions: { persistedQuery: { version: 2, sha256Hash: sha256(query) } } }),
+      });
+      expect(r.status).toBe(400);
+      expect(await r.json()).toEqual({
+        errors: [{ message: 'Unsupported persisted query version', extensions: { code: 'BAD_REQUEST' } }],
+      });
+    });
+  });
+
+  it('refuses a subscription sent over HTTP (subscriptions run over WebSocket)', async () => {
+    for (const t of [undefined, token]) {
+      const r = await gql(s, 'subscription { newTopics { cursor } }', {}, t);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({
+        errors: [
+          {
+            message: 'Subscriptions run over WebSocket at /graphql (graphql-transport-ws), not over HTTP',
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
+      });
+    }
+    // Another operation of the same document still runs.
+    const q = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'subscription S { newTopics { cursor } } query Q { __typename }',
+        operationName: 'Q',
+      }),
+    });
+    expect(await q.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
   it('refuses batched requests by default', async () => {

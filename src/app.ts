@@ -3,6 +3,7 @@
  * Front doors are mounted here; they hold no business rules.
  */
 import crypto from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
@@ -22,7 +23,7 @@ import { sendBetaError } from './rest/beta/errors';
 import { sendError as sendFilesError } from './rest/files/errors';
 import { PAGE_CSP } from './rest/files';
 import { filesRoutes } from './rest/files';
-import { FILES_PAGE_HEADERS, frontDoorOf, pathOfTarget, rawRefusal, refusalFor } from './rest/refusals';
+import { FILES_PAGE_HEADERS, frontDoorOf, pathOfTarget, rawRefusal, refusalFor, refusedRequest } from './rest/refusals';
 
 export interface AppDeps {
   config: Config;
@@ -61,6 +62,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: {
       connectionsCheckingInterval: 1000,
       headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      // An HTTP/1.1 request without Host is refused below, in its front door's format; Node's own
+      // refusal is an empty 400.
+      requireHostHeader: false,
     },
     // One debug line per request from onResponse instead of Fastify's two info lines.
     logController: new LogController({ disableRequestLogging: true }),
@@ -78,7 +82,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             ? [431, 'Request Header Fields Too Large']
             : [400, 'Bad Request'];
       const received = (err as unknown as { rawPacket?: Buffer }).rawPacket;
-      if (socket.writable) socket.write(rawRefusal(status, reason, received, isServerPath));
+      // The response of a request whose body was being read (Node's own handler looks here too).
+      const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+      // Once its head is sent, a refusal cannot follow it on the same socket.
+      if (socket.writable && !inFlight?.headersSent)
+        socket.write(rawRefusal(status, reason, refusedRequest(received, inFlight?.req), isServerPath));
       socket.destroy();
     },
     forceCloseConnections: 'idle',
@@ -140,6 +148,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     keepFirstHeaderValues(req.raw);
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is a bad request.
+    if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
+      const refusal = refusalFor(pathOfTarget(req.raw.url ?? '/'), 400, req.headers.accept, isServerPath);
+      return reply.code(400).headers(refusal.headers).send(refusal.body);
+    }
   });
   // An `Expect` other than 100-continue: Node would answer a bare 417 (no body, none of the
   // headers above). Ignore the expectation instead, as RFC 9110 allows: the request is answered

@@ -88,21 +88,43 @@ export function refusalFor(
   }
 }
 
+/** What a refusal written straight to a socket needs of its request. */
+export interface RefusedRequest {
+  method: string;
+  target: string;
+  accept: string | undefined;
+}
+
 /**
- * The bytes of a refusal written straight to a socket (Node's clientError: no request object),
- * read from what Node had received of the request: its target and, if it got that far, Accept.
+ * The request Node's clientError refuses: the one whose body was being read when the error came
+ * (the received bytes are then body bytes, not a request line), else the one the received bytes
+ * begin, as far as Node got: its method, target and, if it got that far, Accept.
  */
+export function refusedRequest(
+  received: Buffer | undefined,
+  inFlight: { method?: string; url?: string; headers: { accept?: string } } | undefined,
+): RefusedRequest {
+  if (inFlight?.url !== undefined) {
+    return { method: inFlight.method ?? 'GET', target: inFlight.url, accept: inFlight.headers.accept };
+  }
+  const head = Buffer.isBuffer(received) ? received.subarray(0, 64 * 1024).toString('latin1') : '';
+  const line = /^(\S*)[ \t]+(\S+)/.exec(head);
+  return {
+    method: line?.[1] ?? '',
+    target: line?.[2] ?? '/',
+    accept: /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1],
+  };
+}
+
+/** The bytes of a refusal written straight to a socket (Node's clientError: no reply object). */
 export function rawRefusal(
   status: number,
   reason: string,
-  received: Buffer | undefined,
+  request: RefusedRequest,
   isServerPath?: ServerPathCheck,
 ): string {
-  const head = Buffer.isBuffer(received) ? received.subarray(0, 64 * 1024).toString('latin1') : '';
-  const target = /^\S*[ \t]+(\S+)/.exec(head)?.[1] ?? '/';
-  const accept = /\r\naccept:[ \t]*([^\r\n]*)/i.exec(head)?.[1];
-  const refusal = refusalFor(pathOfTarget(target), status, accept, isServerPath);
-  const body = head.startsWith('HEAD ') ? '' : refusal.body;
+  const refusal = refusalFor(pathOfTarget(request.target), status, request.accept, isServerPath);
+  const body = request.method === 'HEAD' ? '' : refusal.body;
   const lines = [`HTTP/1.1 ${status} ${reason}`, 'Connection: close', 'X-Content-Type-Options: nosniff'];
   for (const [name, value] of Object.entries(refusal.headers)) lines.push(`${name}: ${value}`);
   lines.push(`Content-Length: ${Buffer.byteLength(body)}`);

@@ -22,10 +22,17 @@ interface Answer {
   body: string;
 }
 
-/** Sends `request` as is and reads the answer until the server closes (requests say Connection: close). */
-function raw(request: string): Promise<Answer> {
+/**
+ * Sends `request` as is and reads the answer until the server closes (requests say Connection: close).
+ * `later`, 300 ms after: more bytes, so that Node has routed the request before it reads them, or
+ * 'end' to half-close the socket there.
+ */
+function raw(request: string, later?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => sock.write(request));
+    const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1', () => {
+      sock.write(request);
+      if (later !== undefined) setTimeout(() => (later === 'end' ? sock.end() : sock.write(later)), 300);
+    });
     let data = '';
     sock.on('data', (d: Buffer) => (data += d.toString('latin1')));
     sock.on('error', reject);
@@ -164,5 +171,41 @@ describe('Files-* paths: the files format (§3)', () => {
   it('a malformed request line on /upload: 400 Bad request in the files format', async () => {
     const a = await raw('FOO@ /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n');
     expect([a.status, a.body]).toEqual([400, '{"error":"Bad request"}']);
+  });
+});
+
+describe('after the head was read: a body Node cannot parse, or cut short, and a missing Host', () => {
+  const graphqlBad = JSON.stringify({ errors: [{ message: 'Bad request', extensions: { code: 'BAD_REQUEST' } }] });
+  const chunked = (method: string, path: string, extra = '') =>
+    `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}` +
+    'Transfer-Encoding: chunked\r\n\r\n';
+
+  it("a bad chunk size answers 400 in the format of the request's front door", async () => {
+    const g = await raw(chunked('POST', '/graphql'), 'zz\r\n');
+    expect([g.status, g.headers['content-type'], g.body]).toEqual([400, JSON_TYPE, graphqlBad]);
+    const b = await raw(chunked('POST', '/api/beta/login'), 'zz\r\n');
+    expect([b.status, b.headers['content-type'], b.body]).toEqual([400, JSON_TYPE, '[{"message":"Bad request"}]']);
+    const f = await raw(chunked('PUT', '/upload/a.txt', 'Accept: application/json\r\n'), 'zz\r\n');
+    expect([f.status, f.headers['content-type'], f.body]).toEqual([400, JSON_TYPE, '{"error":"Bad request"}']);
+  });
+
+  it("a body cut short by a half-close answers 400 in the request's front door's format", async () => {
+    const b = await raw('POST /api/beta/login HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"username":', 'end');
+    expect([b.status, b.body]).toEqual([400, '[{"message":"Bad request"}]']);
+  });
+
+  it('an HTTP/1.1 request without Host: 400 in the format of each front door (HTTP/1.0 needs none)', async () => {
+    const noHost = (target: string, method = 'GET') => `${method} ${target} HTTP/1.1\r\nConnection: close\r\n\r\n`;
+    const b = await raw(noHost('/api/beta/topics'));
+    expect([b.status, b.headers['content-type'], b.body]).toEqual([400, JSON_TYPE, '[{"message":"Bad request"}]']);
+    const g = await raw(noHost('/graphql?query=%7B__typename%7D'));
+    expect([g.status, g.headers['content-type'], g.body]).toEqual([400, JSON_TYPE, graphqlBad]);
+    const f = await raw(noHost('/some.txt'));
+    expect([f.status, f.headers['content-type'], f.body]).toEqual([400, 'text/plain; charset=utf-8', 'Bad request\n']);
+    expect(f.headers['x-frame-options']).toBe('SAMEORIGIN');
+    const h = await raw(noHost('/some.txt', 'HEAD'));
+    expect([h.status, h.body]).toEqual([400, '']);
+    const old = await raw('GET /api/beta/topics HTTP/1.0\r\n\r\n');
+    expect(old.status).toBe(200);
   });
 });

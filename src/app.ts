@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           .send(refusal.body);
       }
       // An undecodable URL is a bad request (docs/discussion-api.md §2.5); a parameter over
-      // maxParamLength names no topic or user.
+      // maxParamLength (only with Node's header limit raised) names no topic or user.
       if (frontDoorOf(pathOnly) === 'beta') {
         if (code === 'FST_ERR_BAD_URL') return sendBetaError(reply, 400, [{ message: 'Bad request' }]);
         return sendBetaError(reply, 404, [{ message: 'Not found' }]);
@@ -142,7 +142,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
       return reply.status(404).send({ error: 'Not found' });
     },
-    routerOptions: { maxParamLength: 1024 },
+    // As long as a request line can be (Node's 16 KiB of headers): no parameter is refused for its
+    // length alone. A decoded name of 1,100 characters may still give a short filename (files
+    // behaviour 4.5 limits the final name), and a topic id that long is `Topic not found`.
+    routerOptions: { maxParamLength: 16 * 1024 },
   });
 
   app.addHook('onRequest', async (req, reply) => {

@@ -63,6 +63,12 @@ describe('lookup (6, 2.3, 2.5)', () => {
     expect((await api.get('/topic/zzzz?order=bad')).status).toBe(400);
   });
 
+  it('an id of 1,100 characters is validated and looked up like any other (no generic 404)', async () => {
+    const long = 'z'.repeat(1100);
+    expect((await api.get(`/topic/${long}`)).body).toEqual([{ message: 'Topic not found' }]);
+    expect((await api.get(`/topic/${long}?order=bad`)).status).toBe(400);
+  });
+
   it.each(['zzzz', 'ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ', '1000'])('unknown %p → 404', async (id) => {
     const res = await api.get(`/topic/${id}`);
     expect(res.status).toBe(404);

@@ -33,7 +33,7 @@ describe('lookup and access (7.1)', () => {
     expect(res.body.user).toEqual({ username: 'alice' });
   });
 
-  it.each(['nobody', 'a', 'x'.repeat(40), 'bad name', '_a_'])(
+  it.each(['nobody', 'a', 'x'.repeat(40), 'bad name', '_a_', 'a'.repeat(1100)])(
     '%p → 404 User not found on all three paths',
     async (name) => {
       for (const feed of FEEDS) {

@@ -238,10 +238,13 @@ operations`, async () => {
     expect(j.json()).toEqual({ error: 'Not found' });
   });
 
-  it('PUT /upload/{name} with a name longer than the router takes → 400 Filename too long, body unread', async () => {
+  it('PUT /upload/{name}: a name of 1,100 characters is judged by its final form (§4.5)', async () => {
     const r = await request(s.url, 'PUT', `/upload/${'n'.repeat(1100)}.txt`, { body: 'x' });
     expect(r.status).toBe(400);
     expect(r.text).toBe('Filename too long\n');
+    const spaces = await request(s.url, 'PUT', `/upload/short.txt${'%20'.repeat(1100)}`, { body: 'x' });
+    expect(spaces.status).toBe(200);
+    expect(spaces.text).toBe(`${s.url}/short.txt\n`);
   });
 });
 

@@ -69,6 +69,12 @@ export class FileRepository {
     return this.coll.findOne({ _id: filename });
   }
 
+  /** Which of these names some file holds. */
+  async takenOf(filenames: string[]): Promise<Set<string>> {
+    const docs = await this.coll.find({ _id: { $in: filenames } }, { projection: { _id: 1 } }).toArray();
+    return new Set(docs.map((d) => d._id));
+  }
+
   /** Claims `filename`; returns false when the name is taken (unique index), never overwrites. */
   insert(filename: string, content: FileContent): Promise<boolean> {
     return this.inserts.insert({ _id: filename, filename, ...content });

@@ -69,6 +69,8 @@ class Received implements ReceivedUpload {
 }
 
 const MAX_CLAIM_ATTEMPTS = 10000;
+/** Names after a taken one looked up in one query (§4.6). */
+const NAMES_PER_LOOKUP = 64;
 
 function prohibited(): ValidationError {
   return new ValidationError('Prohibited filename', 'PROHIBITED_FILENAME');
@@ -222,11 +224,26 @@ export class UploadService {
       first = false;
       if (random) candidate = drawRandom();
       else {
-        bare = nextBare(bare);
+        bare = await this.nextFreeBare(bare, ext);
         candidate = joinName(bare, ext);
       }
     }
     throw new Error(`could not find a free name for ${name}`);
+  }
+
+  /**
+   * §4.6's next name after `bare` that no file holds, looked up NAMES_PER_LOOKUP names per query:
+   * a name uploaded 800 times took 800 failed inserts (~0.5 s) per upload, one name at a time. When
+   * all of them are taken, the last one: the caller's insert fails and it looks on from there. A
+   * name found free can still be claimed by a concurrent upload first: the insert tells.
+   */
+  private async nextFreeBare(bare: string, ext: string): Promise<string> {
+    const bares: string[] = [];
+    for (let b = bare; bares.length < NAMES_PER_LOOKUP; ) bares.push((b = nextBare(b)));
+    const names = bares.map((b) => joinName(b, ext));
+    const taken = await this.repo.takenOf(names);
+    const free = names.findIndex((n) => !taken.has(n));
+    return bares[free < 0 ? bares.length - 1 : free]!;
   }
 
   /** Switches `name` to `content` if `deleteKey` matches its key; retries when it changed meanwhile. */

@@ -204,6 +204,29 @@ once (Connection: close)`, async () => {
       expect((await f.upload('v19.txt', 'x')).filename).toBe('v110.txt');
     });
 
+    it('a name taken 70 times: the next free names in order, and a freed one is taken again', async () => {
+      const names: string[] = [];
+      let key5 = '';
+      for (let i = 0; i < 70; i++) {
+        const j = await f.upload('many.txt', `v${i}`);
+        names.push(j.filename);
+        if (i === 5) key5 = j.delete_key;
+      }
+      // §4.6: a trailing digit d becomes d + 1, else 1 is appended (many19 → many110).
+      const expected = ['many'];
+      while (expected.length < 71) {
+        const b = expected[expected.length - 1]!;
+        const d = /\d$/.test(b) ? Number(b.slice(-1)) : -1;
+        expected.push(d < 0 ? `${b}1` : `${b.slice(0, -1)}${d + 1}`);
+      }
+      expect(names).toEqual(expected.slice(0, 70).map((b) => `${b}.txt`));
+      expect(names.slice(18, 22)).toEqual(['many18.txt', 'many19.txt', 'many110.txt', 'many111.txt']);
+      expect((await c.del('/many5.txt', { 'files-delete-key': key5 })).status).toBe(200);
+      expect((await f.upload('many.txt', 'again')).filename).toBe('many5.txt');
+      expect((await f.upload('many.txt', 'next')).filename).toBe(`${expected[70]}.txt`);
+      expect((await c.get('/selif/many5.txt')).text).toBe('again');
+    });
+
     it('a wrong key does not overwrite: ow.txt → ow1.txt, ow.txt untouched', async () => {
       await f.upload('ow.txt', 'original', { 'files-delete-key': 'right' });
       expect((await f.upload('ow.txt', 'intruder', { 'files-delete-key': 'wrong' })).filename).toBe('ow1.txt');

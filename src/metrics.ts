@@ -73,7 +73,7 @@ export class Metrics {
 
   readonly liveDropped = new Counter({
     name: 'live_connections_dropped_total',
-    help: 'WebSocket connections the server closed, by reason (slow, revoked, expired, limit).',
+    help: 'WebSocket connections the server closed, by reason (slow, revoked, idle, limit).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

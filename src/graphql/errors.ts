@@ -7,7 +7,7 @@
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
-import type { ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { AppError, classifyError, TooManyRequestsError, ValidationError } from '../core/errors';
 
@@ -42,7 +42,11 @@ export function errorExtensions(err: AppError): Record<string, unknown> {
  * which takes the status from it when the whole request fails (and removes it from the body).
  */
 export function domainExtensions(err: AppError): Record<string, unknown> {
-  return { ...errorExtensions(err), http: { status: err.status } };
+  // Apollo adds these headers to the response when this error decides its status.
+  const headers = new HeaderMap();
+  if (err.code === 'UNAUTHENTICATED') headers.set('www-authenticate', 'Bearer');
+  if (err instanceof TooManyRequestsError) headers.set('retry-after', String(err.retryAfter));
+  return { ...errorExtensions(err), http: { status: err.status, headers } };
 }
 
 /**

@@ -25,7 +25,9 @@ export type ServerPathCheck = (path: string) => boolean;
 export function frontDoorOf(path: string, isServerPath: ServerPathCheck = () => false): FrontDoor {
   if (path === '/api/beta' || path.startsWith('/api/beta/')) return 'beta';
   if (path === '/graphql') return 'graphql';
-  if (/^\/((selif|upload)\/)?[^/]*$/.test(path) && !isServerPath(path)) return 'files';
+  // /upload and /selif/… are the files API's whatever follows; /{name} unless a route of the server's.
+  if (/^\/(upload(\/[^/]*)?|selif\/[^/]*)$/.test(path)) return 'files';
+  if (/^\/[^/]*$/.test(path) && !isServerPath(path)) return 'files';
   return 'other';
 }
 

@@ -27,6 +27,7 @@ describe('UNAUTHENTICATED (HTTP 401)', () => {
     async (value) => {
       const r = await gql(s, '{ groups { path } }', {}, undefined, { authorization: value });
       expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
       expect(r.body.errors?.[0]).toMatchObject({
         message: 'Invalid or expired token',
         extensions: { code: 'UNAUTHENTICATED' },

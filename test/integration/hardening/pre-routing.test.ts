@@ -172,6 +172,21 @@ describe('Files-* paths: the files format (§3)', () => {
     const a = await raw('FOO@ /upload HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n');
     expect([a.status, a.body]).toEqual([400, '{"error":"Bad request"}']);
   });
+
+  it('on /upload and /upload/{name} too: text unless JSON is preferred, with the §2.4 headers', async () => {
+    const both = 'Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
+    for (const line of ['PUT /upload/x.txt', 'POST /upload', 'PUT /upload/']) {
+      const a = await raw(`${line} HTTP/1.1\r\nHost: x\r\n${both}`);
+      expect([a.status, a.headers['content-type'], a.body]).toEqual([
+        400,
+        'text/plain; charset=utf-8',
+        'Bad request\n',
+      ]);
+      expect(a.headers['x-frame-options']).toBe('SAMEORIGIN');
+    }
+    const big = await raw(`PUT /upload/x.txt HTTP/1.1\r\nHost: x\r\nX-Big: ${LONG}\r\n\r\n`);
+    expect([big.status, big.body]).toEqual([431, 'Request header fields too large\n']);
+  });
 });
 
 describe('after the head was read: a body Node cannot parse, or cut short, and a missing Host', () => {

@@ -222,7 +222,12 @@ function parse(request: FastifyRequest, limits: MultipartLimits): Promise<unknow
         mimetype: info.mimeType,
         encoding: info.encoding,
         createReadStream() {
-          if (opened) throw new Error('createReadStream() can be called once per upload');
+          // One variable used by two fields: the bytes stream once. The client's mistake, said as one.
+          if (opened)
+            throw new ValidationError(
+              'This upload is already read by another field: map the file to one variable per field',
+              'UPLOAD_ALREADY_READ',
+            );
           opened = true;
           return target;
         },

@@ -247,6 +247,31 @@ describe.each(BACKENDS)('GraphQL uploads on %s', (backend) => {
       );
     });
 
+    it('one Upload variable read by two fields: the first stores it, the second gets BAD_USER_INPUT', async () => {
+      const before = (await metadata(s)).length;
+      const r = await postMultipart(s, [
+        {
+          name: 'operations',
+          value: JSON.stringify({
+            query:
+              'mutation($f: Upload!) { a: uploadFile(file: $f, filename: "twice.txt") { filename } ' +
+              'b: uploadFile(file: $f, filename: "twice-b.txt") { filename } }',
+            variables: { f: null },
+          }),
+        },
+        { name: 'map', value: JSON.stringify({ '0': ['variables.f'] }) },
+        { name: '0', filename: 'twice.txt', value: 'once' },
+      ]);
+      expect(r.status).toBe(200);
+      const body = r.json<{
+        data: Record<string, unknown>;
+        errors: { path: string[]; extensions: { code: string } }[];
+      }>();
+      expect(body.data).toEqual({ a: { filename: 'twice.txt' }, b: null });
+      expect(body.errors).toMatchObject([{ path: ['b'], extensions: { code: 'BAD_USER_INPUT' } }]);
+      expect((await metadata(s)).length).toBe(before + 1);
+    });
+
     it('400 for misordered fields, bad JSON and bad map shapes', async () => {
       const ops = JSON.stringify({ query: UPLOAD, variables: { file: null } });
       const map = JSON.stringify({ '0': ['variables.file'] });

@@ -38,6 +38,11 @@ export interface DocumentLimits {
  * answer by the size of the schema.
  */
 export const MAX_INTROSPECTION_LISTS = 3;
+/**
+ * `__schema` fields per operation (fragments expanded): each answers the whole schema (~60 KiB of
+ * JSON here); 48 aliases of GraphiQL's introspection took a second of CPU for a 1.2 KB request.
+ */
+export const MAX_SCHEMA_FIELDS = 1;
 const INTROSPECTION_LISTS = new Set([
   'types',
   'fields',
@@ -91,49 +96,52 @@ function countWritten(doc: DocumentNode): { selections: number; aliases: number;
  * For each operation, its selections with every fragment spread expanded, and the deepest nesting
  * of introspection lists; fragments are measured once (memoized), a cycle counts nothing.
  */
-function measureOperations(doc: DocumentNode, stopAbove: number): { selections: number; introspectionLists: number } {
+function measureOperations(
+  doc: DocumentNode,
+  stopAbove: number,
+): { selections: number; introspectionLists: number; schemaFields: number } {
   const fragments = fragmentsOf(doc);
-  const memo = new Map<string, { selections: number; lists: number } | null>();
+  type Measure = { selections: number; lists: number; schemas: number };
+  const memo = new Map<string, Measure | null>();
 
-  const measureSet = (
-    set: SelectionSetNode | undefined,
-    inIntrospection: boolean,
-  ): { selections: number; lists: number } => {
-    let selections = 0;
-    let lists = 0;
-    if (!set) return { selections, lists };
+  const measureSet = (set: SelectionSetNode | undefined, inIntrospection: boolean): Measure => {
+    const m: Measure = { selections: 0, lists: 0, schemas: 0 };
+    if (!set) return m;
+    const add = (inner: Measure, lists: number) => {
+      m.selections += inner.selections;
+      m.schemas += inner.schemas;
+      m.lists = Math.max(m.lists, lists);
+    };
     for (const sel of set.selections) {
-      selections++;
+      m.selections++;
       if (sel.kind === Kind.FRAGMENT_SPREAD) {
         const f = measureFragment(sel.name.value);
-        selections += f.selections;
-        lists = Math.max(lists, f.lists);
+        add(f, f.lists);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const inner = measureSet(
           sel.selectionSet,
           inIntrospection || (sel.typeCondition?.name.value.startsWith('__') ?? false),
         );
-        selections += inner.selections;
-        lists = Math.max(lists, inner.lists);
+        add(inner, inner.lists);
       } else {
         const name = sel.name.value;
         const enters = inIntrospection || name === '__schema' || name === '__type';
         const inner = measureSet(sel.selectionSet, enters);
-        selections += inner.selections;
-        lists = Math.max(lists, inner.lists + (inIntrospection && INTROSPECTION_LISTS.has(name) ? 1 : 0));
+        if (name === '__schema') m.schemas++;
+        add(inner, inner.lists + (inIntrospection && INTROSPECTION_LISTS.has(name) ? 1 : 0));
       }
       // Far beyond the limit already: the exact figure does not matter.
-      if (selections > stopAbove) break;
+      if (m.selections > stopAbove) break;
     }
-    return { selections, lists };
+    return m;
   };
 
-  const measureFragment = (name: string): { selections: number; lists: number } => {
+  const measureFragment = (name: string): Measure => {
     const known = memo.get(name);
-    if (known === null) return { selections: 0, lists: 0 }; // a cycle
+    if (known === null) return { selections: 0, lists: 0, schemas: 0 }; // a cycle
     if (known) return known;
     const def = fragments.get(name);
-    if (!def) return { selections: 0, lists: 0 };
+    if (!def) return { selections: 0, lists: 0, schemas: 0 };
     memo.set(name, null);
     const m = measureSet(def.selectionSet, def.typeCondition.name.value.startsWith('__'));
     memo.set(name, m);
@@ -142,13 +150,15 @@ function measureOperations(doc: DocumentNode, stopAbove: number): { selections: 
 
   let selections = 0;
   let introspectionLists = 0;
+  let schemaFields = 0;
   for (const def of doc.definitions) {
     if (def.kind !== Kind.OPERATION_DEFINITION) continue;
     const m = measureSet(def.selectionSet, false);
     selections = Math.max(selections, m.selections);
     introspectionLists = Math.max(introspectionLists, m.lists);
+    schemaFields = Math.max(schemaFields, m.schemas);
   }
-  return { selections, introspectionLists };
+  return { selections, introspectionLists, schemaFields };
 }
 
 /**
@@ -180,6 +190,12 @@ export function documentLimitsRule(limits: DocumentLimits) {
         problems.push(
           `Introspection is nested too deep: ${expanded.introspectionLists} nested lists exceed the ` +
             `limit of ${MAX_INTROSPECTION_LISTS}`,
+        );
+      }
+      if (expanded.schemaFields > MAX_SCHEMA_FIELDS) {
+        problems.push(
+          `Introspection is repeated: ${expanded.schemaFields} __schema fields in one operation exceed the ` +
+            `limit of ${MAX_SCHEMA_FIELDS}`,
         );
       }
       if (problems.length === 0) return undefined;

@@ -212,6 +212,23 @@ describe('introspection', () => {
     expectRefused(await post({ query: viaFragment }), 'GRAPHQL_VALIDATION_FAILED', /nested too deep/);
   });
 
+  it('one __schema per operation: aliases or fragments repeating it are refused, not run', async () => {
+    const full = getIntrospectionQuery();
+    const body = full.slice(full.indexOf('__schema'), full.lastIndexOf('}', full.indexOf('fragment')));
+    const fragments = full.slice(full.indexOf('fragment'));
+    const aliases = `query { ${[1, 2, 3].map((i) => `s${i}: ${body}`).join(' ')} } ${fragments}`;
+    expectRefused(await post({ query: aliases }), 'GRAPHQL_VALIDATION_FAILED', /3 __schema fields/);
+    const viaFragment = '{ ...A ...A a: __typename } fragment A on Query { x: __schema { queryType { name } } }';
+    expectRefused(await post({ query: viaFragment }), 'GRAPHQL_VALIDATION_FAILED', /2 __schema fields/);
+    // One per operation is fine, in each operation of a document.
+    const two = await post({
+      query: 'query A { __schema { queryType { name } } } query B { __schema { queryType { name } } }',
+      operationName: 'B',
+    });
+    expect(two.status).toBe(200);
+    expect(two.body.data.__schema.queryType.name).toBe('Query');
+  });
+
   it('deep ofType chains are refused by the depth limit, not run', async () => {
     const q = `{ __schema { types { ${'ofType { '.repeat(40)}name${' }'.repeat(40)} } } }`;
     expectRefused(await post({ query: q }), 'GRAPHQL_VALIDATION_FAILED', /too deep/);

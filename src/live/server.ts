@@ -148,7 +148,18 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
       if (Array.isArray(checked)) return checked;
       const document = checked;
       const operation = getOperationAST(document, payload.operationName ?? undefined);
-      if (operation && operation.operation !== 'subscription') {
+      // graphql-ws's own refusal of this case carries no code; HTTP's says the same with one.
+      if (!operation) {
+        return [
+          new GraphQLError(
+            payload.operationName
+              ? `Unknown operation named "${payload.operationName}".`
+              : 'Must provide operation name if query contains multiple operations.',
+            { extensions: { code: 'BAD_REQUEST' } },
+          ),
+        ];
+      }
+      if (operation.operation !== 'subscription') {
         return [
           new GraphQLError('Only subscriptions run over WebSocket: send queries and mutations to POST /graphql', {
             extensions: { code: 'BAD_REQUEST' },

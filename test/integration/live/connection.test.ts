@@ -126,6 +126,17 @@ describe('protocol and authentication', () => {
       extensions: { code: 'BAD_REQUEST' },
     });
   });
+
+  it('a document of several operations without an operation name is refused with a code', async () => {
+    const c = liveClient(wsUrlOf(s.url));
+    clients.push(c);
+    const q = c.subscribe('subscription A { newTopics { cursor } } subscription B { newTopics { cursor } }');
+    await q.got.until(() => q.got.errors.length > 0);
+    expect(q.got.errors[0][0]).toMatchObject({
+      message: 'Must provide operation name if query contains multiple operations.',
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
 });
 
 describe('limits', () => {

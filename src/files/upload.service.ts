@@ -239,7 +239,7 @@ export class UploadService {
    */
   private async nextFreeBare(bare: string, ext: string): Promise<string> {
     const bares: string[] = [];
-    for (let b = bare; bares.length < NAMES_PER_LOOKUP; ) bares.push((b = nextBare(b)));
+    for (let b = bare; bares.length < NAMES_PER_LOOKUP;) bares.push((b = nextBare(b)));
     const names = bares.map((b) => joinName(b, ext));
     const taken = await this.repo.takenOf(names);
     const free = names.findIndex((n) => !taken.has(n));

@@ -224,7 +224,9 @@ export class UploadService {
       first = false;
       if (random) candidate = drawRandom();
       else {
-        bare = await this.nextFreeBare(bare, ext);
+        // The name after the first taken one is tried at once (most collisions end there); from the
+        // second on, the following names are looked up in one query.
+        bare = i === 0 ? nextBare(bare) : await this.nextFreeBare(bare, ext);
         candidate = joinName(bare, ext);
       }
     }

@@ -107,28 +107,28 @@ function measureOperations(
   const measureSet = (set: SelectionSetNode | undefined, inIntrospection: boolean): Measure => {
     const m: Measure = { selections: 0, lists: 0, schemas: 0 };
     if (!set) return m;
-    const add = (inner: Measure, lists: number) => {
+    /** Adds an inner set's measure; `listsAbove`: the introspection list that holds it, if one does. */
+    const add = (inner: Measure, listsAbove = 0) => {
       m.selections += inner.selections;
       m.schemas += inner.schemas;
-      m.lists = Math.max(m.lists, lists);
+      m.lists = Math.max(m.lists, inner.lists + listsAbove);
     };
     for (const sel of set.selections) {
       m.selections++;
       if (sel.kind === Kind.FRAGMENT_SPREAD) {
-        const f = measureFragment(sel.name.value);
-        add(f, f.lists);
+        add(measureFragment(sel.name.value));
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const inner = measureSet(
           sel.selectionSet,
           inIntrospection || (sel.typeCondition?.name.value.startsWith('__') ?? false),
         );
-        add(inner, inner.lists);
+        add(inner);
       } else {
         const name = sel.name.value;
         const enters = inIntrospection || name === '__schema' || name === '__type';
         const inner = measureSet(sel.selectionSet, enters);
         if (name === '__schema') m.schemas++;
-        add(inner, inner.lists + (inIntrospection && INTROSPECTION_LISTS.has(name) ? 1 : 0));
+        add(inner, inIntrospection && INTROSPECTION_LISTS.has(name) ? 1 : 0);
       }
       // Far beyond the limit already: the exact figure does not matter.
       if (m.selections > stopAbove) break;

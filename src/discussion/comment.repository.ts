@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TopicCommentCache } from './comment-cache';
 import type { CounterRepository } from './counter.repository';
 import { collectionOf } from '../db/connection';
-import type { CommentDoc, DiscussionModels } from './models';
+import type { CommentDoc, DiscussionModels, TopicDoc } from './models';
 import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
@@ -27,18 +27,22 @@ export class CommentRepository {
 
   /**
    * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `followUps.drawnId` first
-   * when given). Then, at once: the new version of the topic's comments, `followUps.alongside()` (the
-   * topic's count and activity) and `followUps.announce(inserted, written)`, where `written` is the
-   * promise of the other two (the live event: its number is taken while they run and it is written
-   * after them). None waits for another, so a post costs two round trips fewer.
+   * when given). Then, at once: `followUps.alongside()` (the topic's count and activity) and
+   * `followUps.announce(inserted, written)`, where `written` is the promise of the first (the live
+   * event: its number is taken while it runs and it is written after it). Neither waits for the
+   * other, so a post costs two round trips fewer.
+   *
+   * A post writes no new version of the topic's comments: the topic's comment count, which its
+   * `alongside` raises after the insert, is part of the cache's key (forTopic), so one write fewer
+   * per post. `alongside` must therefore raise it.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
     followUps: {
       drawnId?: Promise<number>;
-      alongside?: () => Promise<unknown>;
+      alongside: () => Promise<unknown>;
       announce?: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown>;
-    } = {},
+    },
   ): Promise<CommentDoc> {
     const inserted = await this.counters.insertWithNewId(
       'comment',
@@ -50,16 +54,18 @@ export class CommentRepository {
       },
       followUps.drawnId,
     );
-    const written = Promise.all([this.changed(inserted.topicId), followUps.alongside?.()]);
+    this.cache.drop(inserted.topicId);
+    const written = followUps.alongside();
     await Promise.all([written, followUps.announce?.(inserted, written)]);
     return inserted;
   }
 
   /**
-   * After any change of a topic's comments: a new version for them, so no process serves its
-   * cached copy any more (comment-cache.ts), and this process's entry goes at once.
+   * After any change of a topic's comments but a post (insertNew): a new version for them, so no
+   * process serves its cached copy any more (comment-cache.ts), and this process's entry goes at
+   * once. Also after counts:verify --fix set a topic's comment count, which is part of the key.
    */
-  private async changed(topicId: number): Promise<void> {
+  async changed(topicId: number): Promise<void> {
     this.cache.drop(topicId);
     const bump = () =>
       collectionOf(this.m.CommentVersion).updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true });
@@ -89,11 +95,21 @@ export class CommentRepository {
   /**
    * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
    * Markdown source only when asked (`markdown` is then absent from the documents). From the
-   * cache while `version` (versionOf, read before this) is the one they were kept under; the
-   * documents are then shared and frozen.
+   * cache while the topic's comment count and `version` (versionOf), both read before this, are
+   * the ones they were kept under; the documents are then shared and frozen.
+   *
+   * Why both: a post raises the count (after its insert) and writes no version; every other
+   * change writes a new version. So the pair changes with every change, and since both are read
+   * before the comments, an entry may be newer than its key but never older.
    */
-  async forTopic(topicId: number, version: string | null, withMarkdown = false): Promise<readonly CommentDoc[]> {
-    const cached = this.cache.get(topicId, version, withMarkdown);
+  async forTopic(
+    topic: Pick<TopicDoc, '_id' | 'commentCount'>,
+    version: string | null,
+    withMarkdown = false,
+  ): Promise<readonly CommentDoc[]> {
+    const topicId = topic._id;
+    const key = `${version ?? ''}/${topic.commentCount}`;
+    const cached = this.cache.get(topicId, key, withMarkdown);
     if (cached) return cached;
     const keep = this.cache.enabled;
     const docs = await readWhole<CommentDoc>(this.m.Comment, {
@@ -102,7 +118,7 @@ export class CommentRepository {
       projection: withMarkdown || keep ? undefined : { markdown: 0 },
       batchSize: WHOLE_TOPIC_BATCH,
     });
-    return keep ? this.cache.set(topicId, version, docs, withMarkdown) : docs;
+    return keep ? this.cache.set(topicId, key, docs, withMarkdown) : docs;
   }
 
   byAuthor(q: AuthorFeedQuery): Promise<CommentDoc[]> {

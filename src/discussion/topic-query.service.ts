@@ -122,16 +122,16 @@ export class TopicQueryService {
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
     const withMarkdown = viewer !== null && markdown;
-    // The topic and the version of its comments first, then the comments: they come from the
-    // cache while the version is the one they were kept under (comment-cache.ts), and a hidden
-    // topic's are never read.
+    // The topic (its comment count) and the version of its comments first, then the comments: they
+    // come from the cache while both are the ones they were kept under (CommentRepository.forTopic),
+    // and a hidden topic's are never read.
     const [topic, version, markList] = await Promise.all([
       this.d.topics.findById(topicId),
       this.d.comments.versionOf(topicId),
       viewer ? this.d.marks.forTopicPage(viewer.userId, topicId) : Promise.resolve([]),
     ]);
     if (!topic || topic.deleted || (topic.removed && !mayModerate(viewer, topic.authorId))) throw topicNotFound();
-    const comments = await this.d.comments.forTopic(topic._id, version, withMarkdown);
+    const comments = await this.d.comments.forTopic(topic, version, withMarkdown);
     const marks = indexMarks(markList);
     const topicMark = marks.topic.get(topic._id);
     const previousVisit = viewer ? (topicMark?.visitAt ?? null) : null;

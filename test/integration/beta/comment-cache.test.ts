@@ -104,6 +104,32 @@ describe('every change made by another instance shows in the next read', () => {
   });
 });
 
+it("a post writes no new version: the topic's comment count, which the post raises, is part of the key", async () => {
+  const versions = s.agora.db.conn.collection('comment_versions');
+  const versionOf = async () => (await versions.findOne({ _id: Number(topic.id) as never }))?.v;
+  await seen();
+  const before = await versionOf();
+  const c = await f.comment(bob, topic, { markdown: 'keyed by the count' });
+  expect(await versionOf()).toBe(before);
+  expect((await seen()).map((x) => x.id36)).toContain(c.id36);
+});
+
+it('counts:verify --fix setting a comment count back to an earlier value gives a new version', async () => {
+  const t = await f.topic(alice);
+  await f.comment(alice, t);
+  const topics = s.agora.db.conn.collection('topics');
+  const comments = async () => flat((await ds2.topics.read(ANONYMOUS, t.id36)).comments).map((x) => x.id36);
+  // A drifted count (2 for 1 comment), read and cached under it by the second instance.
+  await topics.updateOne({ _id: Number(t.id) as never }, { $inc: { commentCount: 1 } });
+  expect(await comments()).toHaveLength(1);
+  // A post raises it to 3, unseen by the second instance; the fix sets the true count, 2, again.
+  const c = await f.comment(bob, t);
+  const report = await f.d.counts.verify(SYSTEM, { fix: true });
+  expect(report.drift).toContainEqual(expect.objectContaining({ post: `topic ${t.id}` }));
+  expect((await topics.findOne({ _id: Number(t.id) as never }))!.commentCount).toBe(2);
+  expect(await comments()).toContain(c.id36);
+});
+
 it('cached comments keep the Markdown rules: the author sees it unless the read leaves it out', async () => {
   await seen();
   const mine = (args: { markdown?: boolean }) =>

@@ -1,8 +1,10 @@
 /**
  * Timestamps as the REST layer writes them (docs/discussion-api.md §1.3): ISO 8601 UTC with exactly three
- * fraction digits and `Z` — `Date.prototype.toISOString()` — so both front doors show equal strings.
+ * fraction digits and `Z` — `Date.prototype.toISOString()`'s string, built by isoTime — so both front
+ * doors show equal strings.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { isoTime } from '../../core/iso-time';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -24,9 +26,9 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
     'A point in time, written as ISO 8601 UTC with exactly three fraction digits and `Z` ' +
     '(`2026-03-01T12:00:00.000Z`), the same string as in the REST API.',
   serialize(value) {
-    if (value instanceof Date) return value.toISOString();
-    if (typeof value === 'string') return new Date(value).toISOString();
-    if (typeof value === 'number') return new Date(value).toISOString();
+    if (value instanceof Date) return isoTime(value);
+    if (typeof value === 'string') return isoTime(new Date(value));
+    if (typeof value === 'number') return isoTime(new Date(value));
     throw new GraphQLError('DateTime cannot represent a non-date value');
   },
   parseValue: parse,

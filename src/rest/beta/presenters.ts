@@ -3,9 +3,10 @@
  * names, in the order of its field tables (docs/discussion-api.md §4), and format timestamps (1.3).
  */
 import type { CommentView, PageInfo, TopicView } from '../../discussion/views';
+import { isoTime } from '../../core/iso-time';
 import { pageLink } from './request';
 
-const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+const iso = (d: Date | null): string | null => (d ? isoTime(d) : null);
 
 export function presentTopic(t: TopicView, base: string) {
   return {

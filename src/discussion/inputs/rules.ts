@@ -104,12 +104,25 @@ export const NotBoth = (a: string, b: string, message: string, field: string) =>
 export const MAX_TITLE = 200;
 export const MAX_MARKDOWN = 50_000;
 
-/** A title: some text, at most 200 characters once trimmed; `optional`: absent is fine (an edit). */
+/**
+ * Characters that show nothing by themselves: white space, controls, format characters (zero-width
+ * space and joiners, bidirectional marks, soft hyphen, BOM), variation selectors and the combining
+ * grapheme joiner, and the fillers and blanks that are letters or symbols to Unicode but render as
+ * empty space (Hangul fillers, the Braille blank).
+ */
+const INVISIBLE = /[\s\p{Cc}\p{Cf}\p{Z}\u115F\u1160\u3164\uFFA0\u2800]|\u034F|\p{Variation_Selector}/gu;
+
+/** Whether `text` has a character a reader can see: a title or comment of only invisible ones is empty. */
+export function hasVisibleText(text: string): boolean {
+  return text.replace(INVISIBLE, '') !== '';
+}
+
+/** A title: some visible text, at most 200 characters once trimmed; `optional`: absent is fine (an edit). */
 export const Title = ({ optional = false } = {}) =>
   Rule('title', (v) => {
     if (optional && v === undefined) return null;
     const t = typeof v === 'string' ? v.trim() : '';
-    if (t === '') return 'A title is required';
+    if (!hasVisibleText(t)) return 'A title is required';
     return t.length > MAX_TITLE ? `Title must be at most ${MAX_TITLE} characters long` : null;
   });
 
@@ -121,10 +134,10 @@ export const OptionalMarkdown = () =>
     return v.length > MAX_MARKDOWN ? `Text must be at most ${MAX_MARKDOWN} characters long` : null;
   });
 
-/** A comment's text: something besides spaces. */
+/** A comment's text: something visible (not only spaces or invisible characters). */
 export const CommentText = () =>
   Rule('commentText', (v) => {
-    if (typeof v !== 'string' || v.trim() === '') return 'A comment needs some text';
+    if (typeof v !== 'string' || !hasVisibleText(v)) return 'A comment needs some text';
     return v.length > MAX_MARKDOWN ? `Text must be at most ${MAX_MARKDOWN} characters long` : null;
   });
 

@@ -123,6 +123,10 @@ describe('groups and topics', () => {
     );
     expect(await code(f.d.topics.post(alice.actor, { group: 'nope', title: 'x' }))).toBe('NOT_FOUND:GROUP_NOT_FOUND');
     expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: '  ' }))).toBe('BAD_USER_INPUT');
+    // Only invisible characters (zero-width spaces, a Hangul filler): no title either.
+    expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: '\u200B\u3164\u200B' }))).toBe(
+      'BAD_USER_INPUT',
+    );
     expect(await code(f.d.topics.post(alice.actor, { group: 'tech', title: 'x', link: 'javascript:alert(1)' }))).toBe(
       'BAD_USER_INPUT',
     );
@@ -194,6 +198,9 @@ describe('comments', () => {
       await code(f.d.comments.post(bob.actor, { topicId: other.id36, parentId: parent.id36, markdown: 'x' })),
     ).toBe('NOT_FOUND:COMMENT_NOT_FOUND');
     expect(await code(f.d.comments.post(bob.actor, { topicId: t.id36, markdown: '   ' }))).toBe('BAD_USER_INPUT');
+    expect(await code(f.d.comments.post(bob.actor, { topicId: t.id36, markdown: '\u2800\u200D' }))).toBe(
+      'BAD_USER_INPUT',
+    );
     await f.d.topics.setLocked(SYSTEM, t.id36, true);
     expect(await code(f.d.comments.post(bob.actor, { topicId: t.id36, markdown: 'x' }))).toBe('FORBIDDEN:TOPIC_LOCKED');
     // The deepest reply (the 31st) is alice's.

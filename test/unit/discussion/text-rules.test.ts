@@ -1,3 +1,4 @@
+import { hasVisibleText } from '../../../src/discussion/inputs/rules';
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
 import { reprJson, reprJsonMember, reprList, reprString } from '../../../src/rest/beta/python-repr';
 import {
@@ -151,5 +152,33 @@ describe('Python-style repr (2.3, 2.4)', () => {
 
   it('lists strings', () => {
     expect(reprList(['activity', 'votes'])).toBe("['activity', 'votes']");
+  });
+});
+
+describe('visible text (titles and comments)', () => {
+  it.each([
+    ['spaces, tabs and newlines', ' \t\n\r '],
+    ['zero-width space, joiners and word joiner', '\u200B\u200C\u200D\u2060'],
+    ['bidirectional marks and isolates', '\u200E\u200F\u202E\u2066\u2069'],
+    ['soft hyphen and BOM', '\u00AD\uFEFF'],
+    ['no-break, ideographic and other spaces', '\u00A0\u3000\u2007\u205F\u2028\u2029'],
+    ['controls', '\u0000\u0007\u001B\u007F\u0085'],
+    ['Hangul fillers and the Braille blank', '\u115F\u1160\u3164\uFFA0\u2800'],
+    ['variation selectors and the combining grapheme joiner', '\uFE0F\u034F\u{E0100}'],
+    ['tag characters', '\u{E0041}\u{E007F}'],
+  ])('%s only: nothing to see', (_name, text) => {
+    expect(hasVisibleText(text)).toBe(false);
+  });
+
+  it.each([
+    ['a letter among invisible characters', '\u200Bx\u200B'],
+    ['an emoji', '👍'],
+    ['an emoji sequence with joiners and a selector', '👩\u200D💻\uFE0F'],
+    ['a keycap', '1\uFE0F\u20E3'],
+    ['a flag', '🇫🇷'],
+    ['punctuation', '?'],
+    ['CJK and Arabic letters', '漢字 عربى'],
+  ])('%s: visible', (_name, text) => {
+    expect(hasVisibleText(text)).toBe(true);
   });
 });

@@ -197,9 +197,10 @@ topicSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
 
 /**
  * A topic's comments version (comment-cache.ts): a new random value after every change of one of
- * its comments; no document until the first. A collection of its own, not a field of the topic:
- * FerretDB writes a whole document back on every update, so a second writer of topic documents
- * could undo a concurrent lock, vote or count there.
+ * its comments but a post (a post raises the topic's comment count, the key's other half:
+ * CommentRepository.forTopic); no document until the first. A collection of its own, not a field
+ * of the topic: an edit or a comment vote would otherwise rewrite the topic document and its 16
+ * indexes (a topic update costs the embedded database ~2.2 ms of CPU, this upsert ~0.8 ms).
  */
 export interface CommentVersionDoc {
   _id: number;

@@ -4,13 +4,13 @@
  * of BSON decoding on the embedded database), and big topics are read far more often than written.
  *
  * Correctness stays in the database (docs/architecture.md, "The layers and their rules", 5): after a
- * comment is written, a post raises its topic's comment count and every other change gives the
+ * comment is written, a post raises its topic's `commentPosts` and every other change gives the
  * topic's comments a new random version (collection `comment_versions`); an entry is used only while
- * the count and version just read are the ones it was stored under (CommentRepository.forTopic
- * makes the key). Both are read before the comments, so an entry can be newer than its key but
- * never older; any instance's write makes every instance's entry stale. If a process dies between
- * writing a comment and the count or version, other instances could serve the older comments:
- * entries also expire after `maxAgeSeconds`, which bounds that.
+ * the two just read are the ones it was stored under (CommentRepository.forTopic makes the key).
+ * Both are read before the comments, so an entry can be newer than its key but never older; any
+ * instance's write makes every instance's entry stale. If a process dies between writing a comment
+ * and the key's write, other instances could serve the older comments: entries also expire after
+ * `maxAgeSeconds`, which bounds that.
  *
  * Entries are frozen: the documents are shared by every request that reads the topic.
  */

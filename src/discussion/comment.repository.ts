@@ -32,7 +32,7 @@ export class CommentRepository {
    * event: its number is taken while it runs and it is written after it). Neither waits for the
    * other, so a post costs two round trips fewer.
    *
-   * A post writes no new version of the topic's comments: the topic's comment count, which its
+   * A post writes no new version of the topic's comments: the topic's `commentPosts`, which its
    * `alongside` raises after the insert, is part of the cache's key (forTopic), so one write fewer
    * per post. `alongside` must therefore raise it.
    */
@@ -63,9 +63,9 @@ export class CommentRepository {
   /**
    * After any change of a topic's comments but a post (insertNew): a new version for them, so no
    * process serves its cached copy any more (comment-cache.ts), and this process's entry goes at
-   * once. Also after counts:verify --fix set a topic's comment count, which is part of the key.
+   * once.
    */
-  async changed(topicId: number): Promise<void> {
+  private async changed(topicId: number): Promise<void> {
     this.cache.drop(topicId);
     const bump = () =>
       collectionOf(this.m.CommentVersion).updateOne({ _id: topicId }, { $set: { v: randomUUID() } }, { upsert: true });
@@ -95,20 +95,23 @@ export class CommentRepository {
   /**
    * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
    * Markdown source only when asked (`markdown` is then absent from the documents). From the
-   * cache while the topic's comment count and `version` (versionOf), both read before this, are
+   * cache while the topic's `commentPosts` and `version` (versionOf), both read before this, are
    * the ones they were kept under; the documents are then shared and frozen.
    *
-   * Why both: a post raises the count (after its insert) and writes no version; every other
-   * change writes a new version. So the pair changes with every change, and since both are read
-   * before the comments, an entry may be newer than its key but never older.
+   * Why both: a post raises `commentPosts` (after its insert) and writes no version; every other
+   * change writes a new random version (after its comment is written). Neither half ever returns
+   * to an earlier value, so a change finished after the key was read makes the next key differ;
+   * and since both are read before the comments, an entry may be newer than its key, never older.
+   * (Not the comment count: a delete lowers it, and a post between a delete's version and its
+   * count would bring an earlier key back without the post.)
    */
   async forTopic(
-    topic: Pick<TopicDoc, '_id' | 'commentCount'>,
+    topic: Pick<TopicDoc, '_id' | 'commentPosts'>,
     version: string | null,
     withMarkdown = false,
   ): Promise<readonly CommentDoc[]> {
     const topicId = topic._id;
-    const key = `${version ?? ''}/${topic.commentCount}`;
+    const key = `${version ?? ''}/${topic.commentPosts ?? 0}`;
     const cached = this.cache.get(topicId, key, withMarkdown);
     if (cached) return cached;
     const keep = this.cache.enabled;

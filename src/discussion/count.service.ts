@@ -49,11 +49,7 @@ export class CountService implements CountApi {
       if (t.voteCount === voteCount && t.commentCount === commentCount) continue;
       const stored = { voteCount: t.voteCount, commentCount: t.commentCount };
       note({ post: `topic ${t._id}`, stored, counted: { voteCount, commentCount } });
-      if (!opts.fix || !(await this.d.topics.setCounts(t._id, { voteCount, commentCount }))) continue;
-      report.fixed += 1;
-      // The comment count is part of the comment cache's key (CommentRepository.forTopic): a count
-      // set back to an earlier value must not make an older cached copy current again.
-      if (t.commentCount !== commentCount) await this.d.comments.changed(t._id);
+      if (opts.fix && (await this.d.topics.setCounts(t._id, { voteCount, commentCount }))) report.fixed += 1;
     }
 
     for (const c of await this.d.comments.allCounts()) {

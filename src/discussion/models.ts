@@ -61,6 +61,12 @@ export interface TopicDoc {
   editedAt: Date | null;
   voteCount: number;
   commentCount: number;
+  /**
+   * Comments posted here since the field exists (absent: none): it only rises, by one per post, in
+   * the post's own `$inc`. Half of the comment cache's key (CommentRepository.forTopic); the comment
+   * count cannot be, since a delete or removal lowers it again.
+   */
+  commentPosts?: number;
   lastActivityAt: Date;
   lastInterestingActivityAt: Date;
   official: boolean;
@@ -169,6 +175,7 @@ const topicSchema = new Schema<TopicDoc>(
     editedAt: { type: Date, default: null },
     voteCount: { type: Number, default: 0 },
     commentCount: { type: Number, default: 0 },
+    commentPosts: { type: Number },
     lastActivityAt: Date,
     lastInterestingActivityAt: Date,
     official: { type: Boolean, default: false },
@@ -197,7 +204,7 @@ topicSchema.index({ authorId: 1, createdAt: -1, _id: -1 });
 
 /**
  * A topic's comments version (comment-cache.ts): a new random value after every change of one of
- * its comments but a post (a post raises the topic's comment count, the key's other half:
+ * its comments but a post (a post raises the topic's `commentPosts`, the key's other half:
  * CommentRepository.forTopic); no document until the first. A collection of its own, not a field
  * of the topic: an edit or a comment vote would otherwise rewrite the topic document and its 16
  * indexes (a topic update costs the embedded database ~2.2 ms of CPU, this upsert ~0.8 ms).

@@ -122,7 +122,7 @@ export class TopicQueryService {
 
     // Markdown is shown only to a comment's author and admins: never worth reading for anonymous viewers.
     const withMarkdown = viewer !== null && markdown;
-    // The topic (its comment count) and the version of its comments first, then the comments: they
+    // The topic (its `commentPosts`) and the version of its comments first, then the comments: they
     // come from the cache while both are the ones they were kept under (CommentRepository.forTopic),
     // and a hidden topic's are never read.
     const [topic, version, markList] = await Promise.all([

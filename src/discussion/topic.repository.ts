@@ -39,7 +39,7 @@ export type TopicEdit = Partial<
 
 type TopicUpdate = {
   set?: Partial<TopicDoc>;
-  inc?: Partial<Record<'voteCount' | 'commentCount', number>>;
+  inc?: Partial<Record<'voteCount' | 'commentCount' | 'commentPosts', number>>;
   max?: Partial<Record<'lastActivityAt' | 'lastInterestingActivityAt', Date>>;
 };
 
@@ -138,9 +138,15 @@ export class TopicRepository {
     return this.apply(id, { inc: { voteCount: delta } });
   }
 
-  /** A comment was posted at `at`: one more comment, activity and interesting activity at least `at`. */
+  /**
+   * A comment was posted at `at`: one more comment (and one more post, which only rises: the comment
+   * cache's key, CommentRepository.forTopic), activity and interesting activity at least `at`.
+   */
   commentPosted(id: number, at: Date) {
-    return this.apply(id, { inc: { commentCount: 1 }, max: { lastActivityAt: at, lastInterestingActivityAt: at } });
+    return this.apply(id, {
+      inc: { commentCount: 1, commentPosts: 1 },
+      max: { lastActivityAt: at, lastInterestingActivityAt: at },
+    });
   }
 
   /** A comment changed at `at` (edited, deleted, removed, restored); `countDelta` moves the comment count. */

@@ -198,7 +198,7 @@ describe('writes as the bench measures them (voteTopic, postComment), each with 
     );
     expect(data.postComment.comment.id36).toMatch(/^[0-9a-z]+$/);
     // The viewer, the topic, the comment's id and insert, then at once the topic's $inc and the live
-    // event's number, then its insert. No new version of the topic's comments: the count the $inc
+    // event's number, then its insert. No new version of the topic's comments: the count of posts the $inc
     // raises is part of the comment cache's key (CommentRepository.forTopic).
     expect(commands).toBe(7);
   });

@@ -202,7 +202,7 @@ describe("a change's last writes and its event's number share a round trip", () 
     );
     const inserted = seen.indexOf('sent insert events');
     expect(inserted).toBeGreaterThan(seen.indexOf('answered findAndModify topics'));
-    // The topic's count keys the comment cache: a post writes no new version (CommentRepository.forTopic).
+    // The topic's count of posts keys the comment cache: a post writes no new version (CommentRepository.forTopic).
     expect(seen.filter((e) => e.includes('comment_versions'))).toEqual([]);
   });
 });

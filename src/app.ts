@@ -140,6 +140,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request',
         );
       }
+      // Deeper under /upload or /selif: the files API's own paths, though no route of it matches.
+      if (frontDoorOf(pathOnly) === 'files')
+        return sendFilesError(req, reply.headers(FILES_PAGE_HEADERS), 404, 'Not found');
       return reply.status(404).send({ error: 'Not found' });
     },
     // As long as a request line can be (Node's 16 KiB of headers): no parameter is refused for its

@@ -26,7 +26,7 @@ export function frontDoorOf(path: string, isServerPath: ServerPathCheck = () => 
   if (path === '/api/beta' || path.startsWith('/api/beta/')) return 'beta';
   if (path === '/graphql') return 'graphql';
   // /upload and /selif/… are the files API's whatever follows; /{name} unless a route of the server's.
-  if (/^\/(upload(\/[^/]*)?|selif\/[^/]*)$/.test(path)) return 'files';
+  if (/^\/(upload|selif)(\/.*)?$/.test(path)) return 'files';
   if (/^\/[^/]*$/.test(path) && !isServerPath(path)) return 'files';
   return 'other';
 }

@@ -394,12 +394,18 @@ Accept`, async () => {
         ['PUT', '/notes.txt'],
         ['DELETE', '/selif/notes.txt'],
         ['POST', '/selif/notes.txt'],
+        // Deeper paths under the files API's own prefixes are its own too (no file name holds a '/').
+        ['PUT', '/upload//x.txt'],
+        ['PUT', '/upload/a/x.txt'],
+        ['GET', '/selif/a/notes.txt'],
       ];
       for (const [method, path] of cases) {
         const r = await c.req(method, path, { headers: JSON_ACCEPT });
         expect([method, path, r.status, r.text]).toEqual([method, path, 404, '{"error":"Not found"}']);
       }
       expect((await c.req('PATCH', '/upload')).text).toBe('Not found\n');
+      const deep = await c.req('PUT', '/upload//x.txt', { body: 'x' });
+      expect([deep.status, deep.text, deep.headers['referrer-policy']]).toEqual([404, 'Not found\n', 'same-origin']);
     });
 
     it('every response carries Referrer-Policy and X-Frame-Options; non-raw ones the page CSP', async () => {

@@ -605,7 +605,8 @@ function doorOf(method: string, path: string): Door {
     (/^\/(healthz|readyz|metrics|graphiql)$/.test(p) || p.startsWith('/graphiql/'))
   )
     return 'other';
-  if (/^\/upload(\/[^/]*)?$/.test(p) || /^\/selif\/[^/]*$/.test(p) || /^\/[^/]*$/.test(p)) return 'files';
+  // Everything under /upload and /selif is the files API's, however deep (docs/files-api.md §1).
+  if (/^\/(upload|selif)(\/.*)?$/.test(p) || /^\/[^/]*$/.test(p)) return 'files';
   return 'other';
 }
 

@@ -21,7 +21,6 @@ import { graphiqlRoutes } from './graphiql/routes';
 import { betaRoutes } from './rest/beta';
 import { sendBetaError } from './rest/beta/errors';
 import { sendError as sendFilesError } from './rest/files/errors';
-import { PAGE_CSP } from './rest/files';
 import { filesRoutes } from './rest/files';
 import { FILES_PAGE_HEADERS, frontDoorOf, pathOfTarget, rawRefusal, refusalFor, refusedRequest } from './rest/refusals';
 
@@ -110,39 +109,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
       // An undecodable URL is a bad request (docs/discussion-api.md §2.5); a parameter over
       // maxParamLength (only with Node's header limit raised) names no topic or user.
-      if (frontDoorOf(pathOnly) === 'beta') {
+      const door = frontDoorOf(pathOnly);
+      if (door === 'beta') {
         if (code === 'FST_ERR_BAD_URL') return sendBetaError(reply, 400, [{ message: 'Bad request' }]);
         return sendBetaError(reply, 404, [{ message: 'Not found' }]);
       }
-      if (frontDoorOf(pathOnly) === 'graphql') {
+      if (door === 'graphql') {
         const refusal = refusalFor(pathOnly, 400, undefined);
         return reply.status(400).headers(refusal.headers).send(refusal.body);
       }
-      if (/^\/(selif\/)?[^/]*$/.test(pathOnly)) {
-        reply
-          .header('referrer-policy', 'same-origin')
-          .header('x-frame-options', 'SAMEORIGIN')
-          .header('content-security-policy', PAGE_CSP)
-          .header('vary', 'Accept');
-        return sendFilesError(req, reply, 404, 'File not found');
-      }
-      if (/^\/upload\/[^/]*$/.test(pathOnly)) {
+      if (door === 'files') {
+        reply.headers(FILES_PAGE_HEADERS);
+        // /{name} and /selif/{name}: no file has a name that does not decode.
+        if (/^\/(selif\/)?[^/]*$/.test(pathOnly))
+          return sendFilesError(req, reply.header('vary', 'Accept'), 404, 'File not found');
         // PUT /upload/{name} with a name the router refuses: the upload's own answers (docs/files-api.md §3).
-        reply
-          .header('referrer-policy', 'same-origin')
-          .header('x-frame-options', 'SAMEORIGIN')
-          .header('content-security-policy', PAGE_CSP);
-        if (req.method !== 'PUT') return sendFilesError(req, reply, 404, 'Not found');
-        return sendFilesError(
-          req,
-          reply,
-          400,
-          code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request',
-        );
+        if (/^\/upload\/[^/]*$/.test(pathOnly) && req.method === 'PUT') {
+          const message = code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Filename too long' : 'Bad request';
+          return sendFilesError(req, reply, 400, message);
+        }
+        // Another method there, or deeper under /upload or /selif: no route of the files API matches.
+        return sendFilesError(req, reply, 404, 'Not found');
       }
-      // Deeper under /upload or /selif: the files API's own paths, though no route of it matches.
-      if (frontDoorOf(pathOnly) === 'files')
-        return sendFilesError(req, reply.headers(FILES_PAGE_HEADERS), 404, 'Not found');
       return reply.status(404).send({ error: 'Not found' });
     },
     // As long as a request line can be (Node's 16 KiB of headers): no parameter is refused for its

@@ -116,12 +116,6 @@ function reprPy(value: PyValue): string {
   return out.join('');
 }
 
-/** Python's `repr(json.loads(text))`, for JSON text that JSON.parse accepts. */
-export function reprJson(text: string): string {
-  const value = readJson(text);
-  return value === undefined ? 'None' : reprPy(value);
-}
-
 /** Python's `repr(json.loads(text)[key])`, for a JSON object's text that has `key`. */
 export function reprJsonMember(text: string, key: string): string {
   const value = readJson(text);

@@ -6,15 +6,12 @@
 import type { Server } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { RestOptions } from '../options';
+import { FILES_PAGE_HEADERS } from '../refusals';
 import { FilesRouteContext, stashContentType } from './context';
 import { handleFilesError, sendError } from './errors';
 import { installExpectContinue } from './expect-continue';
 import { readRoutes } from './read.routes';
 import { uploadRoutes } from './upload.routes';
-
-/** §2.4: responses other than raw files. */
-export const PAGE_CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self';";
 
 const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
@@ -33,9 +30,8 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
 
   app.addHook('onRequest', async (request, reply) => {
     stashContentType(request);
-    reply.header('referrer-policy', 'same-origin');
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('content-security-policy', PAGE_CSP);
+    // §2.4; raw file responses replace the CSP with their own.
+    reply.headers(FILES_PAGE_HEADERS);
   });
   app.setErrorHandler(handleFilesError);
   if (!app.initialConfig.http2) installExpectContinue(app.server as Server);

@@ -1,6 +1,6 @@
 import { hasVisibleText } from '../../../src/discussion/inputs/rules';
 import { renderMarkdown } from '../../../src/discussion/rules/markdown';
-import { reprJson, reprJsonMember, reprList, reprString } from '../../../src/rest/beta/python-repr';
+import { reprJsonMember, reprList, reprString } from '../../../src/rest/beta/python-repr';
 import {
   contentMetadata,
   countWords,
@@ -99,6 +99,9 @@ describe('markdown', () => {
 });
 
 describe('Python-style repr (2.3, 2.4)', () => {
+  /** Python's `repr(json.loads(json))`, through the member function the login uses. */
+  const reprJson = (json: string) => reprJsonMember(`{"v": ${json}}`, 'v');
+
   it('quotes strings like Python', () => {
     expect(reprString('foo')).toBe("'foo'");
     expect(reprString("it's")).toBe('"it\'s"');

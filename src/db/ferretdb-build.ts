@@ -38,15 +38,19 @@ export function cachedFerretdbPath(cacheDir: string): string {
   return path.join(cacheDir, `ferretdb-${buildName()}`, 'ferretdb');
 }
 
-/** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
-export function ferretdbBuildName(bin: string): string {
-  let ours = false;
+/** Whether `bin` is our build of the patch series (not a binary FERRETDB_BIN names). */
+export function isAgoraBuild(bin: string): boolean {
   try {
-    ours = path.basename(path.dirname(bin)) === `ferretdb-${buildName()}`;
+    return path.basename(path.dirname(bin)) === `ferretdb-${buildName()}`;
   } catch {
     // No series to read (a deployment without third_party/): not a build of ours.
+    return false;
   }
-  return ours ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
+}
+
+/** How a FerretDB binary is named in logs: our build says so; one given by FERRETDB_BIN is as it is. */
+export function ferretdbBuildName(bin: string): string {
+  return isAgoraBuild(bin) ? `${FERRETDB_VERSION} + Agora patches` : FERRETDB_VERSION;
 }
 
 type Log = (msg: string) => void;

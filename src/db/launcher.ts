@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../config';
 import { commandLine } from '../core/process';
-import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION, ferretdbBuildName } from './ferretdb-build';
+import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION, ferretdbBuildName, isAgoraBuild } from './ferretdb-build';
 import { freePort, isAlive, portIsFree, startServer, stopPid, waitForPort, whichSync } from './server-process';
 
 export type DatabaseKind = 'external' | 'mongod' | 'ferretdb' | 'memory-server';
@@ -287,9 +287,13 @@ async function startLocalServer(dbDir: string, cfg: DatabaseConfig, log: Log, ch
     }
   }
   if (ferret) {
+    // Our build syncs SQLite's WAL as MongoDB syncs its journal (patch 0016: every 100 ms, and before
+    // answering a write with j: true), so its commits need not each wait for an fsync; any other
+    // FerretDB keeps SQLite's default, an fsync per commit.
+    const pragmas = isAgoraBuild(ferret) ? '?_pragma=synchronous(normal)' : '';
     return startProcess('ferretdb', ferret, dbDir, log, choice, (port, dir) => [
       '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      `--sqlite-url=file:${dir}/${pragmas}`,
       `--listen-addr=127.0.0.1:${port}`,
       '--telemetry=disable',
       '--debug-addr=-',

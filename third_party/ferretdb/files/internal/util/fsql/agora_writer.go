@@ -57,6 +57,8 @@ type agoraWriter struct {
 	closed bool
 
 	readers *agoraReaders // the DB's reader connections (agora_reader.go)
+
+	journal *agoraJournal // the DB's WAL, synced as MongoDB syncs its journal (agora_journal.go)
 }
 
 // AgoraError is an SQLite error of the writer connection.
@@ -84,6 +86,7 @@ func (db *DB) AgoraUseWriter(uri string) {
 		agoraConn: agoraConn{uri: uri},
 		stmts:     map[string]uintptr{},
 		readers:   newAgoraReaders(uri, agoraReaderCount),
+		journal:   agoraRegisterJournal(uri),
 	}
 }
 
@@ -383,6 +386,7 @@ func (db *DB) agoraClose() {
 	}
 
 	db.agora.readers.close()
+	agoraUnregisterJournal(db.agora.journal)
 
 	db.agora.mu.Lock()
 	defer db.agora.mu.Unlock()

@@ -51,10 +51,19 @@ export function isDuplicateKey(err: unknown): boolean {
   return (err as { code?: unknown })?.code === 11000;
 }
 
+/**
+ * Every metadata write is on disk before it is answered (writeConcern j: true): an upload is
+ * acknowledged as durable (docs/files-api.md §13), and an overwrite or delete releases the old bytes
+ * right after its write, so a write lost to a power cut would leave metadata pointing at bytes that
+ * are gone. MongoDB otherwise acknowledges a write before its journal is synced (every 100 ms), and
+ * so does the embedded database (docs/embedded-database.md, patch 0016).
+ */
+const JOURNALED = { writeConcern: { journal: true } } as const;
+
 export class FileRepository {
   private readonly model: Model<FileRecord>;
   /** Concurrent claims of new names share one insert (insert-batcher.ts). */
-  private readonly inserts = new InsertBatcher<FileRecord>(() => this.coll);
+  private readonly inserts = new InsertBatcher<FileRecord>(() => this.coll, JOURNALED);
 
   constructor(db: Database) {
     this.model = db.model<FileRecord>('FileRecord', schema);
@@ -85,13 +94,13 @@ export class FileRepository {
    * caller saw (`expectedObjectId`). False when it changed or vanished meanwhile.
    */
   async replaceContent(filename: string, expectedObjectId: string, content: FileContent): Promise<boolean> {
-    const res = await this.coll.updateOne({ _id: filename, objectId: expectedObjectId }, { $set: content });
+    const res = await this.coll.updateOne({ _id: filename, objectId: expectedObjectId }, { $set: content }, JOURNALED);
     return res.matchedCount === 1;
   }
 
   /** Deletes the file only if it still holds `expectedObjectId` (a concurrent overwrite wins). */
   async deleteIfUnchanged(filename: string, expectedObjectId: string): Promise<boolean> {
-    const res = await this.coll.deleteOne({ _id: filename, objectId: expectedObjectId });
+    const res = await this.coll.deleteOne({ _id: filename, objectId: expectedObjectId }, JOURNALED);
     return res.deletedCount === 1;
   }
 

@@ -18,7 +18,11 @@ export class InsertBatcher<T extends { _id: string }> {
   private queue: Waiter[] = [];
   private busy = false;
 
-  constructor(private readonly coll: () => mongoose.mongo.Collection<T>) {}
+  constructor(
+    private readonly coll: () => mongoose.mongo.Collection<T>,
+    /** The inserts' options (their write concern). */
+    private readonly options: mongoose.mongo.BulkWriteOptions = {},
+  ) {}
 
   /** Inserts `doc`; false when its `_id` or another unique key is taken. */
   insert(doc: T): Promise<boolean> {
@@ -43,8 +47,8 @@ export class InsertBatcher<T extends { _id: string }> {
   private async send(batch: Waiter[]): Promise<void> {
     const docs = batch.map((w) => w.doc) as unknown as mongoose.mongo.OptionalUnlessRequiredId<T>[];
     try {
-      if (batch.length === 1) await this.coll().insertOne(docs[0]!);
-      else await this.coll().insertMany(docs, { ordered: false });
+      if (batch.length === 1) await this.coll().insertOne(docs[0]!, this.options);
+      else await this.coll().insertMany(docs, { ...this.options, ordered: false });
       for (const w of batch) w.resolve(true);
     } catch (err) {
       const failed = writeErrorsOf(err, batch.length);

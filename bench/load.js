@@ -39,6 +39,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
 const { cpuProbeMs } = require('./lib/cpu-probe');
+const { fsyncProbeUs } = require('./lib/fsync-probe');
 const { cpuSeconds, rssBytes } = require('./lib/memory');
 
 /** Bytes of the SQLite write-ahead logs (`*-wal`) under `dir`; null when there are none (not SQLite). */
@@ -615,6 +616,7 @@ async function main() {
     const kinds = mix(data);
     const seenBefore = watcher.seen.errors;
     const probeBefore = cpuProbeMs();
+    const fsyncBefore = fsyncProbeUs(workDir);
 
     const cpuBefore = cpuSeconds(agora.pid);
     // Where the machine's cores went: the database's process (when it is a child of ours) and this
@@ -680,6 +682,8 @@ async function main() {
         cpu: os.cpus()[0]?.model ?? 'unknown',
         cpuProbeMs: probeBefore,
         cpuProbeMsAtEnd: cpuProbeMs(),
+        fsyncProbeUs: fsyncBefore,
+        fsyncProbeUsAtEnd: fsyncProbeUs(workDir),
         node: process.version,
         loadAverage: os.loadavg().map((x) => round(x, 2)),
       },
@@ -727,7 +731,8 @@ async function main() {
       `# Agora load benchmark — ${out.date.slice(0, 16).replace('T', ' ')} UTC`,
       '',
       `Machine: ${out.machine.cores} cores (${out.machine.cpu}, CPU probe ${out.machine.cpuProbeMs} ms before the ` +
-        `run, ${out.machine.cpuProbeMsAtEnd} ms after), ` +
+        `run, ${out.machine.cpuProbeMsAtEnd} ms after; fsync probe ${out.machine.fsyncProbeUs} µs before, ` +
+        `${out.machine.fsyncProbeUsAtEnd} µs after), ` +
         `Node ${out.machine.node}, load average ` +
         `${out.machine.loadAverage.join(' ')} at the end. Database: ${out.database}. Load generator ` +
         `(node:http, keep-alive) on the same machine.`,

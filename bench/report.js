@@ -112,11 +112,16 @@ function carryOver(results) {
   }
 }
 
-/** The machine's CPU probe (bench/lib/cpu-probe.js) for the header; results from before it carry none. */
+/**
+ * The machine's CPU and fsync probes (bench/lib/cpu-probe.js, fsync-probe.js) for the header; results
+ * from before them carry none.
+ */
 function probe(m) {
   if (m.cpuProbeMs === undefined) return '';
   const end = m.cpuProbeMsAtEnd === undefined ? '' : `, ${m.cpuProbeMsAtEnd} ms at the end`;
-  return `, CPU probe ${m.cpuProbeMs} ms at the start${end}`;
+  const fsyncEnd = m.fsyncProbeUsAtEnd === undefined ? '' : `, ${m.fsyncProbeUsAtEnd} µs at the end`;
+  const fsync = m.fsyncProbeUs === undefined ? '' : `; fsync probe ${m.fsyncProbeUs} µs at the start${fsyncEnd}`;
+  return `, CPU probe ${m.cpuProbeMs} ms at the start${end}${fsync}`;
 }
 
 function writeReport(results) {

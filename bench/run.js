@@ -20,6 +20,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
 const { cpuProbeMs } = require('./lib/cpu-probe');
+const { fsyncProbeUs } = require('./lib/fsync-probe');
 const { runFilesBench } = require('./files');
 const { writeReport } = require('./report');
 
@@ -55,6 +56,7 @@ async function main() {
       cores: os.cpus().length,
       cpu: os.cpus()[0]?.model ?? 'unknown',
       cpuProbeMs: cpuProbeMs(),
+      fsyncProbeUs: fsyncProbeUs(workDir),
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       node: process.version,
       loadAverageAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
@@ -63,7 +65,8 @@ async function main() {
     options: opts,
   };
   log(
-    `${results.machine.cores} cores (${results.machine.cpu}, CPU probe ${results.machine.cpuProbeMs} ms), ` +
+    `${results.machine.cores} cores (${results.machine.cpu}, CPU probe ${results.machine.cpuProbeMs} ms, ` +
+      `fsync probe ${results.machine.fsyncProbeUs} µs), ` +
       `load average ${results.machine.loadAverageAtStart.join(' ')}, database: ${results.database}`,
   );
   try {
@@ -101,6 +104,7 @@ async function main() {
   }
   results.machine.loadAverageAtEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);
   results.machine.cpuProbeMsAtEnd = cpuProbeMs();
+  results.machine.fsyncProbeUsAtEnd = fsyncProbeUs();
   results.minutes = Math.round((Date.now() - started) / 600) / 100;
   writeReport(results);
 }

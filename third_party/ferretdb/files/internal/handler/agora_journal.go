@@ -1,8 +1,10 @@
 // Agora's journal commits on the handler's side (patch 0016; the WAL syncs are fsql/agora_journal.go).
 //
-// Every command that writes runs through agoraJournaled: after the command, the journals are
-// marked written (the flusher syncs them within fsql.AgoraJournalInterval), or synced before the
-// answer when the command's writeConcern asks for it with j: true or fsync: true, as MongoDB does.
+// Every command that writes runs through agoraJournaled: after the command, the journal of its
+// database ($db) is marked written (the flusher syncs it within fsql.AgoraJournalInterval), or synced
+// before the answer when the command's writeConcern asks for it with j: true or fsync: true, as
+// MongoDB does. renameCollection runs on admin and names its databases in its arguments: it marks
+// or syncs every journal, as does a command whose $db cannot be read.
 // A command that fails is treated the same way: an ordered insert or a multi-statement update may
 // have committed part of its work before the error.
 
@@ -28,7 +30,7 @@ var agoraWriteCommands = []string{
 func (h *Handler) agoraJournalCommands() {
 	for _, name := range agoraWriteCommands {
 		if c := h.commands[name]; c != nil {
-			c.Handler = agoraJournaled(c.Handler, fsql.AgoraJournalWritten, fsql.AgoraSyncJournals)
+			c.Handler = agoraJournaled(name, c.Handler, fsql.AgoraJournalWritten, fsql.AgoraSyncJournals)
 		}
 	}
 }
@@ -36,19 +38,25 @@ func (h *Handler) agoraJournalCommands() {
 // agoraJournaled returns f followed by mark, or by sync when the command asks for its write on disk.
 // A failed sync fails a command that succeeded: its write may not be on disk.
 func agoraJournaled(
+	command string,
 	f func(context.Context, *wire.OpMsg) (*wire.OpMsg, error),
-	mark func(),
-	sync func() error,
+	mark func(db string),
+	sync func(db string) error,
 ) func(context.Context, *wire.OpMsg) (*wire.OpMsg, error) {
 	return func(ctx context.Context, msg *wire.OpMsg) (*wire.OpMsg, error) {
 		res, err := f(ctx, msg)
 
-		if !agoraJournalRequested(msg.RawSection0()) {
-			mark()
+		db, requested := agoraJournalOf(msg.RawSection0())
+		if command == "renameCollection" {
+			db = ""
+		}
+
+		if !requested {
+			mark(db)
 			return res, err
 		}
 
-		if serr := sync(); serr != nil && err == nil {
+		if serr := sync(db); serr != nil && err == nil {
 			return nil, lazyerrors.Error(serr)
 		}
 
@@ -56,31 +64,34 @@ func agoraJournaled(
 	}
 }
 
-// agoraJournalRequested reports whether the command document asks for its write to be on disk
-// before the answer: writeConcern.j or writeConcern.fsync true (a boolean, or a number other than 0,
-// as MongoDB reads them). Anything else, a malformed command included, asks for nothing here (the
-// command's own handler reports what is malformed).
-func agoraJournalRequested(cmd wirebson.RawDocument) bool {
+// agoraJournalOf returns the command document's database ($db; "" when it has none that is a
+// string) and whether it asks for its write to be on disk before the answer: writeConcern.j or
+// writeConcern.fsync true (a boolean, or a number other than 0, as MongoDB reads them). Anything else,
+// a malformed command included, asks for nothing here (the command's own handler reports what is
+// malformed).
+func agoraJournalOf(cmd wirebson.RawDocument) (string, bool) {
 	if len(cmd) == 0 {
-		return false
+		return "", false
 	}
 
 	doc, err := cmd.Decode()
 	if err != nil {
-		return false
+		return "", false
 	}
+
+	db, _ := doc.Get("$db").(string)
 
 	raw, ok := doc.Get("writeConcern").(wirebson.RawDocument)
 	if !ok {
-		return false
+		return db, false
 	}
 
 	wc, err := raw.Decode()
 	if err != nil {
-		return false
+		return db, false
 	}
 
-	return agoraTrue(wc.Get("j")) || agoraTrue(wc.Get("fsync"))
+	return db, agoraTrue(wc.Get("j")) || agoraTrue(wc.Get("fsync"))
 }
 
 // agoraTrue reports whether v is true as a boolean or a number other than 0.

@@ -26,7 +26,7 @@ func agoraMsg(t *testing.T, pairs ...any) *wire.OpMsg {
 	return msg
 }
 
-func TestAgoraJournalRequested(t *testing.T) {
+func TestAgoraJournalOf(t *testing.T) {
 	t.Parallel()
 
 	for name, tc := range map[string]struct {
@@ -59,26 +59,44 @@ func TestAgoraJournalRequested(t *testing.T) {
 
 			raw, err := wirebson.MustDocument(pairs...).Encode()
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, agoraJournalRequested(raw))
+			db, requested := agoraJournalOf(raw)
+			assert.Equal(t, "d", db)
+			assert.Equal(t, tc.want, requested)
 		})
 	}
 
-	assert.False(t, agoraJournalRequested(nil))
-	assert.False(t, agoraJournalRequested(wirebson.RawDocument{1, 2, 3}))
+	for _, raw := range []wirebson.RawDocument{nil, {1, 2, 3}} {
+		db, requested := agoraJournalOf(raw)
+		assert.Equal(t, "", db)
+		assert.False(t, requested)
+	}
+
+	raw, err := wirebson.MustDocument("insert", "c", "$db", int32(1)).Encode()
+	require.NoError(t, err)
+	db, _ := agoraJournalOf(raw)
+	assert.Equal(t, "", db, "a $db that is not a string names no database: every journal")
 }
 
-// agoraRecorder records which of mark and sync the wrapper called.
+// agoraRecorder records which of mark and sync the wrapper called, and for which database.
 type agoraRecorder struct {
 	marks, syncs int
+	dbs          []string
 	syncErr      error
 }
 
-func (r *agoraRecorder) wrap(res *wire.OpMsg, err error) func(context.Context, *wire.OpMsg) (*wire.OpMsg, error) {
+func (r *agoraRecorder) wrapCommand(
+	command string, res *wire.OpMsg, err error,
+) func(context.Context, *wire.OpMsg) (*wire.OpMsg, error) {
 	return agoraJournaled(
+		command,
 		func(context.Context, *wire.OpMsg) (*wire.OpMsg, error) { return res, err },
-		func() { r.marks++ },
-		func() error { r.syncs++; return r.syncErr },
+		func(db string) { r.marks++; r.dbs = append(r.dbs, db) },
+		func(db string) error { r.syncs++; r.dbs = append(r.dbs, db); return r.syncErr },
 	)
+}
+
+func (r *agoraRecorder) wrap(res *wire.OpMsg, err error) func(context.Context, *wire.OpMsg) (*wire.OpMsg, error) {
+	return r.wrapCommand("insert", res, err)
 }
 
 func TestAgoraJournaled(t *testing.T) {
@@ -96,7 +114,7 @@ func TestAgoraJournaled(t *testing.T) {
 		res, err := r.wrap(ok, nil)(context.Background(), plain)
 		require.NoError(t, err)
 		assert.Same(t, ok, res)
-		assert.Equal(t, agoraRecorder{marks: 1}, r)
+		assert.Equal(t, agoraRecorder{marks: 1, dbs: []string{"d"}}, r)
 	})
 
 	t.Run("SyncBeforeAnswer", func(t *testing.T) {
@@ -106,7 +124,17 @@ func TestAgoraJournaled(t *testing.T) {
 		res, err := r.wrap(ok, nil)(context.Background(), journaled)
 		require.NoError(t, err)
 		assert.Same(t, ok, res)
-		assert.Equal(t, agoraRecorder{syncs: 1}, r)
+		assert.Equal(t, agoraRecorder{syncs: 1, dbs: []string{"d"}}, r)
+	})
+
+	t.Run("RenameMarksEveryJournal", func(t *testing.T) {
+		t.Parallel()
+
+		var r agoraRecorder
+		rename := agoraMsg(t, "renameCollection", "d.a", "to", "e.b", "$db", "admin")
+		_, err := r.wrapCommand("renameCollection", ok, nil)(context.Background(), rename)
+		require.NoError(t, err)
+		assert.Equal(t, agoraRecorder{marks: 1, dbs: []string{""}}, r)
 	})
 
 	t.Run("FailedCommandStillMarksOrSyncs", func(t *testing.T) {
@@ -117,7 +145,7 @@ func TestAgoraJournaled(t *testing.T) {
 		assert.Same(t, failed, err)
 		_, err = r.wrap(nil, failed)(context.Background(), journaled)
 		assert.Same(t, failed, err)
-		assert.Equal(t, agoraRecorder{marks: 1, syncs: 1}, r)
+		assert.Equal(t, agoraRecorder{marks: 1, syncs: 1, dbs: []string{"d", "d"}}, r)
 	})
 
 	t.Run("FailedSyncFailsTheCommand", func(t *testing.T) {

@@ -1,7 +1,7 @@
 // Agora's journal commits (third_party/ferretdb/README.md, docs/embedded-database.md, patch 0016).
 //
-// Why: with SQLite's synchronous=FULL every committed write waits for an fsync of the WAL (~0.4 ms
-// per write command on the project machine, three or four of them in a row per vote or comment).
+// Why: with SQLite's synchronous=FULL every committed write waits for an fsync of the WAL (up to
+// ~0.5 ms per write command on the project machine, three of them in a row per vote or comment).
 // MongoDB does not do that by default: a write acknowledged with w:1 is applied in memory and in
 // the journal's buffer, and the journal reaches the disk every 100 ms (storage.journal.commitIntervalMs)
 // or at once for a write whose writeConcern asks for it (j: true, or fsync: true).
@@ -10,15 +10,15 @@
 // written to the WAL (so it survives the process crashing, and SQLite's recovery never sees half a
 // transaction) but not synced, and this file gives the WAL MongoDB's two syncs back:
 //   - every 100 ms, the WAL of each database written since the last sync is fsynced (the flusher);
-//   - AgoraSyncJournals fsyncs them at once; the handler calls it after a write command whose
-//     writeConcern has j or fsync true (handler/agora_journal.go), before it answers.
+//   - AgoraSyncJournals fsyncs a database's WAL at once; the handler calls it after a write command
+//     whose writeConcern has j or fsync true (handler/agora_journal.go), before it answers.
 //
 // A database registers its WAL when it gets a writer connection (file databases only:
-// AgoraUseWriter) and leaves when it closes. The handler marks the journals dirty after every write
-// command (AgoraJournalWritten); a sync takes the mark off before it starts, under the journal's
-// lock, so a write marked before a sync began is covered by it, one marked after keeps its mark,
-// and a caller that finds no mark under the lock knows that a sync which began after its write has
-// finished. The WAL is opened by path for each sync: fsync applies to the file, not to the
+// AgoraUseWriter) and leaves when it closes. The handler marks the journal of the command's database
+// written after every write command (AgoraJournalWritten); a sync takes the mark off before it
+// starts, under the journal's lock, so a write marked before a sync began is covered by it, one
+// marked after keeps its mark, and a caller that finds no mark under the lock knows that a sync
+// which began after its write has finished. The WAL is opened by path for each sync: fsync applies to the file, not to the
 // descriptor, and SQLite's own descriptor is not reachable through the driver.
 
 package fsql
@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,7 @@ const AgoraJournalInterval = 100 * time.Millisecond
 
 // agoraJournal is the WAL of one database file.
 type agoraJournal struct {
+	db    string // the database's name (its file is <name>.sqlite)
 	wal   string
 	dirty atomic.Bool
 	mu    sync.Mutex // held across a sync
@@ -65,7 +67,8 @@ func agoraWALPath(uri string) string {
 
 // agoraRegisterJournal registers the WAL of the database at uri; the flusher starts with the first.
 func agoraRegisterJournal(uri string) *agoraJournal {
-	j := &agoraJournal{wal: agoraWALPath(uri)}
+	wal := agoraWALPath(uri)
+	j := &agoraJournal{db: strings.TrimSuffix(filepath.Base(strings.TrimSuffix(wal, "-wal")), ".sqlite"), wal: wal}
 
 	agoraJournalsMu.Lock()
 	agoraJournals[j] = struct{}{}
@@ -89,37 +92,48 @@ func agoraUnregisterJournal(j *agoraJournal) {
 func agoraFlush() {
 	for range time.Tick(AgoraJournalInterval) {
 		// Errors are not lost: the mark stays, and the next sync (or a j:true write) reports them.
-		_ = agoraSyncJournals()
+		_ = agoraSyncJournals(agoraSelect(""))
 	}
 }
 
-// AgoraJournalWritten marks every journal written; the handler calls it after a write command.
-func AgoraJournalWritten() {
+// agoraSelect returns the journals of database db, or all of them when db is "".
+func agoraSelect(db string) []*agoraJournal {
 	agoraJournalsMu.Lock()
 	defer agoraJournalsMu.Unlock()
 
+	js := make([]*agoraJournal, 0, len(agoraJournals))
+
 	for j := range agoraJournals {
+		if db == "" || j.db == db {
+			js = append(js, j)
+		}
+	}
+
+	return js
+}
+
+// AgoraJournalWritten marks the journal of database db written (every journal when db is ""); the
+// handler calls it after a write command.
+func AgoraJournalWritten(db string) {
+	for _, j := range agoraSelect(db) {
 		j.dirty.Store(true)
 	}
 }
 
-// AgoraSyncJournals marks every journal written and syncs it: when it returns without an error,
-// every write committed before the call is on disk.
-func AgoraSyncJournals() error {
-	AgoraJournalWritten()
+// AgoraSyncJournals marks the journal of database db written (every journal when db is "") and syncs
+// it: when it returns without an error, every write to it committed before the call is on disk.
+func AgoraSyncJournals(db string) error {
+	js := agoraSelect(db)
 
-	return agoraSyncJournals()
+	for _, j := range js {
+		j.dirty.Store(true)
+	}
+
+	return agoraSyncJournals(js)
 }
 
-// agoraSyncJournals syncs the journals marked written.
-func agoraSyncJournals() error {
-	agoraJournalsMu.Lock()
-	js := make([]*agoraJournal, 0, len(agoraJournals))
-
-	for j := range agoraJournals {
-		js = append(js, j)
-	}
-	agoraJournalsMu.Unlock()
+// agoraSyncJournals syncs those of js marked written.
+func agoraSyncJournals(js []*agoraJournal) error {
 
 	var errs []error
 

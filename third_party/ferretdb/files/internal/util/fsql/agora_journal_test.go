@@ -31,6 +31,7 @@ func TestAgoraJournalSyncs(t *testing.T) {
 	j := db.agora.journal
 
 	require.Equal(t, file+"-wal", j.wal)
+	require.Equal(t, "test", j.db)
 
 	agoraJournalsMu.Lock()
 	_, registered := agoraJournals[j]
@@ -47,8 +48,14 @@ func TestAgoraJournalSyncs(t *testing.T) {
 	_, err = os.Stat(j.wal)
 	require.NoError(t, err, "the WAL exists")
 
+	// Another database's sync neither syncs nor marks this one.
+	j.dirty.Store(false)
+	require.NoError(t, AgoraSyncJournals("another"))
+	AgoraJournalWritten("another")
+	assert.False(t, j.dirty.Load())
+
 	before := AgoraJournalSyncs()
-	require.NoError(t, AgoraSyncJournals())
+	require.NoError(t, AgoraSyncJournals("test"))
 	assert.GreaterOrEqual(t, AgoraJournalSyncs()-before, int64(1))
 	assert.False(t, j.dirty.Load(), "synced: no mark left")
 
@@ -58,7 +65,7 @@ func TestAgoraJournalSyncs(t *testing.T) {
 	assert.Equal(t, before, AgoraJournalSyncs())
 
 	// Marked: the flusher takes it within a few intervals.
-	AgoraJournalWritten()
+	AgoraJournalWritten("test")
 	assert.Eventually(t, func() bool { return !j.dirty.Load() }, 50*AgoraJournalInterval, AgoraJournalInterval/10)
 
 	require.NoError(t, db.Close())

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { FilesConfig } from '../config';
-import { asUploadStorageError, ValidationError } from '../core/errors';
+import { AppError, asUploadStorageError, ValidationError } from '../core/errors';
 import type { ByteStore, TempObject } from '../storage';
 import { computeExpiry } from './expiry';
 import type { FileContent, FileRepository } from './file.repository';
@@ -69,6 +69,8 @@ class Received implements ReceivedUpload {
 }
 
 const MAX_CLAIM_ATTEMPTS = 10000;
+/** The longest wait between two looks at an upload whose metadata write may have landed. */
+const MAX_RECHECK_MS = 5 * 60_000;
 /** Names after a taken one looked up in one query (§4.6). */
 const NAMES_PER_LOOKUP = 64;
 
@@ -90,6 +92,12 @@ export class UploadService {
     /** Disk backend only: entries of names this service changes are dropped. */
     private readonly cache?: MetadataCache,
   ) {}
+
+  /**
+   * How long after a metadata write of unknown outcome its bytes are looked at (doubling while the
+   * database cannot answer; tests shorten it).
+   */
+  recheckAfterMs = 10_000;
 
   /**
    * Admits one upload from `clientAddress` before its body is read (upload-gate.ts): throws
@@ -125,11 +133,13 @@ export class UploadService {
 
   /**
    * Names the received bytes and makes them visible: a new file, or an overwrite when the name is
-   * taken and `deleteKey` matches. Discards the bytes on any failure (400 name errors included).
+   * taken and `deleteKey` matches. Discards the bytes on any failure of known outcome (400 name errors
+   * included); after a metadata write of unknown outcome, once metadata shows it did not land.
    */
   async commit(received: ReceivedUpload, options: UploadOptions): Promise<UploadResult> {
     if (!(received instanceof Received)) throw new Error('commit() needs an upload from receive()');
     let claimed: { filename: string; overwritten: boolean } | undefined;
+    let writing = false;
     try {
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
       const { name, bare, ext, random } = computeName(
@@ -163,6 +173,7 @@ export class UploadService {
         accessKeyHash,
         committedAt: new Date(),
       };
+      writing = true;
       claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
       // The record just written, as the database holds it: the first download of a new file (the
       // common case) then needs no database round trip. Valid while its object exists (see cache).
@@ -181,11 +192,34 @@ export class UploadService {
         overwritten: claimed.overwritten,
       };
     } catch (err) {
-      // Once metadata refers to the bytes they are the file's: never remove them here.
-      if (!claimed) await received.discard();
+      // Once metadata refers to the bytes they are the file's: never remove them here. A metadata
+      // write that failed other than by our own refusal (the database killed or unreachable before
+      // it replied, its journal sync failing after the commit) may have landed all the same: the
+      // bytes then stay, with their recovery marker, until metadata says whether they are a file's.
+      if (!claimed && writing && !(err instanceof AppError)) this.resolveLater(received.temp, this.recheckAfterMs);
+      else if (!claimed) await received.discard();
       // No room for the bytes' fsync or the metadata: the upload was not stored (507).
       throw asUploadStorageError(err);
     }
+  }
+
+  /**
+   * The bytes of an upload whose metadata write had no known outcome: kept (settled) if metadata
+   * refers to them after `delayMs`, removed if not; looked at again, twice as late, while the
+   * database cannot answer. A process that ends first leaves the recovery marker to the next start's
+   * recovery, which decides the same way.
+   */
+  private resolveLater(temp: TempObject, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.repo
+        .referencedObjects([temp.id])
+        .then((referenced) => (referenced.has(temp.id) ? temp.settle() : temp.abort()))
+        .catch((err) => {
+          this.log.warn({ err, objectId: temp.id }, 'could not tell yet whether an upload was stored');
+          this.resolveLater(temp, Math.min(delayMs * 2, MAX_RECHECK_MS));
+        });
+    }, delayMs);
+    timer.unref();
   }
 
   /**

@@ -19,8 +19,9 @@
 //
 // Why the answers do not change: it is an ordinary SQLite connection to the same file, with the same
 // pragmas (busy timeout, WAL, synchronous as the pool's), each transaction committed before
-// AgoraWrite returns, so every commit is as durable as before and visible to every read that starts
-// after it; only the compilation is saved. Errors read as the driver's ("<errstr>: <errmsg> (<code>)").
+// AgoraWrite returns, so every commit is as durable as one on the pool's connections (the WAL they
+// share is synced as agora_journal.go says) and visible to every read that starts after it; only the
+// compilation is saved. Errors read as the driver's ("<errstr>: <errmsg> (<code>)").
 
 package fsql
 

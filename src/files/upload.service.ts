@@ -69,6 +69,11 @@ class Received implements ReceivedUpload {
 }
 
 const MAX_CLAIM_ATTEMPTS = 10000;
+
+/** What commit() knows of an overwrite in flight (resolveLater). */
+interface Replacing {
+  objectId?: string;
+}
 /** The longest wait between two looks at an upload whose metadata write may have landed. */
 const MAX_RECHECK_MS = 5 * 60_000;
 /** Names after a taken one looked up in one query (§4.6). */
@@ -140,6 +145,8 @@ export class UploadService {
     if (!(received instanceof Received)) throw new Error('commit() needs an upload from receive()');
     let claimed: { filename: string; overwritten: boolean } | undefined;
     let writing = false;
+    // The object an overwrite is switching away from, while that switch's outcome is unknown.
+    const replacing: Replacing = {};
     try {
       const reserved = (name: string) => isReservedName(name) || (options.isServerPath?.(name) ?? false);
       const { name, bare, ext, random } = computeName(
@@ -174,7 +181,7 @@ export class UploadService {
         committedAt: new Date(),
       };
       writing = true;
-      claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content);
+      claimed = await this.claim(name, bare, ext, random, drawRandom, options.deleteKey, content, replacing);
       // The record just written, as the database holds it: the first download of a new file (the
       // common case) then needs no database round trip. Valid while its object exists (see cache).
       this.cache?.set(claimed.filename, { _id: claimed.filename, filename: claimed.filename, ...content });
@@ -196,8 +203,9 @@ export class UploadService {
       // write that failed other than by our own refusal (the database killed or unreachable before
       // it replied, its journal sync failing after the commit) may have landed all the same: the
       // bytes then stay, with their recovery marker, until metadata says whether they are a file's.
-      if (!claimed && writing && !(err instanceof AppError)) this.resolveLater(received.temp, this.recheckAfterMs);
-      else if (!claimed) await received.discard();
+      if (!claimed && writing && !(err instanceof AppError)) {
+        this.resolveLater(received.temp, replacing.objectId, this.recheckAfterMs);
+      } else if (!claimed) await received.discard();
       // No room for the bytes' fsync or the metadata: the upload was not stored (507).
       throw asUploadStorageError(err);
     }
@@ -208,15 +216,23 @@ export class UploadService {
    * refers to them after `delayMs`, removed if not; looked at again, twice as late, while the
    * database cannot answer. A process that ends first leaves the recovery marker to the next start's
    * recovery, which decides the same way.
+   *
+   * `replaced`, for an overwrite, is the object the file held before: released once no file refers
+   * to it (the switch landed, or the file changed or went since), as a known overwrite releases it
+   * at once. Without this its bytes stayed until the next start's full collection.
    */
-  private resolveLater(temp: TempObject, delayMs: number): void {
+  private resolveLater(temp: TempObject, replaced: string | undefined, delayMs: number): void {
     const timer = setTimeout(() => {
+      const ids = replaced ? [temp.id, replaced] : [temp.id];
       this.repo
-        .referencedObjects([temp.id])
-        .then((referenced) => (referenced.has(temp.id) ? temp.settle() : temp.abort()))
+        .referencedObjects(ids)
+        .then(async (referenced) => {
+          await (referenced.has(temp.id) ? temp.settle() : temp.abort());
+          if (replaced && !referenced.has(replaced)) await this.store.release(replaced);
+        })
         .catch((err) => {
           this.log.warn({ err, objectId: temp.id }, 'could not tell yet whether an upload was stored');
-          this.resolveLater(temp, Math.min(delayMs * 2, MAX_RECHECK_MS));
+          this.resolveLater(temp, replaced, Math.min(delayMs * 2, MAX_RECHECK_MS));
         });
     }, delayMs);
     timer.unref();
@@ -234,9 +250,10 @@ export class UploadService {
     drawRandom: () => string,
     deleteKey: string | undefined,
     content: FileContent,
+    replacing: Replacing,
   ): Promise<{ filename: string; overwritten: boolean }> {
     if (this.config.forceRandomFilename) {
-      if (deleteKey && (await this.tryOverwrite(name, deleteKey, content)) === 'done')
+      if (deleteKey && (await this.tryOverwrite(name, deleteKey, content, replacing)) === 'done')
         return { filename: name, overwritten: true };
       for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
         const candidate = drawRandom();
@@ -251,7 +268,7 @@ export class UploadService {
       checkLength(candidate);
       if (await this.repo.insert(candidate, content)) return { filename: candidate, overwritten: false };
       if (first && deleteKey) {
-        const outcome = await this.tryOverwrite(candidate, deleteKey, content);
+        const outcome = await this.tryOverwrite(candidate, deleteKey, content, replacing);
         if (outcome === 'done') return { filename: candidate, overwritten: true };
         if (outcome === 'vanished') continue; // freed meanwhile: claim it
       }
@@ -287,12 +304,16 @@ export class UploadService {
     name: string,
     deleteKey: string,
     content: FileContent,
+    replacing: Replacing,
   ): Promise<'done' | 'mismatch' | 'vanished'> {
     for (let i = 0; i < MAX_CLAIM_ATTEMPTS; i++) {
       const existing = await this.repo.findByName(name);
       if (!existing) return 'vanished';
       if (!(await verifySecret(deleteKey, existing.deleteKeyHash))) return 'mismatch';
-      if (await this.repo.replaceContent(existing._id, existing.objectId, content)) {
+      replacing.objectId = existing.objectId;
+      const switched = await this.repo.replaceContent(existing._id, existing.objectId, content);
+      replacing.objectId = undefined;
+      if (switched) {
         await this.store
           .release(existing.objectId)
           .catch((err) => this.log.warn({ err }, 'could not release overwritten bytes'));

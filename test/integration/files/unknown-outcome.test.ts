@@ -3,7 +3,8 @@
  * before it replied, its journal sync failing after the commit — may have been stored all the same.
  * Its bytes must then not be removed at once (the record would point at nothing: found by
  * bench/chaos.js, 7 files of 8,577 after database kills): they stay until metadata says whether the
- * write landed, and go only if it did not (src/files/upload.service.ts, resolveLater).
+ * write landed, and go only if it did not (src/files/upload.service.ts, resolveLater). For an
+ * overwrite, the bytes the file held before go once the re-check finds that the switch landed.
  */
 import { BACKENDS, client, eventually, JSON_ACCEPT, metadata, startFor, storeCounts } from './helpers';
 import type { TestServer } from '../../helpers/server';
@@ -58,6 +59,41 @@ describe.each(BACKENDS)('%s backend', (backend) => {
     expect((await storeCounts(s)).objects).toBe(before.objects + 1);
     await eventually(async () => expect((await storeCounts(s)).objects).toBe(before.objects), 5000);
     expect((await client(s).get('/selif/lost.txt')).status).toBe(404);
+  });
+
+  it('an overwrite that landed before its reply was lost: the old bytes go at the re-check', async () => {
+    const first = await client(s).put('/upload/swapped.txt', 'old bytes', { ...JSON_ACCEPT, 'Linx-Delete-Key': 'k3y' });
+    expect(first.status).toBe(200);
+    const before = await storeCounts(s);
+    const replace = repo.replaceContent.bind(repo);
+    jest.spyOn(repo, 'replaceContent').mockImplementationOnce(async (...args) => {
+      await replace(...args);
+      throw lostReply();
+    });
+    const res = await client(s).put('/upload/swapped.txt', 'new bytes', { ...JSON_ACCEPT, 'Linx-Delete-Key': 'k3y' });
+    expect(res.status).toBe(503);
+    // Both kept until the re-check could tell which one the file holds.
+    expect((await storeCounts(s)).objects).toBe(before.objects + 1);
+    await eventually(async () => expect((await storeCounts(s)).objects).toBe(before.objects), 5000);
+    const got = await client(s).get('/selif/swapped.txt');
+    expect(got.status).toBe(200);
+    expect(got.text).toBe('new bytes');
+  });
+
+  it('an overwrite that did not land: the new bytes go at the re-check, the file keeps its old ones', async () => {
+    const first = await client(s).put('/upload/kept.txt', 'old bytes', { ...JSON_ACCEPT, 'Linx-Delete-Key': 'k3y' });
+    expect(first.status).toBe(200);
+    const before = await storeCounts(s);
+    jest.spyOn(repo, 'replaceContent').mockRejectedValueOnce(lostReply());
+    const res = await client(s).put('/upload/kept.txt', 'new bytes', { ...JSON_ACCEPT, 'Linx-Delete-Key': 'k3y' });
+    expect(res.status).toBe(503);
+    expect((await storeCounts(s)).objects).toBe(before.objects + 1);
+    await eventually(async () => expect((await storeCounts(s)).objects).toBe(before.objects), 5000);
+    // Past the re-check: the old bytes are still the file's.
+    await new Promise((r) => setTimeout(r, 400));
+    const got = await client(s).get('/selif/kept.txt');
+    expect(got.status).toBe(200);
+    expect(got.text).toBe('old bytes');
   });
 
   it('a refusal of ours (a name error) removes the bytes at once, as before', async () => {

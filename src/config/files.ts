@@ -27,6 +27,8 @@ export interface FilesConfig {
   objectCacheBytes: number;
   /** Disk backend: the largest object the object cache keeps. */
   objectCacheMaxObject: number;
+  /** Disk backend: downloads through sendfile(2) when its native module was built (src/storage/sendfile.ts). */
+  sendfile: boolean;
 }
 
 export function readFilesConfig(r: EnvReader): FilesConfig {
@@ -48,5 +50,6 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
     objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', 1024 * 1024, 0),
+    sendfile: r.bool('FILES_SENDFILE', true),
   };
 }

@@ -14,10 +14,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ServerResponse } from 'node:http';
 import { Readable, type Writable } from 'node:stream';
 import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
+import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 import { JOURNAL_RE, readJournal, UploadJournal } from './upload-journal';
 
@@ -149,6 +151,8 @@ export class ObjectReader extends Readable {
   private fd: number | undefined;
   private position: number;
   private readonly end: number;
+  /** Whether sendTo may hand the bytes to the kernel (sendfile.ts) when `out` allows it. */
+  sendfile = false;
 
   constructor(
     readonly id: string,
@@ -186,6 +190,38 @@ export class ObjectReader extends Readable {
   }
 
   /**
+   * sendTo through sendfile(2): the head first, through Node (its write callback: handed to the
+   * kernel, nothing left buffered), then the body from the file straight to the socket, which Node
+   * does not write to again before the response ends. False, with nothing sent but the head and
+   * the descriptor still open, when the socket cannot take it (TLS, say): sendTo goes on as before.
+   */
+  private async sentDirect(mod: SendfileModule, out: ServerResponse, fd: number): Promise<boolean> {
+    let direct = false;
+    try {
+      await new Promise<void>((resolve, reject) => out.write('', (err) => (err ? reject(err) : resolve())));
+      if (out.destroyed) throw prematureClose();
+      const socketFd = directSocketFd(out);
+      if (socketFd === undefined) return false;
+      direct = true;
+      const length = this.end - this.position + 1;
+      await sendFileRange(mod, out, socketFd, fd, this.position, length);
+      this.position += length;
+      return true;
+    } catch (err) {
+      direct = true;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ECANCELED') throw prematureClose();
+      if (code === 'ESHORT') throw new Error(`object ${this.id} is shorter than its metadata`, { cause: err });
+      throw err;
+    } finally {
+      if (direct) {
+        closeNow(fd);
+        this.destroy();
+      }
+    }
+  }
+
+  /**
    * Writes the remaining bytes to `out` (without ending it) and closes the object. Rejects when
    * reading fails, when the object is shorter than the range, or when `out` closes first.
    */
@@ -194,6 +230,8 @@ export class ObjectReader extends Readable {
     if (fd === undefined) throw new Error('the object reader is closed');
     // Taken over from the Readable side, which must not read or close it meanwhile.
     this.fd = undefined;
+    const mod = this.sendfile && this.end !== Infinity && out instanceof ServerResponse ? sendfileModule() : null;
+    if (mod && (await this.sentDirect(mod, out as ServerResponse, fd))) return;
     let onClose!: () => void;
     const closed = new Promise<never>((_resolve, reject) => {
       onClose = () => reject(prematureClose());
@@ -239,6 +277,8 @@ export interface DiskStoreOptions {
   cacheMaxObject: number;
   /** Told of every write the file system refused for space (the metrics count them). */
   onNoSpace?: () => void;
+  /** Whether downloads may use sendfile(2) when its module was built (FILES_SENDFILE; sendfile.ts). */
+  sendfile?: boolean;
 }
 
 export const DEFAULT_DISK_OPTIONS: DiskStoreOptions = { cacheBytes: 64 * 1024 * 1024, cacheMaxObject: 1024 * 1024 };
@@ -249,6 +289,7 @@ export class DiskStore implements ByteStore {
   private readonly objectsDir: string;
   private readonly hot: ObjectCache;
   private readonly onNoSpace: () => void;
+  private readonly sendfile: boolean;
   /**
    * Object directories known to exist (at most 256), each with a descriptor kept open for the
    * fsync that makes a new object's entry durable: an upload skips their mkdir, open and close.
@@ -264,6 +305,7 @@ export class DiskStore implements ByteStore {
     this.objectsDir = path.join(root, 'objects');
     this.hot = new ObjectCache(options.cacheBytes, options.cacheMaxObject);
     this.onNoSpace = options.onNoSpace ?? (() => {});
+    this.sendfile = options.sendfile ?? true;
     this.journal = new UploadJournal(this.tmpDir, `${HOST_TAG}-${process.pid}`);
   }
 
@@ -427,7 +469,9 @@ export class DiskStore implements ByteStore {
     // Opening first turns a concurrent unlink into ObjectGoneError before any header is sent;
     // once open, the descriptor keeps the bytes readable even if the object is unlinked.
     try {
-      return Promise.resolve(new ObjectReader(id, this.openNow(id), range?.start ?? 0, range?.end));
+      const reader = new ObjectReader(id, this.openNow(id), range?.start ?? 0, range?.end);
+      reader.sendfile = this.sendfile;
+      return Promise.resolve(reader);
     } catch (err) {
       return Promise.reject(err);
     }

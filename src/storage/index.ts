@@ -20,7 +20,7 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     await store.ensureIndexes();
     return store;
   }
-  const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject } = config.files;
+  const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject, sendfile } = config.files;
   const onNoSpace = () => db.metrics?.storageFailures.inc({ store: 'files' });
-  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject, onNoSpace });
+  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject, onNoSpace, sendfile });
 }

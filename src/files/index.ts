@@ -11,6 +11,7 @@ import { FileRepository } from './file.repository';
 import { FileService } from './file.service';
 import { FileWritesService } from './file-writes.service';
 import { parseAuthFile } from './keys';
+import { HashPool } from './hasher';
 import { FileMaintenance } from './maintenance';
 import { MetadataCache } from './metadata-cache';
 import { UploadGate } from './upload-gate';
@@ -53,7 +54,8 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
   const files = new FileService(repo, store, ctx.log, cache);
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
-  const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache);
+  const hashes = new HashPool();
+  const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);
   const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
   return {
     services: {
@@ -65,6 +67,9 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
       maintenance,
     },
     start: () => maintenance.start(settings.cleanupInterval),
-    stop: () => maintenance.stop(),
+    stop: async () => {
+      await maintenance.stop();
+      await hashes.close();
+    },
   };
 }

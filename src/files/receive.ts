@@ -2,10 +2,10 @@
  * One pass over an upload's bytes: counts them against the size limit, hashes them (SHA-256) and
  * keeps the sniff window while they stream into a temporary object. Nothing else is buffered.
  */
-import crypto from 'node:crypto';
 import { Readable, Writable, finished } from 'node:stream';
 import { AppError, ClientClosedRequestError, PayloadTooLargeError, ValidationError } from '../core/errors';
 import type { TempObject } from '../storage';
+import { inlineSha256, type HashPool, type Sha256 } from './hasher';
 import { SNIFF_WINDOW } from './mime';
 
 /**
@@ -33,19 +33,26 @@ export function fileTooLarge(): PayloadTooLargeError {
  * bytes arrived (the source is then paused and unpiped, not destroyed, so an HTTP request can
  * still be answered), with ClientClosedRequestError when the source ends prematurely, with the
  * AppError the source was destroyed with, with ValidationError `Bad request` when the source
- * failed otherwise (a malformed multipart body), or with the store's own error.
+ * failed otherwise (a malformed multipart body), or with the store's own error. A file longer than
+ * one batch is hashed on `hashes`' worker threads when given (hasher.ts).
  */
-export function streamInto(source: Readable, temp: TempObject, maxSize: number): Promise<StreamDigest> {
-  const hash = crypto.createHash('sha256');
+export function streamInto(
+  source: Readable,
+  temp: TempObject,
+  maxSize: number,
+  hashes?: HashPool,
+): Promise<StreamDigest> {
+  // Started with the first batch written: on a worker (hasher.ts), or inline for a file that ends
+  // within that batch (a round trip to a worker would cost more than hashing it).
+  let hash: Sha256 | undefined;
   const head: Buffer[] = [];
   let headLength = 0;
   let size = 0;
 
-  /** Counts, hashes and keeps the sniff window of one chunk; false when over the size limit. */
+  /** Counts and keeps the sniff window of one chunk (hashed by batch, in flush); false when over the size limit. */
   const account = (buf: Buffer): boolean => {
     if (size + buf.length > maxSize) return false;
     size += buf.length;
-    hash.update(buf);
     if (headLength < SNIFF_WINDOW) {
       const part = Buffer.from(buf.subarray(0, SNIFF_WINDOW - headLength));
       head.push(part);
@@ -57,15 +64,22 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
 
   let gathered: Buffer[] = [];
   let gatheredBytes = 0;
-  const flush = (cb: (err?: Error | null) => void): void => {
+  const flush = (cb: (err?: Error | null) => void, last: boolean): void => {
     const bufs = gathered;
     gathered = [];
     gatheredBytes = 0;
     if (bufs.length === 0) return cb();
+    hash ??= last || !hashes ? inlineSha256() : hashes.start();
+    let room: Promise<void> | undefined;
+    try {
+      room = hash.update(bufs);
+    } catch (err) {
+      return cb(err as Error);
+    }
     let written: Promise<void>;
     if (bufs.length === 1) written = temp.write(bufs[0]!);
     else written = temp.writev ? temp.writev(bufs) : temp.write(Buffer.concat(bufs));
-    written.then(...done(cb));
+    (room ? Promise.all([written, room]) : written).then(...done(cb));
   };
 
   // One chunk at a time (no writev): a chunk is accepted at once until a batch is full, and the
@@ -78,10 +92,10 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
       gathered.push(chunk);
       gatheredBytes += chunk.length;
       if (gatheredBytes < GATHER_BYTES) return cb();
-      flush(cb);
+      flush(cb, false);
     },
     final(cb) {
-      flush(cb);
+      flush(cb, true);
     },
   });
 
@@ -90,6 +104,7 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
     const fail = (err: unknown, fromSource: boolean) => {
       if (settled) return;
       settled = true;
+      hash?.abort();
       source.unpipe(sink);
       source.pause();
       sink.destroy();
@@ -102,7 +117,9 @@ export function streamInto(source: Readable, temp: TempObject, maxSize: number):
     sink.on('finish', () => {
       if (settled) return;
       settled = true;
-      resolve({ size, sha256: hash.digest('hex'), window: Buffer.concat(head) });
+      (hash ?? inlineSha256())
+        .digest()
+        .then((sha256) => resolve({ size, sha256, window: Buffer.concat(head) }), reject);
     });
     finished(source, { writable: false }, (err) => {
       if (err) fail(err, true);

@@ -13,6 +13,7 @@ import { computeName, isReservedName, joinName, MAX_FILENAME_LENGTH, nextBare } 
 import { hashGeneratedSecret, hashSecret, randomDeleteKey, verifySecret } from './keys';
 import type { MetadataCache } from './metadata-cache';
 import { Detected, detectMime } from './mime';
+import type { HashPool } from './hasher';
 import { streamInto } from './receive';
 import type { UploadGate, UploadSlot } from './upload-gate';
 
@@ -96,6 +97,7 @@ export class UploadService {
     private readonly log: Logger,
     /** Disk backend only: entries of names this service changes are dropped. */
     private readonly cache?: MetadataCache,
+    private readonly hashes?: HashPool,
   ) {}
 
   /**
@@ -126,7 +128,7 @@ export class UploadService {
   async receive(source: Readable): Promise<ReceivedUpload> {
     const temp = await this.store.create().catch((err) => Promise.reject(asUploadStorageError(err)));
     try {
-      const digest = await streamInto(source, temp, this.config.maxSize);
+      const digest = await streamInto(source, temp, this.config.maxSize, this.hashes);
       if (digest.size === 0) throw new ValidationError('Empty file', 'EMPTY_FILE');
       return new Received(temp, digest.size, digest.sha256, detectMime(digest.window));
     } catch (err) {

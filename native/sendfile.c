@@ -7,9 +7,10 @@
  *
  * How: each job gets its own duplicates of the socket and file descriptors, so nothing Node does
  * to its own descriptors (a timeout that destroys the socket) can make this module write to a
- * reused descriptor number. One background thread does the sendfile calls on its own epoll
- * instance: a job sends what the socket takes and, when the socket is full (EAGAIN), waits for
- * EPOLLOUT. Reads of the file that miss the page cache block that thread, never the event loop.
+ * reused descriptor number. LOOPS background threads, each with an epoll instance of its own, do
+ * the sendfile calls; jobs go to them in turn. A job sends what the socket takes and, when the
+ * socket is full (EAGAIN), waits for EPOLLOUT. Reads of the file that miss the page cache block
+ * one of those threads (the others go on), never the event loop.
  * A finished job is handed back to the event loop through a thread-safe function, which settles
  * its promise. cancel() (the response closed) ends a job that waits for room.
  *
@@ -33,6 +34,10 @@
 #include <unistd.h>
 
 #define ESHORT_CODE (-1)
+/* Threads: a page-cache miss blocks one of them for a disk read; the others keep sending. */
+#define LOOPS 4
+
+struct loop;
 
 typedef struct job {
   int sock;
@@ -45,14 +50,21 @@ typedef struct job {
   int cancelled; /* set by the event loop, read by the thread (atomic) */
   int refs; /* the thread's and the JS handle's (atomic) */
   napi_deferred deferred;
+  struct loop *loop;
   struct job *next; /* submission queue, or the thread's parked list */
   struct job *prev;
 } job;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static job *submitted = NULL; /* LIFO; order does not matter */
-static int epfd = -1;
-static int wakefd = -1;
+typedef struct loop {
+  pthread_mutex_t lock;
+  job *submitted; /* LIFO; order does not matter */
+  int epfd;
+  int wakefd;
+  job *parked_head; /* this thread's only */
+} loop_t;
+
+static loop_t loops[LOOPS];
+static unsigned next_loop = 0;
 static napi_threadsafe_function done_fn = NULL;
 static int started = 0;
 
@@ -65,14 +77,13 @@ static void job_unref(job *j) {
 }
 
 /* Thread: the job ends (sent, failed or cancelled); its descriptors close now. */
-static job *parked_head = NULL;
-
 static void finish(job *j) {
+  loop_t *l = j->loop;
   if (j->parked) {
-    epoll_ctl(epfd, EPOLL_CTL_DEL, j->sock, NULL);
+    epoll_ctl(l->epfd, EPOLL_CTL_DEL, j->sock, NULL);
     j->parked = 0;
     if (j->prev) j->prev->next = j->next;
-    else parked_head = j->next;
+    else l->parked_head = j->next;
     if (j->next) j->next->prev = j->prev;
     j->next = j->prev = NULL;
   }
@@ -84,6 +95,7 @@ static void finish(job *j) {
 
 /* Thread: sends until done, an error, or a full socket (then parks the job in epoll). */
 static void pump(job *j) {
+  loop_t *l = j->loop;
   while (j->remaining > 0) {
     if (__atomic_load_n(&j->cancelled, __ATOMIC_ACQUIRE)) {
       j->err = ECANCELED;
@@ -105,7 +117,7 @@ static void pump(job *j) {
     if (errno == EINTR) continue;
     if (errno == EAGAIN) {
       struct epoll_event ev = {.events = EPOLLOUT | EPOLLONESHOT, .data.ptr = j};
-      if (epoll_ctl(epfd, j->parked ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, j->sock, &ev) != 0) {
+      if (epoll_ctl(l->epfd, j->parked ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, j->sock, &ev) != 0) {
         j->err = errno;
         finish(j);
         return;
@@ -113,9 +125,9 @@ static void pump(job *j) {
       if (!j->parked) {
         j->parked = 1;
         j->prev = NULL;
-        j->next = parked_head;
-        if (parked_head) parked_head->prev = j;
-        parked_head = j;
+        j->next = l->parked_head;
+        if (l->parked_head) l->parked_head->prev = j;
+        l->parked_head = j;
       }
       return;
     }
@@ -126,21 +138,21 @@ static void pump(job *j) {
   finish(j);
 }
 
-static void *loop(void *arg) {
-  (void)arg;
+static void *run(void *arg) {
+  loop_t *l = arg;
   struct epoll_event events[64];
   for (;;) {
-    int n = epoll_wait(epfd, events, 64, -1);
+    int n = epoll_wait(l->epfd, events, 64, -1);
     if (n < 0) continue; /* EINTR */
     for (int i = 0; i < n; i++) {
       if (events[i].data.ptr == NULL) {
         uint64_t count;
-        if (read(wakefd, &count, sizeof count) < 0) { /* nothing to drain */
+        if (read(l->wakefd, &count, sizeof count) < 0) { /* nothing to drain */
         }
-        pthread_mutex_lock(&lock);
-        job *list = submitted;
-        submitted = NULL;
-        pthread_mutex_unlock(&lock);
+        pthread_mutex_lock(&l->lock);
+        job *list = l->submitted;
+        l->submitted = NULL;
+        pthread_mutex_unlock(&l->lock);
         while (list) {
           job *j = list;
           list = list->next;
@@ -148,7 +160,7 @@ static void *loop(void *arg) {
           pump(j);
         }
         /* A cancel also wakes the thread: end the parked jobs it names. */
-        for (job *j = parked_head; j;) {
+        for (job *j = l->parked_head; j;) {
           job *next = j->next;
           if (__atomic_load_n(&j->cancelled, __ATOMIC_ACQUIRE)) {
             j->err = ECANCELED;
@@ -216,31 +228,38 @@ static napi_value throw_error(napi_env env, const char *message) {
   return NULL;
 }
 
+static int start_loop(loop_t *l) {
+  pthread_mutex_init(&l->lock, NULL);
+  l->submitted = l->parked_head = NULL;
+  l->epfd = epoll_create1(EPOLL_CLOEXEC);
+  l->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (l->epfd < 0 || l->wakefd < 0) return 0;
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+  if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) != 0) return 0;
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  return pthread_create(&thread, &attr, run, l) == 0;
+}
+
 static int ensure_started(napi_env env) {
   if (started) return 1;
-  epfd = epoll_create1(EPOLL_CLOEXEC);
-  wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (epfd < 0 || wakefd < 0) return 0;
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-  if (epoll_ctl(epfd, EPOLL_CTL_ADD, wakefd, &ev) != 0) return 0;
   napi_value name;
   napi_create_string_utf8(env, "agora-sendfile", NAPI_AUTO_LENGTH, &name);
   if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, settle, &done_fn) != napi_ok)
     return 0;
   /* Never keeps the process alive by itself: a job in flight has its socket, which does. */
   napi_unref_threadsafe_function(env, done_fn);
-  pthread_t thread;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&thread, &attr, loop, NULL) != 0) return 0;
+  for (int i = 0; i < LOOPS; i++)
+    if (!start_loop(&loops[i])) return 0;
   started = 1;
   return 1;
 }
 
-static void wake(void) {
+static void wake(loop_t *l) {
   uint64_t one = 1;
-  if (write(wakefd, &one, sizeof one) < 0) { /* the counter is already non-zero */
+  if (write(l->wakefd, &one, sizeof one) < 0) { /* the counter is already non-zero */
   }
 }
 
@@ -271,6 +290,7 @@ static napi_value start(napi_env env, napi_callback_info info) {
   j->offset = (off_t)offset;
   j->remaining = (size_t)length;
   j->refs = 2;
+  j->loop = &loops[next_loop++ % LOOPS];
 
   napi_value promise, handle, pair;
   napi_create_promise(env, &j->deferred, &promise);
@@ -279,11 +299,12 @@ static napi_value start(napi_env env, napi_callback_info info) {
   napi_set_element(env, pair, 0, promise);
   napi_set_element(env, pair, 1, handle);
 
-  pthread_mutex_lock(&lock);
-  j->next = submitted;
-  submitted = j;
-  pthread_mutex_unlock(&lock);
-  wake();
+  loop_t *l = j->loop;
+  pthread_mutex_lock(&l->lock);
+  j->next = l->submitted;
+  l->submitted = j;
+  pthread_mutex_unlock(&l->lock);
+  wake(l);
   return pair;
 }
 
@@ -295,8 +316,9 @@ static napi_value cancel(napi_env env, napi_callback_info info) {
   void *data = NULL;
   if (argc < 1 || napi_get_value_external(env, argv[0], &data) != napi_ok || data == NULL)
     return throw_error(env, "cancel(job)");
-  __atomic_store_n(&((job *)data)->cancelled, 1, __ATOMIC_RELEASE);
-  wake();
+  job *j = data;
+  __atomic_store_n(&j->cancelled, 1, __ATOMIC_RELEASE);
+  wake(j->loop);
   return NULL;
 }
 

@@ -86,6 +86,12 @@ describe('downloads through sendfile', () => {
     expect(started.mock.calls[0]!.slice(2)).toEqual([0, SIZE]);
   });
 
+  linux('many at once, spread over the module’s threads: each exact', async () => {
+    const all = await Promise.all(Array.from({ length: 12 }, () => client(s).get('/selif/big.bin')));
+    for (const res of all) expect(res.body.equals(data)).toBe(true);
+    expect(started).toHaveBeenCalledTimes(12);
+  });
+
   linux('a range: 206 with exactly those bytes', async () => {
     const res = await client(s).get('/selif/big.bin', { range: 'bytes=1000000-2000001' });
     expect(res.status).toBe(206);

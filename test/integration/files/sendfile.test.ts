@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { sendfileModule, type SendfileModule } from '../../../src/storage/sendfile';
@@ -140,6 +141,34 @@ describe('downloads through sendfile', () => {
     await eventually(async () => expect(openDescriptors()).toBeLessThanOrEqual(before + 2), 5000);
     const res = await client(s).get('/selif/big.bin');
     expect(res.body.equals(data)).toBe(true);
+  });
+
+  linux('a client that reads slowly: the transfer waits for room and goes on, every byte exact', async () => {
+    const big = crypto.randomBytes(24 * 1024 * 1024);
+    expect((await client(s).put('/upload/slow.bin', big, JSON_ACCEPT)).status).toBe(200);
+    const { port } = new URL(s.url);
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/selif/slow.bin' }, (res) => {
+        const chunks: Buffer[] = [];
+        let got = 0;
+        let pauses = 0;
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          got += c.length;
+          // Stops reading three times, long enough for the socket to fill (sendfile: EAGAIN).
+          if (pauses < 3 && got > (pauses + 1) * 4 * 1024 * 1024) {
+            pauses++;
+            res.pause();
+            setTimeout(() => res.resume(), 150);
+          }
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
+    expect(body.length).toBe(big.length);
+    expect(body.equals(big)).toBe(true);
   });
 
   linux('an object shorter than its record: the connection is cut, never a short body taken as whole', async () => {

@@ -249,6 +249,8 @@ type agoraTranslation struct {
 	// wide is true while the collection's unranked fields are not known: then every field may hold
 	// an array (or another unranked value), and each term also lets through rank 99.
 	wide bool
+	// fields are the ranked fields the terms are on (agoraPlanQuery adds AgoraRankedTerm for each).
+	fields map[string]struct{}
 }
 
 // agoraTranslate translates filter. Terms only narrow: a condition it cannot translate exactly
@@ -520,6 +522,14 @@ func agoraFloat(v any) float64 {
 func (t *agoraTranslation) addField(f string, v any) {
 	rank, value := metadata.AgoraRankExpr(f), metadata.AgoraValueExpr(f)
 
+	if !t.wide {
+		if t.fields == nil {
+			t.fields = map[string]struct{}{}
+		}
+
+		t.fields[f] = struct{}{}
+	}
+
 	ops, ok := v.(*types.Document)
 	if !ok {
 		ops = types.MakeDocument(1)
@@ -752,13 +762,38 @@ func agoraPlanQuery(
 	}
 
 	p.filterExact = t.exact
+	p.orderBy = agoraOrderBy(sort, unranked)
 
-	if len(t.terms) > 0 {
-		p.where = " WHERE " + strings.Join(t.terms, " AND ")
+	// Each field the query filters or sorts on never held an unranked value (known is true), so
+	// "it has a rank" holds in every row: as a term of its own it lets SQLite use the partial
+	// indexes led by the field (metadata.AgoraRankedTerm).
+	terms := t.terms
+	if known {
+		fields := make([]string, 0, len(t.fields)+sort.Len())
+		for f := range t.fields {
+			fields = append(fields, f)
+		}
+
+		if p.orderBy != "" {
+			for _, k := range sort.Keys() {
+				if _, ok := t.fields[k]; !ok {
+					fields = append(fields, k)
+				}
+			}
+		}
+
+		slices.Sort(fields)
+
+		for _, f := range slices.Compact(fields) {
+			terms = append(terms, metadata.AgoraRankedTerm(f))
+		}
+	}
+
+	if len(terms) > 0 {
+		p.where = " WHERE " + strings.Join(terms, " AND ")
 		p.args = t.args
 	}
 
-	p.orderBy = agoraOrderBy(sort, unranked)
 	if p.orderBy != "" && t.exact && limit > 0 {
 		p.limit = limit
 	}

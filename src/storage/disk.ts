@@ -196,25 +196,27 @@ export class ObjectReader extends Readable {
    * the descriptor still open, when the socket cannot take it (TLS, say): sendTo goes on as before.
    */
   private async sentDirect(mod: SendfileModule, out: ServerResponse, fd: number): Promise<boolean> {
-    let direct = false;
+    // The descriptor is closed here however this ends, unless it goes back to sendTo (false).
+    let handedBack = false;
     try {
       await new Promise<void>((resolve, reject) => out.write('', (err) => (err ? reject(err) : resolve())));
       if (out.destroyed) throw prematureClose();
       const socketFd = directSocketFd(out);
-      if (socketFd === undefined) return false;
-      direct = true;
+      if (socketFd === undefined) {
+        handedBack = true;
+        return false;
+      }
       const length = this.end - this.position + 1;
       await sendFileRange(mod, out, socketFd, fd, this.position, length);
       this.position += length;
       return true;
     } catch (err) {
-      direct = true;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECANCELED') throw prematureClose();
       if (code === 'ESHORT') throw new Error(`object ${this.id} is shorter than its metadata`, { cause: err });
       throw err;
     } finally {
-      if (direct) {
+      if (!handedBack) {
         closeNow(fd);
         this.destroy();
       }

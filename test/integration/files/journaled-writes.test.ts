@@ -4,6 +4,7 @@
  * (src/files/file.repository.ts, patch 0016). The discussion's writes do not: MongoDB's default.
  */
 import { client, JSON_ACCEPT, request } from './helpers';
+import { watchingCommands } from '../../helpers/exchanges';
 import { Factory } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -20,15 +21,9 @@ type Seen = { name: string; collection: unknown; journal: unknown };
 /** Each command fn's work sends: its name, collection and writeConcern.j. */
 async function commandsOf(fn: () => Promise<void>): Promise<Seen[]> {
   const seen: Seen[] = [];
-  const unwatch = s.agora.db.watchCommands((name, c) => {
+  await watchingCommands(s, fn, (name, c) => {
     seen.push({ name, collection: c[name], journal: (c.writeConcern as { j?: unknown } | undefined)?.j });
   });
-  try {
-    await fn();
-    await s.agora.eventsWritten();
-  } finally {
-    unwatch();
-  }
   return seen;
 }
 

@@ -37,7 +37,8 @@ const { requireDist, startDatabase, tempDir } = require('./lib/agora');
 
 const DATASET = Object.freeze({
   // 2: seeded by FerretDB with patch 0007 (sortable index columns); a v1 copy would rebuild its indexes at every run.
-  version: 2,
+  // 3: comments carry their depth, as posts store it since (CommentDoc.depth).
+  version: 3,
   users: 1000,
   groups: 20,
   topics: 10_000,
@@ -621,14 +622,16 @@ function simulate(plan, hashes) {
         const p = plan.comments[e.comment];
         const topic = topicByKey.get(p.topic);
         const u = users.get(e.user);
+        const parent = p.parent === null ? null : commentByKey.get(p.parent);
         const doc = {
           _id: ++counters.comment,
           ...R.newCommentDocument(
             {
               topic: { id: topic._id, authorId: topic.authorId },
-              parentId: p.parent === null ? null : commentByKey.get(p.parent)._id,
+              parentId: parent ? parent._id : null,
               author: { id: u._id, username: u.username },
               markdown: p.markdown,
+              depth: parent ? parent.depth + 1 : 0,
             },
             now,
           ),

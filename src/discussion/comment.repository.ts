@@ -93,6 +93,33 @@ export class CommentRepository {
   }
 
   /**
+   * How many ancestors comment `c` has: stored on it since depths are (CommentDoc.depth); for an
+   * older comment, from the parent links of its whole topic, read in one query, not one per
+   * ancestor (a reply 176 levels down took 176 reads in a row).
+   */
+  async depthOf(c: Pick<CommentDoc, 'topicId' | 'parentId' | 'depth'>): Promise<number> {
+    if (typeof c.depth === 'number') return c.depth;
+    if (c.parentId === null) return 0;
+    const links = await readWhole<Pick<CommentDoc, '_id' | 'parentId' | 'depth'>>(this.m.Comment, {
+      filter: { topicId: c.topicId },
+      projection: { parentId: 1, depth: 1 },
+      batchSize: WHOLE_TOPIC_BATCH,
+    });
+    const byId = new Map(links.map((l) => [l._id, l]));
+    // Up the parent links to the top, or to an ancestor that knows its own depth. Bounded by the
+    // number of comments: no stored link makes a cycle, and a damaged one must not hang a post.
+    let counted = 0;
+    for (let id: number | null = c.parentId; id !== null && counted <= links.length;) {
+      const up = byId.get(id);
+      if (!up) break;
+      if (typeof up.depth === 'number') return counted + 1 + up.depth;
+      counted++;
+      id = up.parentId;
+    }
+    return counted;
+  }
+
+  /**
    * Every comment of a topic, deleted and removed ones included (the tree prunes them); their
    * Markdown source only when asked (`markdown` is then absent from the documents). From the
    * cache while the topic's `commentPosts` and `version` (versionOf), both read before this, are

@@ -47,6 +47,7 @@ export class CommentService implements CommentApi {
         throw new ForbiddenError('That comment has been removed', 'COMMENT_REMOVED');
     }
     const parentId = parent?._id ?? null;
+    const depth = parent ? (await this.d.comments.depthOf(parent)) + 1 : 0;
     const now = this.d.clock.now();
     const doc = await this.d.comments.insertNew(
       newCommentDocument(
@@ -55,6 +56,7 @@ export class CommentService implements CommentApi {
           parentId,
           author: { id: viewer.userId, username: viewer.username },
           markdown,
+          depth,
         },
         now,
       ),
@@ -64,7 +66,8 @@ export class CommentService implements CommentApi {
         announce: (inserted, written) => recordCommentPosted(this.d, inserted, topic, parent, written),
       },
     );
-    return commentView(doc, { viewer, mark: undefined, previousVisit: null });
+    // Its place in the tree, which the poster's client needs to show it there (views.ts CommentView.depth).
+    return { ...commentView(doc, { viewer, mark: undefined, previousVisit: null }), depth };
   }
 
   async edit(actor: Actor, ref: PostRef, markdown: string): Promise<CommentView> {

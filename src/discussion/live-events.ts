@@ -13,27 +13,22 @@ import type { CommentDoc, TopicDoc } from './models';
 type CommentChange = 'comment.edited' | 'comment.deleted' | 'comment.removed' | 'comment.restored' | 'comment.voted';
 
 /** A new comment: its place in the tree and whom it answers (`parent`: its parent, as the post loaded it). */
-export async function recordCommentPosted(
+export function recordCommentPosted(
   d: DiscussionDeps,
   c: CommentDoc,
   topic: Pick<TopicDoc, 'authorId' | 'groupPath'>,
   parent: CommentDoc | null,
   after?: Promise<unknown>,
 ): Promise<void> {
-  let depth = 0;
-  let replyTo: number | null = topic.authorId;
-  if (c.parentId !== null) {
-    replyTo = parent?.authorId ?? null;
-    // The tree is kept by parent links only: walk them (depths are small; a cycle cannot exist).
-    for (let p = parent; p; p = p.parentId === null ? null : await d.comments.findById(p.parentId)) depth++;
-  }
-  await d.events.record(
+  const replyTo = c.parentId === null ? topic.authorId : (parent?.authorId ?? null);
+  return d.events.record(
     {
       kind: 'comment.posted',
       topicId: c.topicId,
       commentId: c._id,
       parentId: c.parentId,
-      depth,
+      // Written on the comment by its post (CommentDoc.depth).
+      depth: c.depth ?? 0,
       groupPath: topic.groupPath,
       authorId: c.authorId,
       replyToUserId: replyTo === c.authorId ? null : replyTo,

@@ -94,6 +94,12 @@ export interface CommentDoc {
   labelWeights: LabelWeights;
   /** Counts towards the topic's last interesting activity (labels.ts isInteresting). */
   interesting: boolean;
+  /**
+   * How many ancestors it has (0 at top level). A comment never moves, so this is written once, at
+   * its post, from its parent's; comments posted before it was stored have none
+   * (CommentRepository.depthOf reads their place from the topic's parent links).
+   */
+  depth?: number;
 }
 
 export type MarkKind = 'topic' | 'comment';
@@ -238,6 +244,8 @@ const commentSchema = new Schema<CommentDoc>(
       malice: { type: Number, default: 0 },
     },
     interesting: { type: Boolean, default: true },
+    // No default: absent on comments posted before it was stored (CommentDoc.depth).
+    depth: Number,
   },
   opts,
 );

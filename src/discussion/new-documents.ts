@@ -52,6 +52,8 @@ export interface NewComment {
   parentId: number | null;
   author: { id: number; username: string };
   markdown: string;
+  /** Its place in the tree: 0 at top level, its parent's depth + 1 for a reply. */
+  depth: number;
 }
 
 export function newCommentDocument(c: NewComment, now: Date): Omit<CommentDoc, '_id'> {
@@ -70,5 +72,6 @@ export function newCommentDocument(c: NewComment, now: Date): Omit<CommentDoc, '
     removed: false,
     labelWeights: { ...NO_LABELS },
     interesting: true,
+    depth: c.depth,
   };
 }

@@ -135,7 +135,7 @@ export interface CommentView {
   isNew: boolean | null;
   voted: boolean | null;
   bookmarked: boolean | null;
-  /** 0 for top-level comments and outside a topic tree. */
+  /** 0 for top-level comments and in feeds; a just-posted comment's is its place in its tree. */
   depth: number;
   /** Ordered replies inside a topic tree; null outside one (feeds). */
   children: CommentView[] | null;

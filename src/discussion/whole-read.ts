@@ -20,7 +20,7 @@ export type WholeRead = {
   filter: Record<string, unknown>;
   /** None: the database's order. */
   sort?: Record<string, 1 | -1>;
-  projection?: Record<string, 0>;
+  projection?: Record<string, 0 | 1>;
 } & (
   | {
       /** Documents per reply; the server may send fewer (MongoDB: at most 16 MiB a reply). */

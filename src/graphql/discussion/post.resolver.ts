@@ -5,26 +5,21 @@ import type { EditTopicInput as EditTopicView } from '../../discussion/inputs/ed
 import type { GraphQLContext } from '../context';
 import { COMMENT_ID_DESCRIPTION, TOPIC_ID_DESCRIPTION, id36Of } from '../node/global-id';
 import { Comment, CommentThread } from './comment.type';
-import { commentsAsShownById, primeTopic } from './loaders';
+import { primeTopic } from './loaders';
 import { CommentNode, commentNode, ThreadNode, TopicNode, topicNode } from './nodes';
 import { discussion } from './request-scope';
 import { EditTopicInput, PostTopicInput } from './topic.inputs';
 import { Topic } from './topic.type';
 
 /**
- * A new comment's place: its depth from its ancestors (one batched lookup per level), no replies
- * yet, never new nor collapsed for its author. Enough for a cache to insert it under its parent's
- * thread (`comment.parent.id`) or as a top-level thread of `comment.topic`.
+ * A new comment's place: its depth (the post's answer carries it), no replies yet, never new nor
+ * collapsed for its author. Enough for a cache to insert it under its parent's thread
+ * (`comment.parent.id`) or as a top-level thread of `comment.topic`.
  */
-async function newThread(ctx: GraphQLContext, c: CommentView): Promise<ThreadNode> {
-  let depth = 0;
-  for (let up = c.parentId; up !== null; depth++) {
-    const p = await commentsAsShownById(ctx).load(up);
-    up = p ? p.parentId : null;
-  }
+function newThread(c: CommentView): ThreadNode {
   return {
     comment: commentNode(c),
-    depth,
+    depth: c.depth,
     isCollapsed: false,
     isCollapsedIndividually: false,
     isNew: c.isNew === null ? null : false,
@@ -115,7 +110,7 @@ export class PostResolver {
     const topicId = id36Of(topicArg, 'Topic', 'topicId');
     const parentId = parentArg == null ? null : id36Of(parentArg, 'Comment', 'parentId');
     const c = await discussion(ctx).comments.post(ctx.actor, { topicId, parentId, markdown });
-    return newThread(ctx, c);
+    return newThread(c);
   }
 
   @Mutation(() => Comment, { description: 'Edits a comment (its author only; not on locked topics, admins excepted).' })

@@ -397,6 +397,7 @@ describe('a 5,000-comment reply chain', () => {
           parentId: i === 0 ? null : base + i - 1,
           author: { id: bob.id, username: 'bob' },
           markdown: `Reply ${i}`,
+          depth: i,
         },
         new Date(Date.UTC(2026, 2, 1, 12, 0, i)),
       ),

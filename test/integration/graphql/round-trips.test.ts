@@ -52,14 +52,19 @@ beforeAll(async () => {
   big = await f.topic(bob, { title: 'Big thread' });
   const authors = [bob, viewer, bob];
   const base = 1_000_000;
+  const parentOf = (i: number) => (i % 3 === 2 ? Math.floor(i / 2) : null);
+  // A parent comes before its replies, so its depth is known when theirs is taken.
+  const depths: number[] = [];
+  for (let i = 0; i < 1000; i++) depths.push(parentOf(i) === null ? 0 : depths[parentOf(i)!]! + 1);
   const docs = Array.from({ length: 1000 }, (_, i) => ({
     _id: base + i,
     ...newCommentDocument(
       {
         topic: { id: big.id, authorId: bob.user.id },
-        parentId: i % 3 === 2 ? base + Math.floor(i / 2) : null,
+        parentId: parentOf(i) === null ? null : base + parentOf(i)!,
         author: { id: authors[i % 3]!.user.id, username: authors[i % 3]!.user.username },
         markdown: `Comment ${i}`,
+        depth: depths[i]!,
       },
       new Date(big.createdAt.getTime() + (i + 1) * 1000),
     ),
@@ -201,6 +206,57 @@ describe('writes as the bench measures them (voteTopic, postComment), each with 
     // event's number, then its insert. No new version of the topic's comments: the count of posts the $inc
     // raises is part of the comment cache's key (CommentRepository.forTopic).
     expect(commands).toBe(7);
+  });
+
+  it('a reply costs 8 commands at any depth: 9 below comments stored before depths were', async () => {
+    const t = await f.topic(alice, { title: 'Deep replies' });
+    // Two chains of 60 comments: one as posts store them now, one without `depth`, as comments
+    // posted before it was stored are (CommentRepository.depthOf).
+    const chain = (base: number, stored: boolean) =>
+      Array.from({ length: 60 }, (_, i) => {
+        const { depth, ...doc } = newCommentDocument(
+          {
+            topic: { id: t.id, authorId: alice.user.id },
+            parentId: i === 0 ? null : base + i - 1,
+            author: { id: bob.user.id, username: bob.user.username },
+            markdown: `Level ${i}`,
+            depth: i,
+          },
+          new Date(t.createdAt.getTime() + (i + 1) * 1000),
+        );
+        return { _id: base + i, ...doc, ...(stored ? { depth } : {}) };
+      });
+    const docs = [...chain(2_000_000, true), ...chain(3_000_000, false)];
+    await s.agora.db.conn.collection('comments').insertMany(docs as never[]);
+    await s.agora.db.conn.collection('topics').updateOne({ _id: t.id as never }, { $set: { commentCount: 120 } });
+    const reply = (parent: number) =>
+      measure(
+        `mutation { postComment(topicId: "${t.id36}", parentId: "${parent.toString(36)}", markdown: "deep") ` +
+          '{ depth comment { id36 } } }',
+        viewer.token,
+      );
+    const stored = (id36: string) =>
+      s.agora.db.conn.collection('comments').findOne({ _id: parseInt(id36, 36) as never });
+    const events = s.agora.db.conn.collection('events');
+    for (const [parent, depth, expected] of [
+      [2_000_000, 1, 8],
+      [2_000_059, 60, 8],
+      [3_000_000, 1, 8], // a top-level parent: its depth is 0 without reading anything
+      [3_000_030, 31, 9],
+      [3_000_059, 60, 9],
+    ] as const) {
+      const { data, commands } = await reply(parent);
+      expect(data.postComment.depth).toBe(depth);
+      const id = parseInt(data.postComment.comment.id36, 36);
+      expect((await stored(data.postComment.comment.id36))?.depth).toBe(depth);
+      expect(await events.findOne({ kind: 'comment.posted', commentId: id })).toMatchObject({
+        parentId: parent,
+        depth,
+      });
+      // postComment's 7 and the parent; below an old comment, its topic's parent links too. Each
+      // level walked cost one read before (two more for the answer's depth, through GraphQL).
+      expect(commands).toBe(expected);
+    }
   });
 
   it('voteComment answers the comment from its $inc: one command fewer than reading it again', async () => {

@@ -640,6 +640,8 @@ function simulate(plan, hashes) {
         commentByKey.set(e.comment, doc);
         topic.comments.push(doc);
         topic.commentCount += 1;
+        // Every post raises it, and nothing lowers it (the comment cache's key, comment-cache.ts).
+        topic.commentPosts = (topic.commentPosts ?? 0) + 1;
         topic.lastActivityAt = max(topic.lastActivityAt, now);
         topic.lastInterestingActivityAt = max(topic.lastInterestingActivityAt, now);
         break;

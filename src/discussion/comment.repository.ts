@@ -8,6 +8,7 @@ import { isDuplicateKey } from './mongo-errors';
 import { feedFilter, keysetSort } from './keyset';
 import type { AuthorFeedQuery } from './topic.repository';
 import type { CommentLabel } from './views';
+import { depthsFromParents } from './rules/depths';
 import { readById, readByIds, readWhole } from './whole-read';
 
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
@@ -97,26 +98,15 @@ export class CommentRepository {
    * older comment, from the parent links of its whole topic, read in one query, not one per
    * ancestor (a reply 176 levels down took 176 reads in a row).
    */
-  async depthOf(c: Pick<CommentDoc, 'topicId' | 'parentId' | 'depth'>): Promise<number> {
+  async depthOf(c: Pick<CommentDoc, '_id' | 'topicId' | 'parentId' | 'depth'>): Promise<number> {
     if (typeof c.depth === 'number') return c.depth;
     if (c.parentId === null) return 0;
-    const links = await readWhole<Pick<CommentDoc, '_id' | 'parentId' | 'depth'>>(this.m.Comment, {
+    const links = await readWhole<Pick<CommentDoc, '_id' | 'parentId'>>(this.m.Comment, {
       filter: { topicId: c.topicId },
-      projection: { parentId: 1, depth: 1 },
+      projection: { parentId: 1 },
       batchSize: WHOLE_TOPIC_BATCH,
     });
-    const byId = new Map(links.map((l) => [l._id, l]));
-    // Up the parent links to the top, or to an ancestor that knows its own depth. Bounded by the
-    // number of comments: no stored link makes a cycle, and a damaged one must not hang a post.
-    let counted = 0;
-    for (let id: number | null = c.parentId; id !== null && counted <= links.length;) {
-      const up = byId.get(id);
-      if (!up) break;
-      if (typeof up.depth === 'number') return counted + 1 + up.depth;
-      counted++;
-      id = up.parentId;
-    }
-    return counted;
+    return depthsFromParents(links).get(c._id) ?? 0;
   }
 
   /**
@@ -173,11 +163,11 @@ export class CommentRepository {
     return new Map(rows.map((r) => [r._id, r.n]));
   }
 
-  /** Every comment's stored counts (counts:verify). */
-  allCounts(): Promise<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]> {
-    return this.m.Comment.find({}, { voteCount: 1, labelWeights: 1 })
+  /** Every comment's stored counts, its parent link and stored depth (counts:verify). */
+  allCounts(): Promise<Pick<CommentDoc, '_id' | 'parentId' | 'depth' | 'voteCount' | 'labelWeights'>[]> {
+    return this.m.Comment.find({}, { parentId: 1, depth: 1, voteCount: 1, labelWeights: 1 })
       .batchSize(100_000)
-      .lean<Pick<CommentDoc, '_id' | 'voteCount' | 'labelWeights'>[]>()
+      .lean<Pick<CommentDoc, '_id' | 'parentId' | 'depth' | 'voteCount' | 'labelWeights'>[]>()
       .exec();
   }
 
@@ -210,7 +200,7 @@ export class CommentRepository {
   }
 
   /** counts:verify --fix: the recounted values. */
-  setCounts(id: number, counts: Pick<CommentDoc, 'voteCount' | 'labelWeights'>) {
+  setCounts(id: number, counts: Pick<CommentDoc, 'voteCount' | 'labelWeights' | 'depth'>) {
     return this.update(id, { $set: counts });
   }
 

@@ -1,6 +1,7 @@
 /**
  * Derived counts kept on posts for sorting and display — a topic's vote_count and comment_count, a
- * comment's votes and label weight sums — and the check that they match their sources.
+ * comment's votes and label weight sums — and a comment's depth, and the check that they match
+ * their sources.
  *
  * On the write path a count moves with one increment per real change (the repositories'
  * adjustVotes, commentPosted, …): the change itself is a single conditional update or a
@@ -9,9 +10,11 @@
  * on the embedded FerretDB alike (its patch 0006, docs/embedded-database.md). Nothing is recounted
  * there. What can still leave a count off is a process that dies between the change and its
  * increment, or data edited by hand: `npm run cli -- counts:verify [--fix]` recounts every post from
- * the sources of truth (marks, comments, labels), reports the drift and, with --fix, sets the counts.
+ * the sources of truth (marks, comments, labels, parent links), reports the drift and, with --fix,
+ * sets the counts.
  */
 import type { DiscussionDeps } from './deps';
+import { depthsFromParents } from './rules/depths';
 import { LabelWeights, NO_LABELS } from './rules/labels';
 import type { Caller, CountReport, CountApi } from './services';
 import { requireAdmin } from './viewer';
@@ -52,14 +55,18 @@ export class CountService implements CountApi {
       if (opts.fix && (await this.d.topics.setCounts(t._id, { voteCount, commentCount }))) report.fixed += 1;
     }
 
-    for (const c of await this.d.comments.allCounts()) {
+    const comments = await this.d.comments.allCounts();
+    const depths = depthsFromParents(comments);
+    for (const c of comments) {
       report.comments += 1;
       const voteCount = commentVotes.get(c._id) ?? 0;
       const labelWeights = weights.get(c._id) ?? { ...NO_LABELS };
-      if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights)) continue;
-      const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights };
-      note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights } });
-      if (opts.fix && (await this.d.comments.setCounts(c._id, { voteCount, labelWeights }))) report.fixed += 1;
+      const depth = depths.get(c._id) ?? 0;
+      if (c.voteCount === voteCount && sameWeights(c.labelWeights, labelWeights) && c.depth === depth) continue;
+      // A comment stored before depths were has none: reported (and, with fix, given its depth) here.
+      const stored = { voteCount: c.voteCount, labelWeights: c.labelWeights, depth: c.depth };
+      note({ post: `comment ${c._id}`, stored, counted: { voteCount, labelWeights, depth } });
+      if (opts.fix && (await this.d.comments.setCounts(c._id, { voteCount, labelWeights, depth }))) report.fixed += 1;
     }
     return report;
   }

@@ -183,4 +183,38 @@ describe('counts:verify', () => {
     });
     expect((await cli(['counts:verify', 'extra'])).code).toBe(2);
   });
+
+  it('gives comments stored before depths were (or with a wrong one) their depth from the parent links', async () => {
+    const comment = (id: number, parentId: number | null, depth?: number) => ({
+      _id: id,
+      topicId: 911,
+      parentId,
+      deleted: false,
+      removed: false,
+      voteCount: 0,
+      labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 },
+      ...(depth === undefined ? {} : { depth }),
+    });
+    await conn.collection('topics').insertOne({ _id: 911, voteCount: 0, commentCount: 4 } as never);
+    await conn
+      .collection('comments')
+      .insertMany([comment(912, null), comment(913, 912, 1), comment(914, 913), comment(915, 914, 7)] as never[]);
+
+    const found = await cli(['counts:verify']);
+    expect(found.code).toBe(1);
+    expect(found.out).toContain('comment 912: stored {"voteCount":0,"labelWeights":');
+    expect(found.out).toMatch(/comment 914: stored \{[^}]*\}\}, counted \{[^}]*\},"depth":2\}/);
+    expect(found.out).toMatch(/comment 915: stored \{[^}]*\},"depth":7\}, counted \{[^}]*\},"depth":3\}/);
+    expect(found.out).not.toContain('comment 913');
+    expect(found.out).toMatch(/: 3 with drifted counts\.$/);
+
+    expect(await cli(['counts:verify', '--fix'])).toMatchObject({ code: 0, out: expect.stringMatching(/3 fixed\.$/) });
+    const stored = await conn
+      .collection('comments')
+      .find({ topicId: 911 } as never)
+      .sort({ _id: 1 })
+      .toArray();
+    expect(stored.map((c) => c.depth)).toEqual([0, 1, 2, 3]);
+    expect((await cli(['counts:verify'])).out).toMatch(/: 0 with drifted counts\.$/);
+  });
 });

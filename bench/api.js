@@ -264,11 +264,15 @@ async function commandsOf(agora, s) {
 
 /**
  * The write scenarios: a vote on the 5,000-comment topic (taken back every other request, so that
- * each request is a real change) and a comment posted on it, logged in, through GraphQL.
+ * each request is a real change), a comment posted on it and a reply to its deepest comment,
+ * logged in, through GraphQL.
  */
-function writeScenarios(big, token) {
+function writeScenarios(big, token, deepest) {
   const vote = 'mutation($t: ID!, $v: Boolean!) { voteTopic(id: $t, vote: $v) { voteCount viewerHasVoted } }';
   const post = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id36 } } }';
+  const reply =
+    'mutation($t: ID!, $p: ID!, $m: String!) { postComment(topicId: $t, parentId: $p, markdown: $m) ' +
+    '{ depth comment { id36 } } }';
   return [
     {
       name: `GraphQL vote on topic ${big} (5,000 comments), logged in`,
@@ -280,7 +284,27 @@ function writeScenarios(big, token) {
       shape: 'write: comment',
       body: (i) => ({ query: post, variables: { t: big, m: `bench comment ${i} ${Date.now()}` } }),
     },
+    {
+      name: `GraphQL reply at depth ${deepest.depth + 1} on topic ${big} (5,000 comments), logged in`,
+      shape: 'write: reply',
+      body: (i) => ({ query: reply, variables: { t: big, p: deepest.id36, m: `bench reply ${i} ${Date.now()}` } }),
+    },
   ].map((w) => ({ ...w, token }));
+}
+
+/** The deepest comment of topic `id36` (its id36 and depth), from the topic's REST tree. */
+async function deepestComment(url, id36) {
+  const res = await fetch(`${url}/api/beta/topic/${id36}`);
+  if (res.status !== 200) throw new Error(`topic ${id36}: ${res.status}`);
+  let deepest = null;
+  const stack = [...(await res.json()).comments];
+  while (stack.length > 0) {
+    const c = stack.pop();
+    if (!deepest || c.depth > deepest.depth) deepest = { id36: c.id, depth: c.depth };
+    stack.push(...(c.children ?? []));
+  }
+  if (!deepest) throw new Error(`topic ${id36} has no comments`);
+  return deepest;
 }
 
 /**
@@ -455,7 +479,7 @@ async function runApiBench({ db, workDir, opts: runOpts, manifest }) {
     }
 
     // Writes on the big topic, one at a time on the instance with the cache (BENCH_API_ONLY applies).
-    for (const w of writeScenarios(big, token)) {
+    for (const w of writeScenarios(big, token, await deepestComment(agora.url, big))) {
       if (!only || only.test(w.name)) measured.push(await measureWrites(agora, w, opts, log));
     }
 

@@ -8,7 +8,8 @@
  * topic's comments a new random version (collection `comment_versions`); an entry is used only while
  * the two just read are the ones it was stored under (CommentRepository.forTopic makes the key).
  * Both are read before the comments, so an entry can be newer than its key but never older; any
- * instance's write makes every instance's entry stale. If a process dies between writing a comment
+ * instance's write makes every instance's entry stale, except that the instance that made a post
+ * moves its own entry on to the post's key when it can tell nothing else came in between (addPost). If a process dies between writing a comment
  * and the key's write, other instances could serve the older comments: entries also expire after
  * `maxAgeSeconds`, which bounds that.
  *
@@ -17,6 +18,7 @@
 import type { CommentDoc } from './models';
 
 interface Entry {
+  /** The key it was kept under (CommentRepository.forTopic), moved on by this process's posts. */
   version: string | null;
   storedAt: number;
   /** With `markdown`, as read. */
@@ -74,12 +76,50 @@ export class TopicCommentCache {
     return this.get(topicId, version, withMarkdown)!;
   }
 
+  /**
+   * A post made by this process, once its own increment of the topic's count of posts answered:
+   * `nextKey` says under which key the entry, if it was kept under the key just before that
+   * increment, now holds exactly its comments plus `doc` (null: under any other key, as when another
+   * post or a change came in between, the entry goes). So a topic read after every post by its own
+   * process stays cached instead of being read whole again. The entry keeps the age of its read.
+   */
+  addPost(topicId: number, nextKey: (key: string) => string | null, doc: CommentDoc): void {
+    const entry = this.entries.get(topicId);
+    if (!entry) return;
+    const key = entry.version === null ? null : nextKey(entry.version);
+    if (key === null) {
+      this.drop(topicId);
+      return;
+    }
+    entry.version = key;
+    // A read in between (after the insert, before the count moved) may have kept it already.
+    const at = sortedIndex(entry.full, doc._id);
+    if (entry.full[at]?._id === doc._id) return;
+    const kept = freeze({ ...doc, labelWeights: { ...doc.labelWeights } });
+    entry.full = [...entry.full.slice(0, at), kept, ...entry.full.slice(at)];
+    if (entry.lean) entry.lean = [...entry.lean.slice(0, at), freeze(withoutMarkdown(kept)), ...entry.lean.slice(at)];
+    this.size += 1;
+    while (this.size > this.opts.capacity) this.drop(this.entries.keys().next().value as number);
+  }
+
   drop(topicId: number): void {
     const entry = this.entries.get(topicId);
     if (!entry) return;
     this.entries.delete(topicId);
     this.size -= entry.full.length;
   }
+}
+
+/** Where a comment with `_id` goes among comments sorted by `_id` (as topics' comments are read). */
+function sortedIndex(docs: readonly CommentDoc[], id: number): number {
+  let lo = 0;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]!._id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** What a reader that did not ask for Markdown gets: the document without it. */

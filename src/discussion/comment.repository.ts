@@ -11,6 +11,11 @@ import type { CommentLabel } from './views';
 import { depthsFromParents } from './rules/depths';
 import { readById, readByIds, readWhole } from './whole-read';
 
+/** A topic's comment-cache key: its comments' version (none: '') and its count of posts (forTopic). */
+function cacheKey(version: string, posts: number): string {
+  return `${version}/${posts}`;
+}
+
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
 
@@ -35,13 +40,16 @@ export class CommentRepository {
    *
    * A post writes no new version of the topic's comments: the topic's `commentPosts`, which its
    * `alongside` raises after the insert, is part of the cache's key (forTopic), so one write fewer
-   * per post. `alongside` must therefore raise it.
+   * per post. `alongside` must therefore raise it, and answer the topic as it left it: when the
+   * count it raised is the one this process's cached entry was kept under plus one, no other post
+   * came in between and the entry gains the comment (TopicCommentCache.addPost); otherwise, or when
+   * it fails, the entry goes.
    */
   async insertNew(
     doc: Omit<CommentDoc, '_id'>,
     followUps: {
       drawnId?: Promise<number>;
-      alongside: () => Promise<unknown>;
+      alongside: () => Promise<Pick<TopicDoc, 'commentPosts'> | null>;
       announce?: (inserted: CommentDoc, written: Promise<unknown>) => Promise<unknown>;
     },
   ): Promise<CommentDoc> {
@@ -55,8 +63,22 @@ export class CommentRepository {
       },
       followUps.drawnId,
     );
-    this.cache.drop(inserted.topicId);
+    const topicId = inserted.topicId;
     const written = followUps.alongside();
+    // Registered first, so the entry has moved on before this post answers.
+    written.then(
+      (topic) => {
+        const posts = topic?.commentPosts;
+        if (posts === undefined) return this.cache.drop(topicId);
+        const before = `/${posts - 1}`;
+        this.cache.addPost(
+          topicId,
+          (key) => (key.endsWith(before) ? cacheKey(key.slice(0, -before.length), posts) : null),
+          inserted,
+        );
+      },
+      () => this.cache.drop(topicId),
+    );
     await Promise.all([written, followUps.announce?.(inserted, written)]);
     return inserted;
   }
@@ -128,7 +150,7 @@ export class CommentRepository {
     withMarkdown = false,
   ): Promise<readonly CommentDoc[]> {
     const topicId = topic._id;
-    const key = `${version ?? ''}/${topic.commentPosts ?? 0}`;
+    const key = cacheKey(version ?? '', topic.commentPosts ?? 0);
     const cached = this.cache.get(topicId, key, withMarkdown);
     if (cached) return cached;
     const keep = this.cache.enabled;

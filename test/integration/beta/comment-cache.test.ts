@@ -135,6 +135,37 @@ it("a post landing between a delete's new version and its count's decrement stil
   expect(await comments()).toEqual([posted.id36]);
 });
 
+describe("a post keeps its topic cached in the process that made it, never another's post", () => {
+  const ids = (views: readonly CommentView[]) => flat(views).map((c) => c.id36);
+
+  it('the read after a post is served from the cache and shows it, with its place in the tree', async () => {
+    const t = await f.topic(alice);
+    const top = await f.comment(alice, t, { markdown: 'top' });
+    const cold = await s.countCommands(() => f.d.topics.read(ANONYMOUS, t.id36));
+    expect(cold.commands).toBe(3);
+    const reply = await f.comment(bob, t, { parent: top, markdown: 'a reply' });
+    const after = await s.countCommands(() => f.d.topics.read(ANONYMOUS, t.id36));
+    expect(after.commands).toBe(2); // the topic and the version: the comments came from the cache
+    expect(ids(after.result.comments)).toEqual([top.id36, reply.id36]);
+    expect(after.result.comments[0]!.children?.map((c) => c.id36)).toEqual([reply.id36]);
+    // What a reader with nothing cached gets, byte for byte.
+    expect(JSON.stringify((await ds2.topics.read(ANONYMOUS, t.id36)).comments)).toBe(
+      JSON.stringify(after.result.comments),
+    );
+  });
+
+  it("another instance's post in between: the next read goes to the database and shows both", async () => {
+    const t = await f.topic(alice);
+    await f.comment(alice, t, { markdown: 'first' });
+    await f.d.topics.read(ANONYMOUS, t.id36); // cached here
+    const theirs = await ds2.comments.post(bob.actor, { topicId: t.id36, markdown: 'from the other instance' });
+    const mine = await f.comment(alice, t, { markdown: 'from this one' });
+    const next = await s.countCommands(() => f.d.topics.read(ANONYMOUS, t.id36));
+    expect(next.commands).toBe(3);
+    expect(ids(next.result.comments)).toEqual(expect.arrayContaining([theirs.id36, mine.id36]));
+  });
+});
+
 it('counts:verify --fix setting a comment count back to an earlier value serves no older copy', async () => {
   const t = await f.topic(alice);
   await f.comment(alice, t);

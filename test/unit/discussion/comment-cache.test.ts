@@ -76,3 +76,56 @@ it('drop removes an entry at once', () => {
   c.drop(1);
   expect(c.get(1, 'v', true)).toBeUndefined();
 });
+
+describe("addPost: this process's own post keeps its topic cached", () => {
+  const next = (from: string, to: string) => (key: string) => (key === from ? to : null);
+
+  it('adds the comment in id order under the next key, with and without Markdown', () => {
+    const c = cache();
+    c.set(1, 'v/2', [doc(1), doc(3)], false);
+    c.addPost(1, next('v/2', 'v/3'), doc(2));
+    expect(c.get(1, 'v/3', true)?.map((d) => d._id)).toEqual([1, 2, 3]);
+    const lean = c.get(1, 'v/3', false)!;
+    expect(lean.map((d) => d._id)).toEqual([1, 2, 3]);
+    expect(lean.every((d) => !('markdown' in d) && Object.isFrozen(d))).toBe(true);
+    c.addPost(1, next('v/3', 'v/4'), doc(4));
+    expect(c.get(1, 'v/4', false)?.map((d) => d._id)).toEqual([1, 2, 3, 4]);
+    expect(c.get(1, 'v/3', true)).toBeUndefined(); // the key before the post no longer serves it
+  });
+
+  it('drops the entry when the key does not follow (another post or a change came in between)', () => {
+    const c = cache();
+    c.set(1, 'v/2', docs(2), true);
+    c.addPost(1, next('v/3', 'v/4'), doc(5));
+    expect(c.get(1, 'v/2', true)).toBeUndefined();
+    expect(c.get(1, 'v/4', true)).toBeUndefined();
+  });
+
+  it('keeps a comment once when a read in between already kept it', () => {
+    const c = cache();
+    c.set(1, 'v/2', docs(3), true);
+    c.addPost(1, next('v/2', 'v/3'), doc(3));
+    expect(c.get(1, 'v/3', true)?.map((d) => d._id)).toEqual([1, 2, 3]);
+  });
+
+  it("keeps the read's age, freezes a copy, and stays within capacity", () => {
+    const c = cache(3, 60);
+    c.set(1, 'v/1', docs(2), true);
+    clock = 30_000;
+    const posted = doc(9);
+    c.addPost(1, next('v/1', 'v/2'), posted);
+    expect(Object.isFrozen(posted)).toBe(false);
+    expect(Object.isFrozen(c.get(1, 'v/2', true)![2])).toBe(true);
+    clock = 60_001;
+    expect(c.get(1, 'v/2', true)).toBeUndefined();
+    c.set(1, 'v/1', docs(3), true);
+    c.addPost(1, next('v/1', 'v/2'), doc(9)); // 4 comments, over the capacity of 3
+    expect(c.get(1, 'v/2', true)).toBeUndefined();
+  });
+
+  it('does nothing for a topic not kept', () => {
+    const c = cache();
+    c.addPost(7, () => 'x', doc(1, 7));
+    expect(c.get(7, 'x', true)).toBeUndefined();
+  });
+});

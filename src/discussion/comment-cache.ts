@@ -9,9 +9,9 @@
  * the two just read are the ones it was stored under (CommentRepository.forTopic makes the key).
  * Both are read before the comments, so an entry can be newer than its key but never older; any
  * instance's write makes every instance's entry stale, except that the instance that made a post
- * moves its own entry on to the post's key when it can tell nothing else came in between (addPost). If a process dies between writing a comment
- * and the key's write, other instances could serve the older comments: entries also expire after
- * `maxAgeSeconds`, which bounds that.
+ * moves its own entry on to the post's key when it can tell nothing else came in between (addPost).
+ * If a process dies between writing a comment and the key's write, other instances could serve the
+ * older comments: entries also expire after `maxAgeSeconds`, which bounds that.
  *
  * Entries are frozen: the documents are shared by every request that reads the topic.
  */

@@ -105,11 +105,12 @@ type agoraRawIterator struct {
 	token   *resource.Token
 	keys    *agoraSortKeys
 	exclude []string
-	prev    *types.Document // the previous document's sort fields
-	page    []agoraRawItem  // when read ahead
-	read    bool            // whether the page was read ahead
-	buf     sql.RawBytes    // the current row's stored document
-	columns int             // the rows' number of columns (the record id, then the document)
+	hint    sjson.AgoraSchemaHint // the schema of the previous document transcoded
+	prev    *types.Document       // the previous document's sort fields
+	page    []agoraRawItem        // when read ahead
+	read    bool                  // whether the page was read ahead
+	buf     sql.RawBytes          // the current row's stored document
+	columns int                   // the rows' number of columns (the record id, then the document)
 
 	// Streaming, the rows are read by a goroutine of their own (startFeed), while the caller
 	// writes the previous ones: SQLite's part and the transcoding take a core each.
@@ -206,7 +207,7 @@ func (it *agoraRawIterator) readPage() ([]agoraRawItem, bool, error) {
 func (it *agoraRawIterator) convert(dst, data []byte) ([]byte, *types.Document, bool, error) {
 	var doc *types.Document
 
-	out, wanted, ok := sjson.AgoraBSON(dst, data, it.exclude, it.keys.fields)
+	out, wanted, ok := sjson.AgoraBSON(dst, data, it.exclude, it.keys.fields, &it.hint)
 	if !ok {
 		var err error
 		if doc, err = sjson.Unmarshal(data); err != nil {

@@ -40,13 +40,40 @@ func agoraExpectedBSON(t *testing.T, data []byte, exclude []string) ([]byte, *ty
 	return raw, doc, true
 }
 
-// agoraCheckBSON compares AgoraBSON with FerretDB's path for data, when AgoraBSON handles it.
+// agoraHintPrimers are documents whose schema a hint may hold when the next document comes: one
+// of the shape of FuzzAgoraBSON's seeds, and one whose schema text is a prefix of theirs.
+var agoraHintPrimers = []string{
+	`{"$s":{"p":{"_id":{"t":"int"},"b":{"t":"string"}},"$k":["_id","b"]},"_id":1,"b":"x"}`,
+	`{"$s":{"p":{"_id":{"t":"int"}},"$k":["_id"]},"_id":1}`,
+}
+
+// agoraCheckBSON compares AgoraBSON with FerretDB's path for data, when AgoraBSON handles it:
+// without a schema hint, with a hint that holds another document's schema, and with a hint that
+// holds data's own (AgoraSchemaHint); all three must agree on whether data is handled.
 func agoraCheckBSON(t *testing.T, data []byte, exclude, want []string) bool {
+	t.Helper()
+
+	ok := agoraCheckBSONHint(t, data, exclude, want, nil)
+
+	for _, primer := range agoraHintPrimers {
+		hint := new(AgoraSchemaHint)
+		_, _, primed := AgoraBSON(nil, []byte(primer), nil, nil, hint)
+		require.True(t, primed)
+
+		assert.Equal(t, ok, agoraCheckBSONHint(t, data, exclude, want, hint), "primed with %s", primer)
+		assert.Equal(t, ok, agoraCheckBSONHint(t, data, exclude, want, hint), "again, after %s", primer)
+	}
+
+	return ok
+}
+
+// agoraCheckBSONHint is agoraCheckBSON with the given hint.
+func agoraCheckBSONHint(t *testing.T, data []byte, exclude, want []string, hint *AgoraSchemaHint) bool {
 	t.Helper()
 
 	prefix := []byte("prefix")
 
-	actual, wanted, ok := AgoraBSON(prefix, data, exclude, want)
+	actual, wanted, ok := AgoraBSON(prefix, data, exclude, want, hint)
 	if !ok {
 		assert.Equal(t, prefix, actual, "a declined document leaves dst as it was")
 		return false
@@ -191,7 +218,7 @@ func TestAgoraBSONExclusionKeepsIDFirst(t *testing.T) {
 
 	data := []byte(`{"$s":{"p":{"a":{"t":"int"},"_id":{"t":"int"}},"$k":["a","_id"]},"a":1,"_id":2}`)
 
-	_, _, ok := AgoraBSON(nil, data, []string{"b"}, nil)
+	_, _, ok := AgoraBSON(nil, data, []string{"b"}, nil, nil)
 	assert.False(t, ok)
 
 	assert.True(t, agoraCheckBSON(t, data, nil, nil))
@@ -225,4 +252,43 @@ func FuzzAgoraBSON(f *testing.F) {
 		agoraCheckBSON(t, data, exclude, []string{"_id", "b"})
 		agoraCheckSkip(t, data)
 	})
+}
+
+// BenchmarkAgoraBSON transcodes a run of documents shaped like a topic's comments (the raw read's
+// main use), with one schema hint for the run as agora_raw.go keeps it, and without a hint.
+func BenchmarkAgoraBSON(b *testing.B) {
+	docs := make([][]byte, 64)
+	for i := range docs {
+		doc := must.NotFail(types.NewDocument(
+			"_id", int32(80000+i), "topicId", int32(9001), "parentId", types.Null, "authorId", int32(212),
+			"authorUsername", "member212", "topicAuthorId", int32(291),
+			"html", "<p>Experiment down are bread on river rhythm <code>latency</code> their music memory him!</p>\n"+
+				"<p>Theory them novel <em>been</em> part theory and your invoice goal player look drum two but!</p>",
+			"createdAt", time.UnixMilli(1792286237178+int64(i)), "editedAt", types.Null, "voteCount", int32(i),
+			"deleted", false, "removed", false,
+			"labelWeights", must.NotFail(types.NewDocument(
+				"exemplary", int32(0), "noise", int32(0), "offtopic", int32(0), "joke", int32(0), "malice", int32(0),
+			)),
+			"interesting", true, "depth", int32(i%7),
+		))
+		docs[i] = must.NotFail(Marshal(doc))
+	}
+
+	for _, withHint := range []bool{true, false} {
+		b.Run(map[bool]string{true: "hint", false: "no-hint"}[withHint], func(b *testing.B) {
+			var hint *AgoraSchemaHint
+			if withHint {
+				hint = new(AgoraSchemaHint)
+			}
+
+			dst := make([]byte, 0, 4096)
+
+			for i := 0; i < b.N; i++ {
+				var ok bool
+				if dst, _, ok = AgoraBSON(dst[:0], docs[i%len(docs)], nil, []string{"_id"}, hint); !ok {
+					b.Fatal("declined")
+				}
+			}
+		})
+	}
 }

@@ -602,3 +602,39 @@ func agoraHex4(b []byte) (rune, bool) {
 
 	return r, true
 }
+
+// AgoraSchemaTypes calls fn with the name and stored type ("int", "string", "object", …) of each
+// top-level field in the type schema of the stored document data, unless that schema is the one
+// hint holds already (fn then is not called: the caller has had those). A field whose element is
+// JSON null is left out, as SQLite's json_each(…, '$."$s".p') with ->>'t' leaves it. False when
+// data does not start with a schema agoraSchema decodes: the caller reads that document otherwise.
+func AgoraSchemaTypes(data []byte, hint *AgoraSchemaHint, fn func(name, typ string)) bool {
+	m, ok := agoraOpenObject(data)
+	if !ok {
+		return false
+	}
+
+	if hint.skip(&m) != nil {
+		return true
+	}
+
+	key, raw, ok := m.next()
+	if !ok || string(key) != "$s" {
+		return false
+	}
+
+	sch, ok := agoraSchema(raw)
+	if !ok {
+		return false
+	}
+
+	hint.keep(raw, sch)
+
+	for name, e := range sch.Properties {
+		if e != nil {
+			fn(name, string(e.Type))
+		}
+	}
+
+	return true
+}

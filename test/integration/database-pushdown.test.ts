@@ -46,6 +46,10 @@ const docs: Record<string, unknown>[] = [
   { _id: '25', f: 'string id' },
   { _id: oid, f: 'object id' },
   { _id: 'a<b', f: 'escaped id' },
+  // A date whose stored JSON text is that of the number 26 (FerretDB's unique _id index is on that
+  // text, so no document can have the _id 26 beside it): a lookup by _id, which narrows on that text
+  // alone, must not answer it for the number.
+  { _id: new Date(26), f: 'date id' },
 ];
 
 const filters: Record<string, unknown>[] = [
@@ -84,6 +88,8 @@ const filters: Record<string, unknown>[] = [
   { _id: 'a<b' },
   { _id: { $in: [1, 2, '25', oid] } },
   { _id: 5, f: 2 },
+  { _id: 26 },
+  { _id: new Date(26) },
   { missing: 5 },
   { 'f.a': 5 },
   { $and: [{ f: 5 }, { _id: { $in: [1, 2, 4] } }] },
@@ -145,13 +151,19 @@ describe(`on ${database.name}`, () => {
     expect(await ids({ f: 'a<b&c>' })).toEqual(['13']);
     expect(await ids({ _id: oid })).toEqual([String(oid)]);
     expect(await ids({ _id: 25 })).toEqual(['25']);
+    expect(await ids({ _id: 26 })).toEqual([]);
+    expect(await ids({ _id: { $in: [1, 26] } })).toEqual(['1']);
+    expect(await ids({ _id: new Date(26) })).toEqual([String(new Date(26))]);
   });
 
   it('updates and deletes by _id (the indexed _id expression) reach the document', async () => {
     const c = conn.collection('pushdown');
     await c.updateOne({ _id: 'a<b' } as never, { $set: { touched: 1 } });
     await c.updateOne({ _id: 25 } as never, { $set: { touched: 2 } });
+    await c.updateMany({ _id: 26 } as never, { $set: { touched: 3 } });
     expect(await ids({ touched: { $exists: true } })).toEqual(['25', 'a<b']);
+    expect(await c.countDocuments({ _id: 26 } as never)).toBe(0);
+    expect((await c.deleteMany({ _id: { $in: [26] } } as never)).deletedCount).toBe(0);
     await c.deleteOne({ _id: oid } as never);
     expect(await ids({ _id: oid })).toEqual([]);
   });

@@ -249,3 +249,40 @@ func TestAgoraPushdownOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &agoraPlan{}, p)
 }
+
+// TestAgoraIDLookup: an unsorted lookup by _id alone is planned with the term on FerretDB's _id index
+// only, not exact (FerretDB filters what it returns); anything else is planned as before.
+func TestAgoraIDLookup(t *testing.T) {
+	t.Parallel()
+
+	oid := types.ObjectID{0x65, 0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18, 0x29, 0x3a, 0x4b}
+	doc := func(pairs ...any) *types.Document { return must.NotFail(types.NewDocument(pairs...)) }
+	arr := func(vs ...any) *types.Array { return must.NotFail(types.NewArray(vs...)) }
+
+	for _, f := range []*types.Document{
+		doc("_id", int32(5)),
+		doc("_id", doc("$eq", "x")),
+		doc("_id", doc("$in", arr(int32(1), "25", oid))),
+		doc("_id", float64(0)),
+	} {
+		p, err := agoraPlanQuery(testutil.Ctx(t), nil, "db", "t", f, nil, 0)
+		require.NoError(t, err)
+		assert.Regexp(t, `^ WHERE _ferretdb_sjson->"_id" IN \(\?(, \?)*\)$`, p.where, "%v", f)
+		assert.False(t, p.filterExact)
+		assert.Equal(t, "agora: SQL filter, sorted in FerretDB", p.Path())
+	}
+
+	for _, f := range []*types.Document{
+		doc("_id", int32(5), "f", int32(1)),
+		doc("_id", doc("$gt", int32(5))),
+		doc("_id", doc("$eq", int32(5), "$ne", int32(6))),
+		doc("_id", doc("$in", arr())),
+		doc("_id", doc("$in", arr(int32(1), doc("a", int32(1))))),
+		doc("_id", math.Copysign(0, -1)),
+		doc("_id", doc("a", int32(1))),
+		doc("f", int32(5)),
+	} {
+		_, _, ok := agoraIDLookup(f)
+		assert.False(t, ok, "%v", f)
+	}
+}

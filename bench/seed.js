@@ -38,7 +38,9 @@ const { requireDist, startDatabase, tempDir } = require('./lib/agora');
 const DATASET = Object.freeze({
   // 2: seeded by FerretDB with patch 0007 (sortable index columns); a v1 copy would rebuild its indexes at every run.
   // 3: comments carry their depth, as posts store it since (CommentDoc.depth).
-  version: 3,
+  // 4: the history indexes lead with the deleted and removed flags (models.ts); a v3 copy would
+  //    build them, and drop the index they replace, at every run.
+  version: 4,
   users: 1000,
   groups: 20,
   topics: 10_000,

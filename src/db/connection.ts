@@ -23,6 +23,17 @@ export interface ConnectOptions {
   serverSelectionTimeoutMS?: number;
 }
 
+/** Index names a schema declared once and no longer does, by schema (retireIndexes). */
+const retiredIndexes = new WeakMap<Schema, readonly string[]>();
+
+/**
+ * Names indexes `schema` used to declare: Database.syncIndexes drops them, after creating the
+ * declared ones, so a database made by an earlier version stops maintaining them on every write.
+ */
+export function retireIndexes(schema: Schema, names: readonly string[]): void {
+  retiredIndexes.set(schema, [...(retiredIndexes.get(schema) ?? []), ...names]);
+}
+
 export class Database {
   /**
    * Readiness pings go through a client of their own: on the app's pool a ping queues behind the
@@ -93,9 +104,19 @@ export class Database {
     return (this.conn.models[name] as Model<T> | undefined) ?? this.conn.model<T>(name, schema, collection);
   }
 
-  /** Creates the indexes of every model compiled so far (idempotent; run at start-up). */
+  /**
+   * Creates the indexes of every model compiled so far, then drops those its schema retired
+   * (retireIndexes) where they still exist: idempotent, run at start-up. Indexes nobody declared
+   * or retired (an operator's own) are left alone.
+   */
   async syncIndexes(): Promise<void> {
-    for (const model of Object.values(this.conn.models)) await model.createIndexes();
+    for (const model of Object.values(this.conn.models)) {
+      await model.createIndexes();
+      const retired = retiredIndexes.get(model.schema) ?? [];
+      if (retired.length === 0) continue;
+      const present = new Set((await model.collection.indexes()).map((i) => i.name));
+      for (const name of retired) if (present.has(name)) await model.collection.dropIndex(name);
+    }
   }
 
   /**

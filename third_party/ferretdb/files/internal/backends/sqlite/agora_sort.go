@@ -192,11 +192,6 @@ func agoraUnranked(db *fsql.DB, dbName, table string) (map[string]struct{}, bool
 	return nil, false
 }
 
-// agoraRankedTypes are the stored types of ranked values (metadata.AgoraRankExpr).
-var agoraRankedTypes = map[string]struct{}{
-	"int": {}, "long": {}, "double": {}, "string": {}, "objectId": {}, "bool": {}, "date": {}, "null": {},
-}
-
 // agoraLoadShape reads the collection's unranked fields from its table.
 func agoraLoadShape(ctx context.Context, db *fsql.DB, dbName, table string) error {
 	// Writes that run meanwhile have recorded their fields already (agoraRecordDocs runs before
@@ -261,7 +256,7 @@ func agoraScanShape(ctx context.Context, db *fsql.DB, table string) ([]string, b
 			return
 		}
 
-		if _, ranked := agoraRankedTypes[typ]; !ranked {
+		if !metadata.AgoraRankedType(typ) {
 			seen[name] = struct{}{}
 		}
 	}
@@ -292,9 +287,8 @@ func agoraScanShape(ctx context.Context, db *fsql.DB, table string) ([]string, b
 // agoraQueryShape reads the unranked fields of a table's documents in SQL.
 func agoraQueryShape(ctx context.Context, db *fsql.DB, table string) ([]string, error) {
 	q := fmt.Sprintf(
-		`SELECT DISTINCT je.key FROM %q AS t, json_each(t.%s, '$."$s".p') AS je`+
-			` WHERE je.value->>'t' NOT IN ('int', 'long', 'double', 'string', 'objectId', 'bool', 'date', 'null')`,
-		table, metadata.DefaultColumn,
+		`SELECT DISTINCT je.key FROM %q AS t, json_each(t.%s, '$."$s".p') AS je WHERE je.value->>'t' NOT IN %s`,
+		table, metadata.DefaultColumn, metadata.AgoraRankedTypesSQL(),
 	)
 
 	rows, err := db.QueryContext(ctx, q)
@@ -662,19 +656,10 @@ func (t *agoraTranslation) addField(f string, v any) {
 
 		switch op {
 		case "$eq", "$in":
-			values := []any{arg}
-
-			if op == "$in" {
-				arr, ok := arg.(*types.Array)
-				if !ok || arr.Len() == 0 || arr.Len() > 1000 {
-					t.exact = false
-					continue
-				}
-
-				values = make([]any, arr.Len())
-				for i := range values {
-					values[i], _ = arr.Get(i)
-				}
+			values, ok := agoraEqualValues(op, arg)
+			if !ok {
+				t.exact = false
+				continue
 			}
 
 			term, args, ok := agoraEqualTerm(rank, value, values)
@@ -1102,32 +1087,21 @@ func agoraIDLookup(filter *types.Document) (string, []any, bool) {
 		return "", nil, false
 	}
 
-	v, _ := filter.Get("_id")
-	values := []any{v}
+	op := "$eq"
+	arg, _ := filter.Get("_id")
 
-	if ops, ok := v.(*types.Document); ok {
+	if ops, ok := arg.(*types.Document); ok {
 		if ops.Len() != 1 {
 			return "", nil, false
 		}
 
-		arg, _ := ops.Get(ops.Keys()[0])
+		op = ops.Keys()[0]
+		arg, _ = ops.Get(op)
+	}
 
-		switch ops.Keys()[0] {
-		case "$eq":
-			values = []any{arg}
-		case "$in":
-			arr, ok := arg.(*types.Array)
-			if !ok || arr.Len() == 0 || arr.Len() > 1000 {
-				return "", nil, false
-			}
-
-			values = make([]any, arr.Len())
-			for i := range values {
-				values[i], _ = arr.Get(i)
-			}
-		default:
-			return "", nil, false
-		}
+	values, ok := agoraEqualValues(op, arg)
+	if !ok {
+		return "", nil, false
 	}
 
 	t := new(agoraTranslation)
@@ -1136,6 +1110,29 @@ func agoraIDLookup(filter *types.Document) (string, []any, bool) {
 	}
 
 	return t.terms[0], t.args, true
+}
+
+// agoraEqualValues returns the values an equality operator ($eq or $in) matches; false for another
+// operator, or an $in that is not an array of 1 to 1,000 values.
+func agoraEqualValues(op string, arg any) ([]any, bool) {
+	switch op {
+	case "$eq":
+		return []any{arg}, true
+	case "$in":
+		arr, ok := arg.(*types.Array)
+		if !ok || arr.Len() == 0 || arr.Len() > 1000 {
+			return nil, false
+		}
+
+		values := make([]any, arr.Len())
+		for i := range values {
+			values[i], _ = arr.Get(i)
+		}
+
+		return values, true
+	default:
+		return nil, false
+	}
 }
 
 // addIDIndexTerm adds a term on the JSON text of _id, which FerretDB's unique _id index is built on,

@@ -63,19 +63,9 @@ func AgoraBSON(dst, data []byte, exclude, want []string, hint *AgoraSchemaHint) 
 		return dst, nil, false
 	}
 
-	// Marshal writes the schema first.
-	sch := hint.skip(&m)
-	if sch == nil {
-		key, raw, ok := m.next()
-		if !ok || string(key) != "$s" {
-			return dst, nil, false
-		}
-
-		if sch, ok = agoraSchema(raw); !ok {
-			return dst, nil, false
-		}
-
-		hint.keep(raw, sch)
+	sch, _, ok := hint.read(&m)
+	if !ok {
+		return dst, nil, false
 	}
 
 	// ProjectDocument puts _id first; a stored document has it first already.
@@ -244,6 +234,28 @@ type AgoraSchemaHint struct {
 	raw   []byte
 	sch   *schema
 	elems []*elem // sch.Properties in the order of sch.Keys, looked up once
+}
+
+// read reads the schema member Marshal writes first ("$s") from m: the kept one when its text is the
+// kept text (kept true), else decoded (agoraSchema) and kept; false when there is none to decode.
+func (h *AgoraSchemaHint) read(m *agoraMembers) (*schema, bool, bool) {
+	if sch := h.skip(m); sch != nil {
+		return sch, true, true
+	}
+
+	key, raw, ok := m.next()
+	if !ok || string(key) != "$s" {
+		return nil, false, false
+	}
+
+	sch, ok := agoraSchema(raw)
+	if !ok {
+		return nil, false, false
+	}
+
+	h.keep(raw, sch)
+
+	return sch, false, true
 }
 
 // skip moves m past a leading "$s" member that holds the kept schema's text and returns that schema;
@@ -614,21 +626,10 @@ func AgoraSchemaTypes(data []byte, hint *AgoraSchemaHint, fn func(name, typ stri
 		return false
 	}
 
-	if hint.skip(&m) != nil {
-		return true
+	sch, kept, ok := hint.read(&m)
+	if !ok || kept {
+		return ok
 	}
-
-	key, raw, ok := m.next()
-	if !ok || string(key) != "$s" {
-		return false
-	}
-
-	sch, ok := agoraSchema(raw)
-	if !ok {
-		return false
-	}
-
-	hint.keep(raw, sch)
 
 	for name, e := range sch.Properties {
 		if e != nil {

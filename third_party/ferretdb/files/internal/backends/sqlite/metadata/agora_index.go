@@ -45,16 +45,51 @@ const (
 	AgoraRankOther    = 99
 )
 
+// agoraTypeRanks are the stored types ("$s" "t") that have a rank, in the order AgoraRankExpr tests
+// them (its text is in every sortable index, so it must not change); any other type ranks
+// AgoraRankOther.
+var agoraTypeRanks = []struct {
+	typ  string
+	rank int
+}{
+	{"null", AgoraRankNull}, {"int", AgoraRankNumber}, {"long", AgoraRankNumber}, {"double", AgoraRankNumber},
+	{"string", AgoraRankString}, {"objectId", AgoraRankObjectID}, {"bool", AgoraRankBool}, {"date", AgoraRankDate},
+}
+
+// AgoraRankedType reports whether values of the stored type typ have a rank (not AgoraRankOther).
+func AgoraRankedType(typ string) bool {
+	for _, r := range agoraTypeRanks {
+		if r.typ == typ {
+			return true
+		}
+	}
+
+	return false
+}
+
+// AgoraRankedTypesSQL is the list of the stored types that have a rank, as SQL: ('null', 'int', …).
+func AgoraRankedTypesSQL() string {
+	quoted := make([]string, len(agoraTypeRanks))
+	for i, r := range agoraTypeRanks {
+		quoted[i] = "'" + r.typ + "'"
+	}
+
+	return "(" + strings.Join(quoted, ", ") + ")"
+}
+
 // AgoraRankExpr is the SQL expression of field's type rank. field must match AgoraPlainField.
 func AgoraRankExpr(field string) string {
-	return fmt.Sprintf(
-		`(CASE coalesce(%s->>'$."$s".p.%s.t', 'null') WHEN 'null' THEN %d WHEN 'int' THEN %d WHEN 'long' THEN %d`+
-			` WHEN 'double' THEN %d WHEN 'string' THEN %d WHEN 'objectId' THEN %d WHEN 'bool' THEN %d`+
-			` WHEN 'date' THEN %d ELSE %d END)`,
-		DefaultColumn, field, AgoraRankNull, AgoraRankNumber, AgoraRankNumber,
-		AgoraRankNumber, AgoraRankString, AgoraRankObjectID, AgoraRankBool,
-		AgoraRankDate, AgoraRankOther,
-	)
+	var b strings.Builder
+
+	fmt.Fprintf(&b, `(CASE coalesce(%s->>'$."$s".p.%s.t', 'null')`, DefaultColumn, field)
+
+	for _, r := range agoraTypeRanks {
+		fmt.Fprintf(&b, ` WHEN '%s' THEN %d`, r.typ, r.rank)
+	}
+
+	fmt.Fprintf(&b, ` ELSE %d END)`, AgoraRankOther)
+
+	return b.String()
 }
 
 // AgoraRankedTerm is the condition "field holds a value with a rank" (not rank 99). It is the WHERE

@@ -16,6 +16,15 @@ function cacheKey(version: string, posts: number): string {
   return `${version}/${posts}`;
 }
 
+/**
+ * The key for an entry kept under `key` after a post raised the topic's count of posts to `posts`:
+ * the same version with the new count, or null unless `key` had the count just before.
+ */
+function keyAfterPost(key: string, posts: number): string | null {
+  const before = `/${posts - 1}`;
+  return key.endsWith(before) ? cacheKey(key.slice(0, -before.length), posts) : null;
+}
+
 /** Large enough that a topic's comments come back in the first batch (no getMore round trips). */
 const WHOLE_TOPIC_BATCH = 1_000_000;
 
@@ -70,12 +79,7 @@ export class CommentRepository {
       (topic) => {
         const posts = topic?.commentPosts;
         if (posts === undefined) return this.cache.drop(topicId);
-        const before = `/${posts - 1}`;
-        this.cache.addPost(
-          topicId,
-          (key) => (key.endsWith(before) ? cacheKey(key.slice(0, -before.length), posts) : null),
-          inserted,
-        );
+        this.cache.addPost(topicId, (key) => keyAfterPost(key, posts), inserted);
       },
       () => this.cache.drop(topicId),
     );

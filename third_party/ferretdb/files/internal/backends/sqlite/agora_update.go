@@ -9,6 +9,8 @@
 // for a collection that is not capped (the INSERT of one document is kept, a multi-row batch is
 // prepared for its one use). The statements, their arguments, the transaction, the count of updated
 // documents and the duplicate-key error are those of FerretDB's UpdateAll and InsertAll.
+//
+// agoraInsertEach serves an insert command whose batch failed on a taken _id: see its comment.
 
 package sqlite
 
@@ -97,4 +99,60 @@ func agoraInsertAll(ctx context.Context, db *fsql.DB, table string, batchSize in
 
 		return nil
 	})
+}
+
+// agoraInsertEach inserts docs into table (not capped) on db's writer, one statement each, in one
+// transaction (fsql.AgoraInsertEach, patch 0017). A document whose _id is taken fails its own
+// statement only: SQLite's default conflict resolution (ABORT) undoes that statement, not the
+// transaction. It is listed and skipped, or, with each.Ordered, ends the inserts. FerretDB's handler
+// used to commit each document of such a batch on its own: a duplicate among 8 inserts cost 9
+// commits instead of 2.
+func agoraInsertEach(
+	ctx context.Context, db *fsql.DB, table string, docs []*types.Document, each *fsql.AgoraInsertEach,
+) error {
+	var inserted int
+
+	var duplicates []int
+
+	err := db.AgoraWrite(ctx, func(tx *fsql.AgoraWriteTx) error {
+		inserted, duplicates = 0, nil
+
+		for i, doc := range docs {
+			q, args, err := prepareInsertStatement(table, false, []*types.Document{doc})
+			if err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			texts := make([]string, len(args))
+			for j, a := range args {
+				texts[j] = a.(string)
+			}
+
+			if _, err = tx.Exec(q, texts...); err != nil {
+				var ae *fsql.AgoraError
+				if !errors.As(err, &ae) || ae.Code() != sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
+					return lazyerrors.Error(err)
+				}
+
+				duplicates = append(duplicates, i)
+
+				if each.Ordered {
+					return nil
+				}
+
+				continue
+			}
+
+			inserted++
+		}
+
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	each.Done, each.Inserted, each.Duplicates = true, inserted, duplicates
+
+	return nil
 }

@@ -25,8 +25,11 @@ export interface FilesConfig {
   maxConcurrentUploads: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;
-  /** Disk backend: the largest object the object cache keeps. */
-  objectCacheMaxObject: number;
+  /**
+   * Disk backend: the largest object the object cache keeps; undefined = by how downloads are sent
+   * (storage/index.ts: 64 KiB through sendfile, 1 MiB otherwise).
+   */
+  objectCacheMaxObject: number | undefined;
   /** Disk backend: downloads through sendfile(2) when its native module was built (src/storage/sendfile.ts). */
   sendfile: boolean;
 }
@@ -49,7 +52,8 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),
     maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
-    objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', 1024 * 1024, 0),
+    objectCacheMaxObject:
+      r.raw('FILES_OBJECT_CACHE_MAX') === undefined ? undefined : r.int('FILES_OBJECT_CACHE_MAX', 0, 0),
     sendfile: r.bool('FILES_SENDFILE', true),
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/connection';
 import { DiskStore } from './disk';
 import { GridFsStore } from './gridfs';
+import { sendfileModule } from './sendfile';
 import type { ByteStore } from './store';
 
 export type { ByteStore, ByteRange, TempObject, ReferenceCheck } from './store';
@@ -20,7 +21,20 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
     await store.ensureIndexes();
     return store;
   }
-  const { objectCacheBytes: cacheBytes, objectCacheMaxObject: cacheMaxObject, sendfile } = config.files;
+  const { objectCacheBytes: cacheBytes, objectCacheMaxObject, sendfile } = config.files;
+  const cacheMaxObject = objectCacheMaxObject ?? defaultCacheMaxObject(sendfile && sendfileModule() !== null);
   const onNoSpace = () => db.metrics?.storageFailures.inc({ store: 'files' });
   return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject, onNoSpace, sendfile });
+}
+
+/**
+ * The largest object the object cache keeps when FILES_OBJECT_CACHE_MAX is not set. Through
+ * sendfile(2) a download of a larger file costs the same CPU from the page cache as from memory
+ * (1 MiB and 256 KiB hot files, measured alike), while admitting it copies it into a fresh buffer
+ * (~3 ms of CPU for 1 MiB, against ~0.8 ms for the download) and a scan through more such files
+ * than the cache holds admitted one on every second read. Small files still gain from memory
+ * (16 KiB: ~0.2 against ~0.3 ms). Without sendfile a 1 MiB hit saves the read's copy and pool trip.
+ */
+export function defaultCacheMaxObject(viaSendfile: boolean): number {
+  return viaSendfile ? 64 * 1024 : 1024 * 1024;
 }

@@ -250,7 +250,7 @@ describe('disk metadata cache', () => {
   it('caches a small object from its second read on, and reports hits, misses and bytes on /metrics', async () => {
     const c = client(s);
     const f = new Factory(s);
-    const bytes = Buffer.alloc(100 * 1024, 3);
+    const bytes = Buffer.alloc(40 * 1024, 3); // under the default largest object (64 KiB with sendfile)
     await f.upload('metered.bin', bytes);
     const counters = async () => {
       const text = (await c.get('/metrics')).text;
@@ -275,7 +275,7 @@ describe('disk metadata cache', () => {
   it('sees a delete by another process on a plain GET of a file read before (object cache admission)', async () => {
     const c = client(s);
     const f = new Factory(s);
-    const big = Buffer.alloc(200 * 1024, 7);
+    const big = Buffer.alloc(48 * 1024, 7); // cacheable: its second read is an admission
     await f.upload('other-big.bin', big);
     expect((await c.get('/selif/other-big.bin')).status).toBe(200);
     const { objectId } = await doc('other-big.bin');

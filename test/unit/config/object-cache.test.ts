@@ -1,11 +1,15 @@
 /** The object cache settings of the disk store: defaults, 0 = no cache, validation. */
 import { loadConfig } from '../../../src/config';
+import { defaultCacheMaxObject } from '../../../src/storage';
 import { configProblems as problems } from '../../helpers/config';
 
 describe('object cache settings', () => {
-  it('default to 64 MiB of files up to 1 MiB each', () => {
+  it('default to 64 MiB; the largest file by how downloads are sent (64 KiB through sendfile, 1 MiB without)', () => {
     const files = loadConfig({}).files;
-    expect(files).toMatchObject({ objectCacheBytes: 64 * 1024 * 1024, objectCacheMaxObject: 1024 * 1024 });
+    expect(files.objectCacheBytes).toBe(64 * 1024 * 1024);
+    expect(files.objectCacheMaxObject).toBeUndefined();
+    expect(defaultCacheMaxObject(true)).toBe(64 * 1024);
+    expect(defaultCacheMaxObject(false)).toBe(1024 * 1024);
   });
 
   it('read FILES_OBJECT_CACHE_BYTES and FILES_OBJECT_CACHE_MAX; 0 bytes turns the cache off', () => {

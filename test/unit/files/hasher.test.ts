@@ -41,6 +41,20 @@ describe('HashPool', () => {
     expect(digests).toEqual(inputs.map(sha));
   });
 
+  it('gives the same digests with batches above and below the size of the buffers it reuses (320 KiB)', async () => {
+    const inputs = Array.from({ length: 6 }, (_, i) => crypto.randomBytes(2 * 1024 * 1024 + i * 65_537));
+    for (let round = 0; round < 2; round++) {
+      const digests = await Promise.all(
+        inputs.map(async (data, i) => {
+          const job = pool.start();
+          for (const batch of batches(data, 700 * 1024, 100 * round + i + 1)) await job.update(batch);
+          return job.digest();
+        }),
+      );
+      expect(digests).toEqual(inputs.map(sha));
+    }
+  });
+
   it('a job with no bytes digests the empty string', async () => {
     await expect(pool.start().digest()).resolves.toBe(sha(Buffer.alloc(0)));
   });

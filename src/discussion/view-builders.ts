@@ -6,7 +6,7 @@
 import type { CommentDoc, GroupDoc, MarkDoc, TopicDoc, UserDoc } from './models';
 import { isLabelActive } from './rules/labels';
 import { toId36 } from './rules/id36';
-import { contentMetadata, slugify, sourceSiteName } from './rules/text';
+import { contentMetadata, slugOf, sourceSiteName } from './rules/text';
 import type { CollapseState } from './rules/comment-tree';
 import { mayModerate, Viewer } from './viewer';
 import type { AccountView, CommentView, GroupView, TopicView, UserView } from './views';
@@ -22,7 +22,7 @@ export function topicView(t: TopicDoc, viewer: Viewer | null, mark: MarkDoc | un
     id36: toId36(t._id),
     title: t.title,
     markdown: !isLink && mayModerate(viewer, t.authorId) ? (t.markdown ?? '') : null,
-    slug: slugify(t.title),
+    slug: slugOf(t.title),
     textHtml: isLink || !t.html ? null : t.html,
     url: isLink ? t.link : null,
     sourceSiteName: isLink ? sourceSiteName(t.link!) : null,

@@ -6,6 +6,7 @@ import {
   countWords,
   formatWordCount,
   slugify,
+  slugOf,
   sourceSiteName,
 } from '../../../src/discussion/rules/text';
 
@@ -23,6 +24,11 @@ describe('slug (4.2)', () => {
     ['snake_case_title', 'snake_case_title'],
   ])('%p → %p', (title, slug) => {
     expect(slugify(title)).toBe(slug);
+  });
+
+  it('slugOf gives slugify’s slug, also for titles seen before and after the memo is cleared', () => {
+    const titles = Array.from({ length: 5000 }, (_, i) => `Topic ${i % 4500} — ‘naïve’ café ${i}`);
+    for (const title of [...titles, ...titles.slice(0, 100)]) expect(slugOf(title)).toBe(slugify(title));
   });
 
   it('cuts long slugs at the last underscore within 100 characters', () => {

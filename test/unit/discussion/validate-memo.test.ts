@@ -1,0 +1,45 @@
+/**
+ * validate.ts remembers class-validator's lookup of a class's rules: the issues must stay those of
+ * each class's own rules (a subclass adds its parent's), also for a class whose rules are registered
+ * after other classes were validated.
+ */
+import { IsInt, Min } from 'class-validator';
+import { getMetadataStorage } from 'class-validator';
+import { issuesOf, toInput } from '../../../src/discussion/inputs/validate';
+
+class Counted {
+  @IsInt({ message: 'n must be an integer' })
+  n?: unknown;
+}
+
+describe('remembered rule lookups', () => {
+  it('gives each class its own rules, the same on every call', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(issuesOf(toInput(Counted, { n: 'x' }))).toEqual([{ field: 'n', message: 'n must be an integer' }]);
+      expect(issuesOf(toInput(Counted, { n: 2 }))).toEqual([]);
+    }
+  });
+
+  it('sees the rules of a class defined after others were validated, and its parent’s', () => {
+    expect(issuesOf(toInput(Counted, { n: 'x' }))).toHaveLength(1);
+    class Bounded extends Counted {
+      @Min(10, { message: 'm must be at least 10' })
+      m?: unknown;
+    }
+    expect(issuesOf(toInput(Bounded, { n: 'x', m: 3 }))).toEqual([
+      { field: 'm', message: 'm must be at least 10' },
+      { field: 'n', message: 'n must be an integer' },
+    ]);
+    expect(issuesOf(toInput(Bounded, { n: 1, m: 30 }))).toEqual([]);
+    // The parent's lookup was forgotten when the subclass's rule came: still its own rules only.
+    expect(issuesOf(toInput(Counted, { n: 1, m: 3 }))).toEqual([]);
+  });
+
+  it('answers the lookup of a class from memory on its second call', () => {
+    const storage = getMetadataStorage();
+    const first = storage.getTargetValidationMetadatas(Counted, '', false, false);
+    expect(storage.getTargetValidationMetadatas(Counted, '', false, false)).not.toBe(first);
+    const a = storage.getTargetValidationMetadatas(Counted, undefined as unknown as string, false, false);
+    expect(storage.getTargetValidationMetadatas(Counted, undefined as unknown as string, false, false)).toBe(a);
+  });
+});

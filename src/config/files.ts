@@ -52,8 +52,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),
     maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
-    objectCacheMaxObject:
-      r.raw('FILES_OBJECT_CACHE_MAX') === undefined ? undefined : r.int('FILES_OBJECT_CACHE_MAX', 0, 0),
+    objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', undefined, 0),
     sendfile: r.bool('FILES_SENDFILE', true),
   };
 }

@@ -34,8 +34,18 @@ export class EnvReader {
     return this.raw(name) ?? fallback;
   }
 
-  /** A whole number in [min, max]. Accepts only decimal digits (and a leading minus when min < 0). */
-  int(name: string, fallback: number, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
+  /**
+   * A whole number in [min, max]. Accepts only decimal digits (and a leading minus when min < 0).
+   * With an undefined fallback, unset reads as undefined (the default is decided elsewhere).
+   */
+  int(name: string, fallback: number, min: number, max?: number): number;
+  int(name: string, fallback: undefined, min: number, max?: number): number | undefined;
+  int(
+    name: string,
+    fallback: number | undefined,
+    min: number,
+    max: number = Number.MAX_SAFE_INTEGER,
+  ): number | undefined {
     const v = this.raw(name);
     if (v === undefined) return fallback;
     if (!/^-?[0-9]+$/.test(v.trim())) {

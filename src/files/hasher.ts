@@ -85,6 +85,15 @@ export function inlineSha256(): Sha256 {
   };
 }
 
+/** What the worker posts: "a" (a batch hashed; its buffer back) or "d" (a digest). */
+interface WorkerMessage {
+  t: string;
+  id: number;
+  n?: number;
+  hex?: string;
+  b?: ArrayBuffer;
+}
+
 interface Job {
   inFlight: number;
   /** Resolve the callers of update() waiting for room. */
@@ -101,9 +110,7 @@ class HashWorker {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
     // Idle workers never keep the process alive; a job in progress holds a ref (HashPool.start).
     this.worker.unref();
-    this.worker.on('message', (m: { t: string; id: number; n?: number; hex?: string; b?: ArrayBuffer }) =>
-      this.onMessage(m),
-    );
+    this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     const fail = (err: Error) => {
       if (this.failed) return;
       this.failed = true;
@@ -118,7 +125,7 @@ class HashWorker {
     this.worker.on('exit', (code) => fail(new Error(`the upload hash worker exited (code ${code})`)));
   }
 
-  private onMessage(m: { t: string; id: number; n?: number; hex?: string; b?: ArrayBuffer }): void {
+  private onMessage(m: WorkerMessage): void {
     if (m.b && m.b.byteLength === SPARE_BYTES && spares.length < SPARE_MAX) spares.push(m.b);
     const job = this.jobs.get(m.id);
     if (!job) return;

@@ -72,14 +72,9 @@ func agoraInsertAll(ctx context.Context, db *fsql.DB, table string, batchSize in
 			i := min(batchSize, len(docs))
 			batch, docs = docs[:i], docs[i:]
 
-			q, args, err := prepareInsertStatement(table, false, batch)
+			q, texts, err := agoraInsertStatement(table, batch)
 			if err != nil {
-				return lazyerrors.Error(err)
-			}
-
-			texts := make([]string, len(args))
-			for j, a := range args {
-				texts[j] = a.(string)
+				return err
 			}
 
 			exec := tx.ExecOnce
@@ -88,8 +83,7 @@ func agoraInsertAll(ctx context.Context, db *fsql.DB, table string, batchSize in
 			}
 
 			if _, err = exec(q, texts...); err != nil {
-				var ae *fsql.AgoraError
-				if errors.As(err, &ae) && ae.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
+				if agoraDuplicate(err) {
 					return backends.NewError(backends.ErrorCodeInsertDuplicateID, err)
 				}
 
@@ -115,22 +109,14 @@ func agoraInsertEach(
 	var duplicates []int
 
 	err := db.AgoraWrite(ctx, func(tx *fsql.AgoraWriteTx) error {
-		inserted, duplicates = 0, nil
-
 		for i, doc := range docs {
-			q, args, err := prepareInsertStatement(table, false, []*types.Document{doc})
+			q, texts, err := agoraInsertStatement(table, []*types.Document{doc})
 			if err != nil {
-				return lazyerrors.Error(err)
-			}
-
-			texts := make([]string, len(args))
-			for j, a := range args {
-				texts[j] = a.(string)
+				return err
 			}
 
 			if _, err = tx.Exec(q, texts...); err != nil {
-				var ae *fsql.AgoraError
-				if !errors.As(err, &ae) || ae.Code() != sqlite3lib.SQLITE_CONSTRAINT_UNIQUE {
+				if !agoraDuplicate(err) {
 					return lazyerrors.Error(err)
 				}
 
@@ -155,4 +141,26 @@ func agoraInsertEach(
 	each.Done, each.Inserted, each.Duplicates = true, inserted, duplicates
 
 	return nil
+}
+
+// agoraInsertStatement is FerretDB's INSERT of docs into table (not capped), its arguments as the
+// texts the writer binds.
+func agoraInsertStatement(table string, docs []*types.Document) (string, []string, error) {
+	q, args, err := prepareInsertStatement(table, false, docs)
+	if err != nil {
+		return "", nil, lazyerrors.Error(err)
+	}
+
+	texts := make([]string, len(args))
+	for j, a := range args {
+		texts[j] = a.(string)
+	}
+
+	return q, texts, nil
+}
+
+// agoraDuplicate reports whether err is SQLite's failure of a unique index (a taken _id or key).
+func agoraDuplicate(err error) bool {
+	var ae *fsql.AgoraError
+	return errors.As(err, &ae) && ae.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE
 }

@@ -13,9 +13,8 @@
  * release: `meterCommands` checks that they are where this module expects them and throws otherwise,
  * at start-up and in the tests, so an upgrade that moves them fails loudly instead of counting nothing.
  */
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type mongoose from 'mongoose';
+import { driverModule } from './driver-internals';
 
 type Command = Record<string, unknown>;
 
@@ -40,13 +39,6 @@ type Tagged = DriverConnection & { [METER]?: CommandListener[] };
 /** Listeners by client (the MongoClient object). */
 const meters = new WeakMap<object, CommandListener[]>();
 let installed = false;
-
-/** The internal module `rel` of the driver mongoose uses (not necessarily the top-level one). */
-function driverModule<T>(rel: string): T {
-  const load = createRequire(__filename);
-  const from = path.dirname(load.resolve('mongoose'));
-  return load(load.resolve(`mongodb/lib/${rel}`, { paths: [from] })) as T;
-}
 
 function install(): void {
   const { Connection } = driverModule<{ Connection?: { prototype: DriverConnection } }>('cmap/connection');

@@ -9,6 +9,7 @@
  * the driver's default options, so the documents are those `.lean()` gives.
  */
 import mongoose from 'mongoose';
+import { directCommand } from '../db/direct-command';
 
 type Long = mongoose.mongo.Long;
 
@@ -60,7 +61,7 @@ export function readById<T>(model: ModelLike, id: number | string): Promise<T | 
 
 /** The first document `filter` matches (by a unique index, so the only one), or null; as readById. */
 export async function readOne<T>(model: ModelLike, filter: Record<string, unknown>): Promise<T | null> {
-  const reply = (await openDb(model).command({
+  const reply = (await directCommand(openDb(model), {
     find: model.collection.collectionName,
     filter,
     limit: 1,
@@ -82,7 +83,7 @@ export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T
   const db = openDb(model);
   const collection = model.collection.collectionName;
   const batchSize = read.limit !== undefined ? Math.max(read.limit, 1) : read.batchSize;
-  const first = (await db.command({
+  const first = (await directCommand(db, {
     find: collection,
     filter: read.filter,
     ...(read.sort ? { sort: read.sort } : {}),
@@ -94,7 +95,7 @@ export async function readWhole<T>(model: ModelLike, read: WholeRead): Promise<T
   let id = first.cursor.id;
   while (!isZero(id)) {
     // An id that fits in a double comes back as a number (exactly); getMore wants it as a long.
-    const next = (await db.command({
+    const next = (await directCommand(db, {
       getMore: typeof id === 'number' ? mongoose.mongo.Long.fromNumber(id) : id,
       collection,
       batchSize,

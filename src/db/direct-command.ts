@@ -143,10 +143,24 @@ function namespaceOf(db: mongoose.mongo.Db): unknown {
   return ns;
 }
 
+/** Where and how `db`'s next command goes on the direct path; undefined when it cannot take it now. */
+interface Target {
+  server: DriverServer;
+  state: ClientState;
+  ns: unknown;
+  responseType: unknown;
+}
+
+function directTarget(db: mongoose.mongo.Db): Target | undefined {
+  const ints = driverInternals();
+  const ns = ints ? namespaceOf(db) : undefined;
+  const chosen = ns ? serverFor(db.client as unknown as ClientInternals, ints!) : undefined;
+  return chosen && { ...chosen, ns, responseType: ints!.responseType };
+}
+
 /** Whether `db`'s commands can take the direct path now (for the tests). */
 export function directPathReady(db: mongoose.mongo.Db): boolean {
-  const ints = driverInternals();
-  return !!ints && !!namespaceOf(db) && !!serverFor(db.client as unknown as ClientInternals, ints);
+  return directTarget(db) !== undefined;
 }
 
 /**
@@ -154,15 +168,13 @@ export function directPathReady(db: mongoose.mongo.Db): boolean {
  * options; an error reply thrown as a MongoServerError), through Server.command when it can.
  */
 export async function directCommand(db: mongoose.mongo.Db, command: Document): Promise<Document> {
-  const ints = driverInternals();
-  const ns = ints && namespaceOf(db);
-  const target = ns ? serverFor(db.client as unknown as ClientInternals, ints!) : undefined;
+  const target = directTarget(db);
   if (!target) return db.command(command);
   const operation: DirectOperation = {
     session: undefined,
     options: {},
-    ns,
-    SERVER_COMMAND_RESPONSE_TYPE: ints!.responseType,
+    ns: target.ns,
+    SERVER_COMMAND_RESPONSE_TYPE: target.responseType,
     buildCommand: () => command,
     buildOptions: (timeoutContext) => ({ timeoutContext }),
   };

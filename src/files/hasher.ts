@@ -1,11 +1,13 @@
 /**
- * SHA-256 of uploads, computed on worker threads instead of the event loop.
+ * SHA-256 of uploads, computed on worker threads instead of the event loop where the CPU hashes
+ * slowly, and inline where it hashes fast (defaultHashThreads).
  *
- * Why: the hash is the largest single cost of an upload. Where the CPU has no SHA extensions it
+ * Why: where the CPU has no SHA extensions the hash is the largest single cost of an upload: it
  * takes ~2.7 ms of CPU per MiB in Node (OpenSSL's AVX2 code), about half of an upload's CPU, and
  * on the event loop it kept the server's one thread 88 % busy under 1 MiB uploads at 8 connections
  * while the second core had room. On a worker thread (another core, as linx-server's goroutines
  * use) the event loop was ~50 % busy and uploads ~20 % faster, alternated (bench/README.md).
+ * With SHA extensions the hash is cheaper than the hand-off to a worker, and stays on the event loop.
  *
  * How: receive.ts hands over each batch it writes (256 KiB); the batch is copied once into a buffer
  * of its own whose memory is transferred, not copied again, to the worker. Each job stays on one
@@ -230,9 +232,36 @@ function whenIdle(w: HashWorker, ms = 10_000): Promise<void> {
 }
 
 /**
- * One thread for each core beyond the event loop's, at most two (one thread hashes ~370 MiB/s even
- * without SHA extensions); none on a single core, where a thread would only add switches.
+ * A hash at or below this many ms of CPU per MiB is done on the event loop. With SHA extensions
+ * (sha_ni, ARMv8 SHA2) OpenSSL hashes 1 MiB in ~0.6 ms, and handing it to a worker costs as much
+ * again on top (the copy, two messages, two thread wake-ups: 1.2 ms of CPU per MiB against 0.6
+ * inline, measured on a 2-core EPYC), while the event loop has room for it. Without them (AVX2
+ * code, ~2.7 ms per MiB) the hash on the event loop made it the bottleneck, and a worker pays.
  */
-export function defaultHashThreads(): number {
+export const INLINE_HASH_MS_PER_MIB = 1.2;
+
+/**
+ * CPU time SHA-256 takes per MiB on this machine: the best of a few passes over 256 KiB
+ * (about 1–4 ms in all, once per process). The two kinds of CPU differ by ~4×, well beyond the
+ * noise of a busy machine.
+ */
+export function hashMsPerMiB(): number {
+  const sample = Buffer.alloc(256 * 1024, 0x5a);
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const t0 = process.hrtime.bigint();
+    crypto.createHash('sha256').update(sample).digest();
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return best * 4;
+}
+
+/**
+ * Worker threads for the hash: none where the CPU hashes fast (INLINE_HASH_MS_PER_MIB) or on a
+ * single core, where a thread would only add switches; otherwise one for each core beyond the
+ * event loop's, at most two (one thread hashes ~370 MiB/s even without SHA extensions).
+ */
+export function defaultHashThreads(msPerMiB = hashMsPerMiB()): number {
+  if (msPerMiB <= INLINE_HASH_MS_PER_MIB) return 0;
   return Math.max(0, Math.min(2, os.availableParallelism() - 1));
 }

@@ -11,7 +11,7 @@ import { FileRepository } from './file.repository';
 import { FileService } from './file.service';
 import { FileWritesService } from './file-writes.service';
 import { parseAuthFile } from './keys';
-import { HashPool } from './hasher';
+import { defaultHashThreads, HashPool, hashMsPerMiB } from './hasher';
 import { FileMaintenance } from './maintenance';
 import { MetadataCache } from './metadata-cache';
 import { UploadGate } from './upload-gate';
@@ -54,7 +54,12 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
   const files = new FileService(repo, store, ctx.log, cache);
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
-  const hashes = new HashPool();
+  const msPerMiB = hashMsPerMiB();
+  const hashes = new HashPool(defaultHashThreads(msPerMiB));
+  ctx.log.info(
+    { hashThreads: hashes.threads, sha256MsPerMiB: Math.round(msPerMiB * 100) / 100 },
+    hashes.threads > 0 ? 'uploads are hashed on worker threads' : 'uploads are hashed on the event loop',
+  );
   const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);
   const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
   return {

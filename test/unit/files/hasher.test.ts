@@ -3,7 +3,14 @@
  * split of the bytes, many jobs at once, backpressure, aborts, a worker that dies, and close().
  */
 import crypto from 'node:crypto';
-import { HashPool, inlineSha256 } from '../../../src/files/hasher';
+import os from 'node:os';
+import {
+  defaultHashThreads,
+  HashPool,
+  hashMsPerMiB,
+  INLINE_HASH_MS_PER_MIB,
+  inlineSha256,
+} from '../../../src/files/hasher';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -123,5 +130,21 @@ describe('HashPool', () => {
     job.update([data]);
     await expect(job.digest()).resolves.toBe(sha(data));
     expect(inlineSha256().update([data])).toBeUndefined();
+  });
+});
+
+describe('defaultHashThreads', () => {
+  it('hashes inline where SHA-256 is fast, on workers (one per spare core, at most two) where it is slow', () => {
+    const spare = Math.max(0, Math.min(2, os.availableParallelism() - 1));
+    expect(defaultHashThreads(0.6)).toBe(0);
+    expect(defaultHashThreads(INLINE_HASH_MS_PER_MIB)).toBe(0);
+    expect(defaultHashThreads(2.7)).toBe(spare);
+  });
+
+  it('measures this machine’s hash speed as a plausible time per MiB', () => {
+    const ms = hashMsPerMiB();
+    // Any CPU Node runs on hashes 1 MiB in well under a second, and no faster than ~0.1 ms (10 GB/s).
+    expect(ms).toBeGreaterThan(0.1);
+    expect(ms).toBeLessThan(1000);
   });
 });

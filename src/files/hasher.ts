@@ -237,8 +237,9 @@ function whenIdle(w: HashWorker, ms = 10_000): Promise<void> {
  * again on top (the copy, two messages, two thread wake-ups: 1.2 ms of CPU per MiB against 0.6
  * inline, measured on a 2-core EPYC), while the event loop has room for it. Without them (AVX2
  * code, ~2.7 ms per MiB) the hash on the event loop made it the bottleneck, and a worker pays.
+ * The limit sits between the two with room for a machine measured in a slow spell (both ~1.5×).
  */
-export const INLINE_HASH_MS_PER_MIB = 1.2;
+export const INLINE_HASH_MS_PER_MIB = 1.5;
 
 /**
  * CPU time SHA-256 takes per MiB on this machine: the best of a few passes over 256 KiB

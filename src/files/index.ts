@@ -56,10 +56,6 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
   const msPerMiB = hashMsPerMiB();
   const hashes = new HashPool(defaultHashThreads(msPerMiB));
-  ctx.log.info(
-    { hashThreads: hashes.threads, sha256MsPerMiB: Math.round(msPerMiB * 100) / 100 },
-    hashes.threads > 0 ? 'uploads are hashed on worker threads' : 'uploads are hashed on the event loop',
-  );
   const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);
   const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
   return {
@@ -71,7 +67,14 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
       apiKeys,
       maintenance,
     },
-    start: () => maintenance.start(settings.cleanupInterval),
+    start: () => {
+      // Logged at start: the app's logger does not exist yet while the modules are built.
+      ctx.log.info(
+        { hashThreads: hashes.threads, sha256MsPerMiB: Math.round(msPerMiB * 100) / 100 },
+        hashes.threads > 0 ? 'uploads are hashed on worker threads' : 'uploads are hashed on the event loop',
+      );
+      return maintenance.start(settings.cleanupInterval);
+    },
     stop: async () => {
       await maintenance.stop();
       await hashes.close();

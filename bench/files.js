@@ -10,7 +10,7 @@
  *   - one download of each of those files (distinct files, page cache warm as after an upload);
  *   - downloads of one 1 MiB file over and over for BENCH_SECONDS (the hot-file figure);
  *
- * with the server's CPU ms per request from /proc/<pid>/stat (for Agora also with the embedded
+ * with the server's CPU ms per request from /proc (each thread's schedstat; for Agora also with the embedded
  * database's process added). Runs alternate between the servers (A, B, C, A, B, C …), so a change
  * in the machine's load reaches them alike; only one server is loaded at a time.
  */

@@ -22,6 +22,7 @@ import { ObjectCache, ObjectCacheStats } from './object-cache';
 import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 import { JOURNAL_RE, readJournal, UploadJournal } from './upload-journal';
+import { WritePlacement } from './write-placement';
 
 /**
  * Read size for downloads: 1 MiB reads keep syscalls, stream overhead and allocations per
@@ -42,8 +43,12 @@ const FLUSH_BEHIND_BYTES = 64 * 1024 * 1024;
  * callback). So small uploads, most of a file host's, are written whole this way (1 MiB uploads:
  * ~7 % less server CPU each in alternated runs). Past this many bytes a big upload's writes go to
  * the pool, where writeback throttling may make a write wait without holding up other requests.
+ * While the kernel makes writes slow (memory a VM's host must back first), they go to the pool
+ * too (write-placement.ts).
  */
 const SYNC_WRITE_BYTES = 2 * 1024 * 1024;
+/** Times the inline writes and decides whether the next ones stay inline (one per process). */
+const placement = new WritePlacement();
 const ID_RE = /^[0-9a-f]{32}$/;
 const TMP_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.part$/;
 
@@ -89,12 +94,17 @@ function closeNow(fd: number): void {
   }
 }
 
+/** Whether a write at `position` runs on the event loop's thread (see SYNC_WRITE_BYTES). */
+function writeInline(position: number): boolean {
+  return position < SYNC_WRITE_BYTES && placement.inline();
+}
+
 /**
- * One positional write of an upload: on the event loop's thread below SYNC_WRITE_BYTES, else on
- * the pool (callback API: no FileHandle promise machinery per chunk).
+ * One positional write of an upload: on the event loop's thread below SYNC_WRITE_BYTES while writes
+ * are cheap, else on the pool (callback API: no FileHandle promise machinery per chunk).
  */
 function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
-  if (position < SYNC_WRITE_BYTES) return now(() => fs.writeSync(fd, buf, offset, length, position));
+  if (writeInline(position)) return now(() => placement.timed(() => fs.writeSync(fd, buf, offset, length, position)));
   return new Promise((resolve, reject) =>
     fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
   );
@@ -102,7 +112,7 @@ function writeAt(fd: number, buf: Buffer, offset: number, length: number, positi
 
 /** One positional vectored write, placed as writeAt's: a batch's chunks go to the kernel without being joined. */
 function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number> {
-  if (position < SYNC_WRITE_BYTES) return now(() => fs.writevSync(fd, bufs, position));
+  if (writeInline(position)) return now(() => placement.timed(() => fs.writevSync(fd, bufs, position)));
   return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
 }
 

@@ -33,7 +33,24 @@ export class CommentService implements CommentApi {
     // fewer per post. A post those reads refuse leaves its number unused (ids are unique and
     // increasing, not gapless). The refusals keep their order: the topic's first, then the parent's.
     const drawnId = this.d.comments.drawId();
-    drawnId.catch(() => {}); // awaited by the insert, or dropped with a refusal
+    drawnId.catch(() => {}); // awaited by the insert, or before a refusal is answered
+    try {
+      return await this.postWithId(viewer, input, markdown, parentRef, drawnId);
+    } catch (err) {
+      // A refused post answers once its number is used up, so it leaves no command of its own in
+      // flight: a post sent after the refusal's answer draws a later number.
+      await drawnId.catch(() => {});
+      throw err;
+    }
+  }
+
+  private async postWithId(
+    viewer: Viewer,
+    input: PostCommentInput,
+    markdown: string,
+    parentRef: PostRef | null,
+    drawnId: Promise<number>,
+  ): Promise<CommentView> {
     const [topicRead, parentRead] = await Promise.allSettled([
       loadTopic(this.d, viewer, input.topicId, 'topicId'),
       parentRef === null ? null : loadComment(this.d, viewer, parentRef, 'parentId'),

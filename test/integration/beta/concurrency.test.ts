@@ -9,7 +9,7 @@
 import { ANONYMOUS } from '../../../src/core/actor';
 import { SYSTEM } from '../../../src/discussion';
 import type { CommentView, TopicView } from '../../../src/discussion';
-import { exchangesOf, sentTogetherAfter } from '../../helpers/exchanges';
+import { exchangesOf, sentTogetherAfter, watchingCommands } from '../../helpers/exchanges';
 import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TEST_JWT_SECRET, TestServer } from '../../helpers/server';
 import { createAgora, withDatabaseName } from '../../../src/server';
@@ -160,9 +160,24 @@ describe('ids: concurrent creations all succeed with distinct ids', () => {
     await expect(
       f.d.comments.post(bob.actor, { topicId: other.id36, parentId: parent.id36, markdown: 'elsewhere' }),
     ).rejects.toMatchObject({ reason: 'COMMENT_NOT_FOUND' });
-    await expect(
-      f.d.comments.post(bob.actor, { topicId: 'zzzzzz', parentId: 'zzzzzz', markdown: 'nowhere' }),
-    ).rejects.toMatchObject({ reason: 'TOPIC_NOT_FOUND' });
+    // A refusal is answered only once its number is drawn: no command of it is left in flight, so
+    // the next post draws a later number.
+    const seen: string[] = [];
+    let seenAtRefusal: string[] = [];
+    await watchingCommands(
+      s,
+      async () => {
+        await expect(
+          f.d.comments.post(bob.actor, { topicId: 'zzzzzz', parentId: 'zzzzzz', markdown: 'nowhere' }),
+        ).rejects.toMatchObject({ reason: 'TOPIC_NOT_FOUND' });
+        seenAtRefusal = [...seen];
+      },
+      (name) => seen.push(`sent ${name}`),
+      (name) => seen.push(`answered ${name}`),
+    );
+    const count = (what: string) => seenAtRefusal.filter((l) => l === what).length;
+    expect(count('sent findAndModify')).toBe(1);
+    expect(count('answered findAndModify')).toBe(1);
     const next = await f.comment(bob, topic);
     expect(parseInt(next.id36, 36)).toBe(parseInt(reply.id36, 36) + 3);
   });

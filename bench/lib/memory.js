@@ -129,9 +129,8 @@ function cpuSeconds(pid) {
     }
     let ns = 0;
     for (const v of seen.values()) ns += v;
-    const ticks = tickCpuSeconds(pid);
     // No schedstat (a kernel without it reads 0): the ticks are all there is.
-    return ns > 0 || ticks === 0 ? ns / 1e9 : ticks;
+    return ns > 0 ? ns / 1e9 : tickCpuSeconds(pid);
   } catch {
     try {
       return tickCpuSeconds(pid);

@@ -47,7 +47,7 @@ export class WritePlacement {
     this.msPerMiB = this.msPerMiB === 0 ? rate : this.msPerMiB + WEIGHT * (rate - this.msPerMiB);
   }
 
-  /** The current average, ms per MiB (metrics and tests). */
+  /** The current average, ms per MiB (for the tests). */
   get averageMsPerMiB(): number {
     return this.msPerMiB;
   }

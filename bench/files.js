@@ -121,8 +121,15 @@ async function runOn(t, spec, what) {
  */
 async function benchTargets(targets, work, opts) {
   const state = targets.map((t) => ({ t, result: { name: t.name } }));
-  const upload = (s, bodies, names) => (i) => ({
-    url: s.t.upload(names ? names[i] : `d${i}.bin`),
+  // Every upload is stored under a name of its own on every server, as a file host stores distinct
+  // files. The baselines keep a file under the name they are given: with the same 200 names in every
+  // run they overwrote the same files, and truncating a file frees page-cache memory that the next
+  // write reuses at once. Agora and linx-server store each upload anew, in memory the kernel must
+  // take from its free pool; on a VM whose host backs that memory only when it is first touched, such
+  // a write costs ~3 ms of CPU per MiB against ~0.7 (bench/README.md). So the baselines' CPU per
+  // upload stayed level through a run while the file hosts' rose: Agora read 0.75× the fsync baseline.
+  const upload = (s, bodies, tag) => (i) => ({
+    url: s.t.upload(`${tag}-${i}.bin`),
     init: { method: 'PUT', headers: s.t.uploadHeaders, body: bodies[i] },
     keepBody: true,
   });
@@ -138,8 +145,11 @@ async function benchTargets(targets, work, opts) {
   const warmBodies = Array.from({ length: WARM_UPLOADS }, (_, i) => warmFiles[i % WARM_FILES]);
   for (const s of state) {
     const what = `${s.t.name}: warm-up`;
-    const up = check(await load.run({ request: upload(s, warmBodies), count: WARM_UPLOADS, connections: 8 }), what);
-    const names = up.bodies.map((b, i) => s.t.uploadedName(b, `d${i}.bin`));
+    const up = check(
+      await load.run({ request: upload(s, warmBodies, 'warm'), count: WARM_UPLOADS, connections: 8 }),
+      what,
+    );
+    const names = up.bodies.map((b, i) => s.t.uploadedName(b, `warm-${i}.bin`));
     s.hotUrl = s.t.download(names[0]);
     // Each file once, then all of them over and over (the disk path: 1 MiB is above Agora's object
     // cache's largest file when downloads use sendfile), then the first 16 (a cache's path, if any).
@@ -208,9 +218,9 @@ async function benchTargets(targets, work, opts) {
     const bodies = distinctBodies(n, `run${i}`);
     for (const s of state) {
       settleDisk();
-      const r = await runOn(s.t, { request: upload(s, bodies), count: n, connections: 8 }, '1 MiB uploads');
+      const r = await runOn(s.t, { request: upload(s, bodies, `run${i}`), count: n, connections: 8 }, '1 MiB uploads');
       s.upRuns.push(r);
-      s.names.push(r.bodies.map((b, k) => s.t.uploadedName(b, `d${k}.bin`)));
+      s.names.push(r.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${k}.bin`)));
     }
   }
   settleDisk();

@@ -29,6 +29,8 @@ const WARM_FILES = 128;
 /** Uploads each server is warmed up with (those files, each 4 times), and downloads (each 16 times). */
 const WARM_UPLOADS = 4 * WARM_FILES;
 const WARM_DOWNLOADS = 16 * WARM_FILES;
+/** Downloads of the big file per upload run (see benchTargets). */
+const BIG_DOWNLOADS_PER_RUN = 3;
 
 function startBaseline(dir, extraArgs = []) {
   const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), dir, ...extraArgs], {
@@ -181,7 +183,11 @@ async function benchTargets(targets, work, opts) {
   }
   for (const s of state) s.upRss = s.rss.lap();
   settleDisk();
-  for (let i = 0; i < opts.runs; i++) {
+  // Three downloads per upload run: one takes ~1 s and its speed is the client's (undici's receive
+  // saturates a core), which moves ±5 % from one download to the next whatever the server. Alternated
+  // 1 GiB downloads from Agora and linx-server, both with sendfile, paired 0.96–1.05× in five sets of
+  // 8–10 (bench/README.md); the median of 3 fell either side of 1.0, of 9 it moves less.
+  for (let i = 0; i < BIG_DOWNLOADS_PER_RUN * opts.runs; i++) {
     for (const s of state) {
       const request = () => ({ url: s.t.download(s.bigName) });
       const r = check(await load.run({ request, count: 1, connections: 1 }), `${s.t.name}: 1 GiB download`);

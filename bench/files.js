@@ -118,6 +118,14 @@ async function runOn(t, spec, what) {
 }
 
 /**
+ * The servers in the order of run `i`: each run starts one further on, so no server always comes
+ * right after the same other one (whose writeback, or page-cache memory, the next run meets).
+ */
+function inTurn(state, i) {
+  return state.map((_, k) => state[(k + i) % state.length]);
+}
+
+/**
  * targets: [{ name, key, pid, extraPids?, upload(name) → url, uploadHeaders, download(name) → url,
  * uploadedName(body, name) }]
  */
@@ -171,7 +179,7 @@ async function benchTargets(targets, work, opts) {
     s.rss = sampleRss(s.t.pid);
   }
   for (let i = 0; i < opts.runs; i++) {
-    for (const s of state) {
+    for (const s of inTurn(state, i)) {
       settleDisk();
       const body = await fs.openAsBlob(work.big);
       const init = { method: 'PUT', headers: s.t.uploadHeaders, body };
@@ -188,7 +196,7 @@ async function benchTargets(targets, work, opts) {
   // 1 GiB downloads from Agora and linx-server, both with sendfile, paired 0.96–1.05× in five sets of
   // 8–10 (bench/README.md); the median of 3 fell either side of 1.0, of 9 it moves less.
   for (let i = 0; i < BIG_DOWNLOADS_PER_RUN * opts.runs; i++) {
-    for (const s of state) {
+    for (const s of inTurn(state, i)) {
       const request = () => ({ url: s.t.download(s.bigName) });
       const r = check(await load.run({ request, count: 1, connections: 1 }), `${s.t.name}: 1 GiB download`);
       if (r.bodyBytes !== bigBytes) throw new Error(`${s.t.name}: GET ${s.bigName} gave ${r.bodyBytes} bytes`);
@@ -222,7 +230,7 @@ async function benchTargets(targets, work, opts) {
   }
   for (let i = 0; i < opts.runs; i++) {
     const bodies = distinctBodies(n, `run${i}`);
-    for (const s of state) {
+    for (const s of inTurn(state, i)) {
       settleDisk();
       const r = await runOn(s.t, { request: upload(s, bodies, `run${i}`), count: n, connections: 8 }, '1 MiB uploads');
       s.upRuns.push(r);
@@ -231,7 +239,7 @@ async function benchTargets(targets, work, opts) {
   }
   settleDisk();
   for (let i = 0; i < opts.runs; i++) {
-    for (const s of state) {
+    for (const s of inTurn(state, i)) {
       const names = s.names[i];
       const request = (k) => ({ url: s.t.download(names[k]) });
       const r = await runOn(s.t, { request, count: n, connections: 8 }, '1 MiB distinct downloads');
@@ -247,7 +255,7 @@ async function benchTargets(targets, work, opts) {
   // The hot file: one stored 1 MiB file downloaded over and over.
   for (const s of state) s.hotRuns = [];
   for (let i = 0; i < opts.runs; i++) {
-    for (const s of state) {
+    for (const s of inTurn(state, i)) {
       const spec = { request: () => ({ url: s.hotUrl }), count: Infinity, duration: opts.seconds, connections: 8 };
       s.hotRuns.push(await runOn(s.t, spec, '1 MiB hot downloads'));
     }

@@ -6,7 +6,7 @@
  *   npm run bench -- files        one group (files | api)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
  *   BENCH_CONNECTIONS=8           connections of the API load runs
- *   BENCH_DISTINCT_FILES=200      distinct 1 MiB files uploaded, then downloaded once each, per run (files group)
+ *   BENCH_DISTINCT_FILES=500      distinct 1 MiB files uploaded, then downloaded once each, per run (files group)
  *   BENCH_EXTERNAL_URL=http://127.0.0.1:8080 BENCH_EXTERNAL_PID=<pid> BENCH_EXTERNAL_NAME=linx-server
  *                                 also measure a server with the linx-server API (Linx-* headers, /selif/),
  *                                 started by hand, with the same client (files group; its CPU from /proc/<pid>)
@@ -37,7 +37,7 @@ async function main() {
     seconds: env('BENCH_SECONDS', 5),
     connections: env('BENCH_CONNECTIONS', 8),
     bigBytes: env('BENCH_BIG_MB', 1024) * 1024 * 1024,
-    distinctFiles: env('BENCH_DISTINCT_FILES', 200),
+    distinctFiles: env('BENCH_DISTINCT_FILES', 500),
     skipBounds: process.env.BENCH_SKIP_BOUNDS === '1',
     apiOnly: process.env.BENCH_API_ONLY || null,
   };

@@ -364,6 +364,7 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     disk,
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
+    bigDownloads: BIG_DOWNLOADS_PER_RUN * opts.runs,
     ...byKey,
     ratios: ratiosTo(byKey.baseline),
     durableRatios: ratiosTo(byKey.durableBaseline),

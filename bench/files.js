@@ -5,14 +5,16 @@
  * upload's answer (Agora makes every upload durable before it answers), and optionally an external
  * server with the linx-server API (BENCH_EXTERNAL_URL, see bench/run.js). For each server:
  *
- *   - 1 GiB upload and download, one at a time, and the server's peak RSS growth over them;
- *   - uploads of BENCH_DISTINCT_FILES distinct 1 MiB files (8 concurrent);
+ *   - 1 GiB uploads (one per run) and downloads (BIG_DOWNLOADS_PER_RUN per run), one at a time, and the
+ *     server's peak RSS growth over them;
+ *   - uploads of BENCH_DISTINCT_FILES distinct 1 MiB files (8 concurrent), each under a name of its own;
  *   - one download of each of those files (distinct files, page cache warm as after an upload);
  *   - downloads of one 1 MiB file over and over for BENCH_SECONDS (the hot-file figure);
  *
  * with the server's CPU ms per request from /proc (each thread's schedstat; for Agora also with the embedded
- * database's process added). Runs alternate between the servers (A, B, C, A, B, C …), so a change
- * in the machine's load reaches them alike; only one server is loaded at a time.
+ * database's process added). Runs alternate between the servers, each run starting one further on
+ * (A, B, C, then B, C, A …), so a change in the machine's load reaches them alike; only one server is
+ * loaded at a time.
  */
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');

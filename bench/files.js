@@ -371,6 +371,19 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     ratios: ratiosTo(byKey.baseline),
     durableRatios: ratiosTo(byKey.durableBaseline),
     ...(external ? { externalRatios: ratiosTo(byKey.external) } : {}),
+    // What a plain Node server makes of the same uploads beside the external one: the baselines hash
+    // and write like it (the second also fsyncs) and do nothing else, so this is Node's own ceiling.
+    ...(external
+      ? {
+          baselineUploadsToExternal: {
+            baseline: ratio(byKey.baseline.upload1MiB.requestsPerSecond, byKey.external.upload1MiB.requestsPerSecond),
+            durableBaseline: ratio(
+              byKey.durableBaseline.upload1MiB.requestsPerSecond,
+              byKey.external.upload1MiB.requestsPerSecond,
+            ),
+          },
+        }
+      : {}),
   };
 }
 

@@ -55,6 +55,15 @@ function filesTable(f) {
       (m) => `${m.MBps} MB/s`,
     ),
     `| Peak RSS growth, ${big} up + down (${rssMethod}) | ${rssCells} | |`,
+    ...(f.baselineUploadsToExternal
+      ? [
+          '',
+          `The baselines hash and write each upload as ${f.external.name} does and nothing else (no metadata, ` +
+            `no database): their 1 MiB uploads/s ÷ ${f.external.name}'s are ` +
+            `${f.baselineUploadsToExternal.baseline}× (plain) and ${f.baselineUploadsToExternal.durableBaseline}× ` +
+            '(with fsync), what a plain Node server reaches beside it on this machine.',
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -8,7 +8,14 @@ import { ForbiddenError } from '../core/errors';
 import { settled } from '../core/settled';
 import type { DiscussionDeps } from './deps';
 import type { CommentDoc } from './models';
-import { commentNotFound, loadComment, loadTopic, recomputeInterestingActivity } from './post-access';
+import {
+  commentNotFound,
+  historyClosed,
+  loadComment,
+  loadTopic,
+  maySeeTopic,
+  recomputeInterestingActivity,
+} from './post-access';
 import { isInteresting } from './rules/labels';
 import { newCommentDocument } from './new-documents';
 import { renderMarkdown } from './rules/markdown';
@@ -164,7 +171,7 @@ export class CommentService implements CommentApi {
     return this.viewsByIds(actor, ids, true);
   }
 
-  /** Feed-shape views; hidden comments are left out, or (placeholders) shown as the tree shows them. */
+  /** Feed-shape views; hidden comments are left out, or (placeholders) shown where the actor may see them. */
   private async viewsByIds(
     actor: Actor,
     ids: readonly number[],
@@ -173,7 +180,7 @@ export class CommentService implements CommentApi {
     const viewer = await this.d.viewers.of(actor);
     const found = await this.d.comments.findByIds(ids);
     const docs = placeholders
-      ? found
+      ? await this.seenAnywhere(viewer, found)
       : found.filter((c) => !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
     const marks =
       viewer && docs.length > 0
@@ -196,6 +203,30 @@ export class CommentService implements CommentApi {
       ]),
     );
     return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /**
+   * The comments `viewer` sees somewhere: those of a topic it may see (its tree shows them all, some
+   * as placeholders), and those its authors' histories show it although their topic is hidden
+   * (7.3: a comment appears there whatever its topic's state; never deleted, removed only to its
+   * author and admins, and only while that history is open to the viewer, 7.1).
+   */
+  private async seenAnywhere(viewer: Viewer | null, found: readonly CommentDoc[]): Promise<CommentDoc[]> {
+    if (found.length === 0) return [];
+    const topicIds = [...new Set(found.map((c) => c.topicId))];
+    const topics = new Map((await this.d.topics.findByIds(topicIds)).map((t) => [t._id, t]));
+    const inTree = (c: CommentDoc) => maySeeTopic(viewer, topics.get(c.topicId) ?? null);
+    const elsewhere = found.filter((c) => !inTree(c) && !c.deleted && (!c.removed || mayModerate(viewer, c.authorId)));
+    if (elsewhere.length === 0) return found.filter(inTree);
+    const authorIds = [...new Set(elsewhere.map((c) => c.authorId))];
+    const authors = new Map((await this.d.users.findByIds(authorIds)).map((u) => [u._id, u]));
+    const inHistory = new Set(
+      elsewhere.filter((c) => {
+        const author = authors.get(c.authorId);
+        return author !== undefined && historyClosed(author, viewer) === null;
+      }),
+    );
+    return found.filter((c) => inTree(c) || inHistory.has(c));
   }
 
   private async viewFor(caller: Caller, id: number): Promise<CommentView> {

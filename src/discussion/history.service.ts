@@ -4,12 +4,12 @@
  * item, topics, comments, the viewer's marks.
  */
 import type { Actor } from '../core/actor';
-import { ForbiddenError } from '../core/errors';
 import { settled } from '../core/settled';
 import { DEFAULT_PAGE_SIZE } from './inputs/rules';
 import { HistoryPageInput, PageInput } from './inputs/page.input';
 import { validateInput } from './inputs/validate';
 import type { DiscussionDeps } from './deps';
+import { historyClosed } from './post-access';
 import { Direction, EMPTY_PAGE_INFO, FeedAnchor, pageFromRows } from './keyset';
 import type { CommentDoc, MarkDoc, TopicDoc, UserDoc } from './models';
 import { formatMixedCursor, id36ToNumber, parseMixedCursor, toId36 } from './rules/id36';
@@ -151,11 +151,8 @@ export class HistoryService implements HistoryApi {
     const [viewerRead, targetRead] = await Promise.allSettled([this.d.viewers.of(actor), this.users.find(username)]);
     const viewer = settled(viewerRead);
     const target = settled(targetRead);
-    if (target.banned) throw new ForbiddenError('This user is banned', 'USER_BANNED');
-    if (target.deleted) throw new ForbiddenError('This user has deleted their account', 'USER_DELETED');
-    if (target.settings?.historyVisibility === 'logged_in' && !viewer) {
-      throw new ForbiddenError("This user's history is only visible to logged-in users", 'HISTORY_RESTRICTED');
-    }
+    const closed = historyClosed(target, viewer);
+    if (closed) throw closed;
     const includeRemoved = viewer !== null && (viewer.userId === target._id || viewer.isAdmin);
     return { viewer, target, includeRemoved };
   }

@@ -3,9 +3,9 @@
  * shares: unknown or deleted → not found; removed → not found unless the caller is its author or
  * an admin. Also keeps a topic's activity times right after comment state changes.
  */
-import { NotFoundError, ValidationError } from '../core/errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../core/errors';
 import type { DiscussionDeps } from './deps';
-import type { CommentDoc, TopicDoc } from './models';
+import type { CommentDoc, TopicDoc, UserDoc } from './models';
 import { parsePostRef } from './rules/id36';
 import { PATTERN_MESSAGE } from './inputs/rules';
 import { isInteresting } from './rules/labels';
@@ -37,9 +37,26 @@ export async function loadTopic(
 
 /** The topic when `who` may see it (loadTopic's rules, for a document already read); NotFound otherwise. */
 export function visibleTopic(who: Caller | Viewer | null, topic: TopicDoc | null): TopicDoc {
-  if (!topic || topic.deleted) throw topicNotFound();
-  if (topic.removed && !mayModerate(who, topic.authorId)) throw topicNotFound();
-  return topic;
+  if (!maySeeTopic(who, topic)) throw topicNotFound();
+  return topic!;
+}
+
+/** loadTopic's rules as a test: known, not deleted, and not removed unless `who` is its author or an admin. */
+export function maySeeTopic(who: Caller | Viewer | null, topic: TopicDoc | null): boolean {
+  return !!topic && !topic.deleted && (!topic.removed || mayModerate(who, topic.authorId));
+}
+
+/**
+ * Why `viewer` may not read `target`'s history (7.1), or null when it may: a banned user, a deleted
+ * account, or a history shown only to logged-in users while the viewer is anonymous.
+ */
+export function historyClosed(target: UserDoc, viewer: Viewer | null): ForbiddenError | null {
+  if (target.banned) return new ForbiddenError('This user is banned', 'USER_BANNED');
+  if (target.deleted) return new ForbiddenError('This user has deleted their account', 'USER_DELETED');
+  if (target.settings?.historyVisibility === 'logged_in' && !viewer) {
+    return new ForbiddenError("This user's history is only visible to logged-in users", 'HISTORY_RESTRICTED');
+  }
+  return null;
 }
 
 export async function loadComment(

@@ -142,9 +142,11 @@ export interface CommentApi {
   /** For DataLoaders. */
   findByIds(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
   /**
-   * Comments by id as a topic tree shows them: deleted ones, and removed ones the actor may not
-   * moderate, as placeholders (no author, no text) instead of null; null only where unknown. The
-   * caller checks that the actor may see the comments' topics.
+   * Comments by id as the actor may see them wherever they appear (`node`, a comment's parent): in a
+   * topic the actor may see, as its tree shows them (deleted ones, and removed ones the actor may not
+   * moderate, as placeholders with no author and no text); in a topic hidden from the actor, as
+   * their author's history shows them (not deleted, removed only to their author and admins, while
+   * that history is open to the actor). Null where unknown or seen nowhere.
    */
   findByIdsAsShown(actor: Actor, ids: readonly number[]): Promise<(CommentView | null)[]>;
 }

@@ -124,13 +124,18 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
 /**
  * The response status, per GraphQL over HTTP: 200 whenever `data` is present and not null (partial
  * data with field errors, under application/json and application/graphql-response+json alike), so
- * clients keep the data. A mutation of which every field failed (each null with its own error, e.g.
- * the one `uploadFile` of an operation refused) changed nothing and is answered as refused: `data`
- * null. When the operation produced no data, an error that concerns the whole request sets the
- * status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
+ * clients keep the data, for queries and mutations alike. Every mutation field is nullable, so a
+ * refused field is null with its error while the fields applied before it keep their results (and
+ * the answer is 200). A mutation of which every field was refused (each null with an error at that
+ * very field, e.g. the one `uploadFile` of an operation) changed nothing and is answered as refused:
+ * `data` null. When the operation produced no data, an error that concerns the whole request sets
+ * the status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
  * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
  * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused
  * before execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
+ *
+ * A batch shares one response head between its operations, which finish in any order: the status is
+ * 200 when any operation produced data, else the highest-ranked refusal among them.
  */
 export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
   // The database being away decides first: nothing else can be answered meaningfully then.
@@ -141,27 +146,34 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
     FORBIDDEN: 2,
     TOO_MANY_REQUESTS: 1,
   };
+  const rank = (e: AppError | undefined) => (e ? (RANK[e.code] ?? 0) : 0);
+  /** What the operations of one response head (one request, or one batch) have produced so far. */
+  const heads = new WeakMap<object, { data: boolean; chosen?: AppError }>();
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response, errors, operation }) {
-          if (response.body.kind !== 'single' || !('data' in response.body.singleResult)) return;
           const http = response.http;
-          const result = response.body.singleResult;
-          if (operation?.operation === 'mutation' && nothingChanged(result.data, result.errors)) result.data = null;
-          if (result.data != null) {
+          let head = heads.get(http);
+          if (!head) heads.set(http, (head = { data: false }));
+          const result = response.body.kind === 'single' ? response.body.singleResult : undefined;
+          if (result && operation?.operation === 'mutation' && nothingChanged(result.data, result.errors)) {
+            result.data = null;
+          }
+          if (result?.data != null) head.data = true;
+          for (const e of errors ?? []) {
+            const known = classifyError(unwrapResolverError(e));
+            if (known && rank(known) > rank(head.chosen)) head.chosen = known;
+          }
+          if (head.data) {
             http.status = 200;
             http.headers.delete('www-authenticate');
             http.headers.delete('retry-after');
             return;
           }
-          let chosen: AppError | undefined;
-          for (const e of errors ?? []) {
-            const known = classifyError(unwrapResolverError(e));
-            if (known && (RANK[known.code] ?? 0) > (chosen ? RANK[chosen.code]! : 0)) chosen = known;
-          }
           // Otherwise Apollo's status stands (an upload refused for its size: 413).
-          if (!chosen) return;
+          const chosen = head.chosen;
+          if (!chosen || !result || !('data' in result)) return;
           http.status = chosen.status;
           if (chosen.code === 'UNAUTHENTICATED') http.headers.set('www-authenticate', 'Bearer');
           if (chosen instanceof TooManyRequestsError) http.headers.set('retry-after', String(chosen.retryAfter));
@@ -172,9 +184,11 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
 }
 
 /**
- * Whether no field of a mutation produced anything: each is null and an error names it. (A nullable
- * mutation such as `uploadFile` then answers like a refused operation, while two aliases of which
- * one failed keep the other's result and a 200. Queries keep GraphQL's `data` as executed.)
+ * Whether no field of a mutation changed anything: each is null with an error at that very field
+ * (its resolver refused). A field that is null because something below it failed after it resolved
+ * (an error deeper in its selection) did change something, and keeps `data`. (A nullable mutation
+ * such as `uploadFile` then answers like a refused operation, while two aliases of which one failed
+ * keep the other's result and a 200. Queries keep GraphQL's `data` as executed.)
  */
 function nothingChanged(
   data: Record<string, unknown> | null | undefined,
@@ -182,5 +196,8 @@ function nothingChanged(
 ): boolean {
   if (data == null || !errors?.length) return false;
   const keys = Object.keys(data);
-  return keys.length > 0 && keys.every((k) => data[k] === null && errors.some((e) => e.path?.[0] === k));
+  return (
+    keys.length > 0 &&
+    keys.every((k) => data[k] === null && errors.some((e) => e.path?.length === 1 && e.path[0] === k))
+  );
 }

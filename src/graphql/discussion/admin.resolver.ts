@@ -21,7 +21,7 @@ function topicOut(ctx: GraphQLContext, t: TopicView): TopicNode {
 
 @Resolver()
 export class AdminResolver {
-  @Mutation(() => Group, { description: 'Admin: creates a group.' })
+  @Mutation(() => Group, { nullable: true, description: 'Admin: creates a group.' })
   async createGroup(
     @Arg('path', () => String, {
       description: 'The path: lowercase labels joined by dots (`tech`, `games.tabletop`), with or without `~`.',
@@ -40,6 +40,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description:
       'Admin: removes a topic (only its author and admins still see it), or restores it with `removed: false`.',
   })
@@ -54,6 +55,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => Comment, {
+    nullable: true,
     description:
       'Admin: removes a comment (hidden from everyone but its author and admins), or restores it with ' +
       '`removed: false`.',
@@ -69,6 +71,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description:
       'Admin: locks a topic (no new comments or edits, admins excepted), or unlocks it with `locked: false`.',
   })
@@ -81,7 +84,10 @@ export class AdminResolver {
     return topicOut(ctx, await discussion(ctx).topics.setLocked(ctx.actor, id, locked));
   }
 
-  @Mutation(() => Topic, { description: 'Admin: marks a topic official, or not with `official: false`.' })
+  @Mutation(() => Topic, {
+    nullable: true,
+    description: 'Admin: marks a topic official, or not with `official: false`.',
+  })
   async setTopicOfficial(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('official', () => Boolean, on('true to mark official, false to unmark.')) official: boolean,
@@ -91,7 +97,7 @@ export class AdminResolver {
     return topicOut(ctx, await discussion(ctx).topics.setOfficial(ctx.actor, id, official));
   }
 
-  @Mutation(() => Topic, { description: "Replaces a topic's tags (admins, and the topic's author)." })
+  @Mutation(() => Topic, { nullable: true, description: "Replaces a topic's tags (admins, and the topic's author)." })
   async editTopicTags(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
     @Arg('tags', () => [String], { description: 'The new tags, in order.' }) tags: string[],
@@ -102,6 +108,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => User, {
+    nullable: true,
     description:
       'Admin: bans a user (their tokens stop working, their history is closed), or lifts the ban with `banned: false`.',
   })

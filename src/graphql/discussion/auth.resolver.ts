@@ -16,6 +16,7 @@ function payload(ctx: GraphQLContext, r: TokenResult): AuthPayload {
 @Resolver()
 export class AuthResolver {
   @Mutation(() => AuthPayload, {
+    nullable: true,
     description:
       'Creates an account (while registration is open) and logs it in. Usernames: 3–20 letters, ' +
       'digits, `_` or `-`; passwords: at least 8 characters. ' +
@@ -35,6 +36,7 @@ export class AuthResolver {
   }
 
   @Mutation(() => AuthPayload, {
+    nullable: true,
     description:
       'Exchanges a username and password for a bearer token (the same login as REST `POST /login`, ' +
       'sharing its rate limit: TOO_MANY_REQUESTS with `retryAfter`).',
@@ -48,6 +50,7 @@ export class AuthResolver {
   }
 
   @Mutation(() => Boolean, {
+    nullable: true,
     description: 'Revokes every token of the logged-in user, the one in use included. Always true.',
   })
   async logoutEverywhere(@Ctx() ctx: GraphQLContext): Promise<boolean> {
@@ -56,6 +59,7 @@ export class AuthResolver {
   }
 
   @Mutation(() => AuthPayload, {
+    nullable: true,
     description:
       "Changes the logged-in user's password; every older token stops working and a new one is returned. " +
       'A wrong current password is BAD_USER_INPUT on `currentPassword` (the token in use stays valid).',
@@ -69,6 +73,7 @@ export class AuthResolver {
   }
 
   @Mutation(() => User, {
+    nullable: true,
     description: "Changes the logged-in user's settings; read them back with `viewer { settings { … } }`.",
   })
   async updateSettings(

@@ -1,7 +1,6 @@
 /** The Comment fields that need more than the mapped node: its topic, its parent, its Markdown. */
 import { Ctx, FieldResolver, Info, Resolver, Root } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { NotFoundError } from '../../core/errors';
 import type { GraphQLContext } from '../context';
 import { Comment } from './comment.type';
 import { commentsAsShownById, publicTopicsById, topicsById } from './loaders';
@@ -37,19 +36,22 @@ function asksViewerFields(info: GraphQLResolveInfo): boolean {
 @Resolver(() => Comment)
 export class CommentResolver {
   @FieldResolver(() => Topic, {
-    description: 'The topic the comment belongs to (an error NOT_FOUND when the viewer may no longer see it).',
+    nullable: true,
+    description:
+      'The topic the comment belongs to; null when the viewer may not see it (deleted, or removed and the ' +
+      "viewer is neither its author nor an admin), as `node(id:)` answers for it. A user's history lists " +
+      'comments whatever the state of their topic.',
   })
   async topic(
     @Root() c: CommentNode,
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
-  ): Promise<TopicNode> {
+  ): Promise<TopicNode | null> {
     if (c.topic) return c.topic;
     let t =
       ctx.actor.kind === 'user' && !asksViewerFields(info) ? await publicTopicsById(ctx).load(c.view.topicId) : null;
     t ??= await topicsById(ctx).load(c.view.topicId);
-    if (!t) throw new NotFoundError('Topic not found');
-    return topicNode(ctx, t);
+    return t ? topicNode(ctx, t) : null;
   }
 
   @FieldResolver(() => Comment, {

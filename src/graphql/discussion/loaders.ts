@@ -75,7 +75,10 @@ export function commentsById(ctx: GraphQLContext): DataLoader<number, CommentVie
   );
 }
 
-/** Comments as a topic tree shows them (placeholders for deleted and hidden ones): parents and `node`. */
+/**
+ * Comments as the viewer sees them wherever they appear (a tree's placeholders included; in a
+ * hidden topic, as the author's history shows them): parents and `node`.
+ */
 export function commentsAsShownById(ctx: GraphQLContext): DataLoader<number, CommentView | null> {
   return loader(
     ctx,

@@ -42,7 +42,7 @@ function deletedComment(c: CommentView): CommentView {
 
 @Resolver()
 export class PostResolver {
-  @Mutation(() => Topic, { description: 'Posts a topic as the logged-in user.' })
+  @Mutation(() => Topic, { nullable: true, description: 'Posts a topic as the logged-in user.' })
   async postTopic(
     @Arg('input', () => PostTopicInput, { description: 'The topic.' }) input: PostTopicInput,
     @Ctx() ctx: GraphQLContext,
@@ -59,6 +59,7 @@ export class PostResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description: 'Edits a topic: its author (admins may change title, link and tags, not the text).',
   })
   async editTopic(
@@ -78,6 +79,7 @@ export class PostResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description:
       'Deletes a topic (its author only); it disappears for everyone. Returns it as it was, with `isDeleted: true`.',
   })
@@ -93,6 +95,7 @@ export class PostResolver {
   }
 
   @Mutation(() => CommentThread, {
+    nullable: true,
     description:
       'Posts a comment on a topic, or a reply to a comment at any depth (not on locked topics, admins excepted). ' +
       'Returns its thread node: the new comment record (with `topic` and `parent`), its depth, no replies.',
@@ -113,7 +116,10 @@ export class PostResolver {
     return newThread(c);
   }
 
-  @Mutation(() => Comment, { description: 'Edits a comment (its author only; not on locked topics, admins excepted).' })
+  @Mutation(() => Comment, {
+    nullable: true,
+    description: 'Edits a comment (its author only; not on locked topics, admins excepted).',
+  })
   async editComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
     @Arg('markdown', () => String, { description: 'The new text, in Markdown.' }) markdown: string,
@@ -124,6 +130,7 @@ export class PostResolver {
   }
 
   @Mutation(() => Comment, {
+    nullable: true,
     description:
       'Deletes a comment (its author only); it stays as a placeholder while it has replies. Returns the ' +
       'placeholder (`isDeleted: true`).',

@@ -31,6 +31,7 @@ const on = (description: string) => ({ nullable: false as const, defaultValue: t
 @Resolver()
 export class ReactionResolver {
   @Mutation(() => Topic, {
+    nullable: true,
     description: "Votes for a topic (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
   })
   async voteTopic(
@@ -46,6 +47,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Comment, {
+    nullable: true,
     description: "Votes for a comment (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
   })
   async voteComment(
@@ -58,6 +60,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description: 'Bookmarks a topic (or removes the bookmark with `bookmark: false`). Idempotent.',
   })
   async bookmarkTopic(
@@ -71,6 +74,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Comment, {
+    nullable: true,
     description: 'Bookmarks a comment (or removes the bookmark with `bookmark: false`). Idempotent.',
   })
   async bookmarkComment(
@@ -84,6 +88,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description:
       "Ignores a topic: it leaves the viewer's listing but stays readable (`viewerHasIgnored: true`). " +
       '`ignore: false` undoes it.',
@@ -100,6 +105,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Topic, {
+    nullable: true,
     description:
       "Records the logged-in viewer's visit to a topic (what REST `GET /topic/{id}` does on each read): " +
       '`lastVisitedAt` becomes now, ' +
@@ -116,6 +122,7 @@ export class ReactionResolver {
   }
 
   @Mutation(() => Comment, {
+    nullable: true,
     description:
       "Puts a label on a comment that is not one's own (each label once per user), or takes it back with " +
       '`add: false`. `EXEMPLARY` needs a reason.',

@@ -164,7 +164,7 @@ export class FileResolver {
   }
 
   @Mutation(() => [UploadedFile], {
-    nullable: 'items',
+    nullable: 'itemsAndList',
     description:
       'Uploads several files (a list variable, each element a multipart part), one after the other, each ' +
       "named by its part's filename; " +
@@ -224,6 +224,7 @@ export class FileResolver {
   }
 
   @Mutation(() => Boolean, {
+    nullable: true,
     description:
       'Deletes a file with its delete key: true when deleted, false when there is no such file. A wrong ' +
       'key is an UNAUTHENTICATED error.',

@@ -5,7 +5,8 @@
  */
 import { startTestServer, TestServer } from '../../helpers/server';
 import { Factory, TestUser } from '../../helpers/factories';
-import { gql } from './helpers';
+import { SYSTEM } from '../../../src/discussion';
+import { gql, rest } from './helpers';
 
 let s: TestServer;
 let f: Factory;
@@ -49,6 +50,89 @@ describe('FORBIDDEN (HTTP 403)', () => {
     const r = await gql(s, 'mutation { createGroup(path: "x") { path } }', {}, alice.token);
     expect(r.status).toBe(403);
     expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
+
+describe('partly applied mutations (HTTP 200, what was applied is in data)', () => {
+  it('a vote applied before a refused lockTopic: 200, the vote in data, the error at b', async () => {
+    const t = await f.topic(alice);
+    const r = await gql(
+      s,
+      `mutation { a: voteTopic(id: "${t.id36}") { id voteCount } b: lockTopic(id: "${t.id36}") { id isLocked } }`,
+      {},
+      bob.token,
+    );
+    expect(r.status).toBe(200);
+    expect(r.headers.get('www-authenticate')).toBeNull();
+    expect(r.body.data).toEqual({ a: { id: expect.any(String), voteCount: 1 }, b: null });
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors?.[0]).toMatchObject({ path: ['b'], extensions: { code: 'FORBIDDEN' } });
+    expect((await rest(s, `/topic/${t.id36}`)).body.topic.vote_count).toBe(1);
+  });
+
+  it('a refusal before an applied field: the applied one is kept too', async () => {
+    const t = await f.topic(alice);
+    const r = await gql(
+      s,
+      `mutation { b: lockTopic(id: "${t.id36}") { id } a: bookmarkTopic(id: "${t.id36}") { viewerHasBookmarked } }`,
+      {},
+      bob.token,
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ b: null, a: { viewerHasBookmarked: true } });
+  });
+
+  it('data is null only when nothing changed: every field refused at that field', async () => {
+    const t = await f.topic(alice);
+    const r = await gql(
+      s,
+      `mutation { a: lockTopic(id: "${t.id36}") { id } b: setTopicOfficial(id: "${t.id36}") { id } }`,
+      {},
+      bob.token,
+    );
+    expect(r.status).toBe(403);
+    expect(r.body.data).toBeNull();
+    expect(r.body.errors?.map((e) => e.path)).toEqual([['a'], ['b']]);
+  });
+
+  it('a query with data keeps 200 next to a FORBIDDEN field', async () => {
+    const carol = await f.user('carolx');
+    await f.d.users.ban(SYSTEM, carol.username);
+    const r = await gql(
+      s,
+      `{ groups { path } user(username: "${carol.username}") { history(first: 1) { nodes { __typename } } } }`,
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.data?.groups).toEqual(expect.any(Array));
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('batches: 200 when any operation produced data', () => {
+  let b: TestServer;
+  let member: TestUser;
+  beforeAll(async () => {
+    b = await startTestServer({ GRAPHQL_BATCHING: 'true' });
+    member = await new Factory(b).user('batcher');
+  });
+  afterAll(async () => b?.close());
+
+  it.each([
+    ['a query first', true],
+    ['the refused mutation first', false],
+  ])('a query and a refused mutation in one batch (%s)', async (_, queryFirst) => {
+    const ops = [{ query: '{ serverInfo { version } }' }, { query: 'mutation { createGroup(path: "nope") { path } }' }];
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${b.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${member.token}` },
+        body: JSON.stringify(queryFirst ? ops : [...ops].reverse()),
+      });
+      const body = (await res.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] }[];
+      expect(res.status).toBe(200);
+      const refused = body.find((x) => x.errors);
+      expect(refused).toMatchObject({ data: null, errors: [{ extensions: { code: 'FORBIDDEN' } }] });
+    }
   });
 });
 

@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   parse,
   print,
@@ -165,6 +166,13 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
             extensions: { code: 'BAD_REQUEST' },
           }),
         ];
+      }
+      // Variables that do not coerce are refused before anything runs, as over HTTP (BAD_USER_INPUT).
+      const variables = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {});
+      if (variables.errors) {
+        return variables.errors.map(
+          (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
+        );
       }
       return {
         schema,

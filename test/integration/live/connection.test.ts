@@ -139,6 +139,44 @@ describe('protocol and authentication', () => {
   });
 });
 
+describe('variables', () => {
+  it.each([
+    ['missing', {}],
+    ['of the wrong type', { id: { a: 1 } }],
+    ['null for a required one', { id: null }],
+  ])(
+    'a required variable %s is BAD_USER_INPUT with the message HTTP gives, and logs no error',
+    async (_, variables) => {
+      const http = await fetch(`${s.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'query($id: ID!) { topic(id: $id) { id } }', variables }),
+      });
+      const httpBody = (await http.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      expect(http.status).toBe(400);
+      expect(httpBody.errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+      const logged = jest.spyOn(s.agora.app.log, 'error');
+      try {
+        const c = liveClient(wsUrlOf(s.url));
+        clients.push(c);
+        const q = c.subscribe(ACTIVITY, variables);
+        await q.got.until(() => q.got.errors.length > 0 || q.got.messages.length > 0);
+        // Refused before it runs, as HTTP refuses it: an `error` message, no `next`.
+        expect(q.got.messages).toEqual([]);
+        expect(q.got.errors[0]).toEqual([
+          expect.objectContaining({
+            message: httpBody.errors[0]!.message,
+            extensions: { code: 'BAD_USER_INPUT' },
+          }),
+        ]);
+        expect(logged).not.toHaveBeenCalled();
+      } finally {
+        logged.mockRestore();
+      }
+    },
+  );
+});
+
 describe('limits', () => {
   it(`at most LIVE_MAX_SUBSCRIPTIONS per connection; completing one frees its place`, async () => {
     const topic = await f.topic(alice);

@@ -59,6 +59,25 @@ export interface CommentContext {
   tree?: { depth: number; state: CollapseState; children: CommentView[] };
 }
 
+/**
+ * Whether a comment is new to a viewer (4.5 `is_new`): the viewer has a previous visit to its
+ * topic, it was posted after that visit, it is not deleted and not the viewer's own; null when
+ * anonymous. The one rule of reads, feeds and live events (which carry the view built here).
+ */
+export function isNewFor(
+  viewer: Viewer | null,
+  c: Pick<CommentDoc, 'createdAt' | 'deleted' | 'authorId'>,
+  previousVisit: Date | null,
+): boolean | null {
+  if (!viewer) return null;
+  return (
+    previousVisit !== null &&
+    c.createdAt.getTime() > previousVisit.getTime() &&
+    !c.deleted &&
+    c.authorId !== viewer.userId
+  );
+}
+
 export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
   const { viewer } = ctx;
   const hidden = c.deleted || (c.removed && !mayModerate(viewer, c.authorId));
@@ -83,12 +102,7 @@ export function commentView(c: CommentDoc, ctx: CommentContext): CommentView {
     collapsedIndividual: state === 'individual',
     isOp: hidden ? null : c.authorId === c.topicAuthorId,
     isMe: viewer ? c.authorId === viewer.userId : null,
-    isNew: viewer
-      ? ctx.previousVisit !== null &&
-        c.createdAt.getTime() > ctx.previousVisit.getTime() &&
-        !c.deleted &&
-        c.authorId !== viewer.userId
-      : null,
+    isNew: isNewFor(viewer, c, ctx.previousVisit),
     voted: viewer ? ctx.mark?.voted === true : null,
     bookmarked: viewer ? ctx.mark?.bookmarked === true : null,
     depth: ctx.tree?.depth ?? 0,

@@ -57,13 +57,17 @@ function payload(ctx: LiveGraphQLContext, m: LiveMessage): LiveEventPayload {
     depth: m.depth,
     topic: topicNode(ctx, m.topic),
     comment: m.comment ? commentNode(m.comment) : null,
-    thread: m.kind === 'comment.posted' && m.comment ? newThread(ctx, m.comment, m.depth ?? 0) : null,
+    thread: m.kind === 'comment.posted' && m.comment ? newThread(m.comment, m.depth ?? 0) : null,
   };
 }
 
-/** A new comment at its place in the tree, as `postComment` answers it: no replies yet, not collapsed. */
-function newThread(ctx: LiveGraphQLContext, c: NonNullable<LiveMessage['comment']>, depth: number): ThreadNode {
-  const isNew = ctx.actor.kind === 'user' ? c.authorUsername !== ctx.actor.username : null;
+/**
+ * A new comment at its place in the tree, as `postComment` answers it: no replies yet, not collapsed.
+ * `isNew` is the domain's (the comment view was built for this subscriber: view-builders.ts
+ * isNewFor), as a read of the topic's threads marks it.
+ */
+function newThread(c: NonNullable<LiveMessage['comment']>, depth: number): ThreadNode {
+  const isNew = c.isNew;
   return { comment: commentNode(c), depth, isCollapsed: false, isCollapsedIndividually: false, isNew, replies: [] };
 }
 

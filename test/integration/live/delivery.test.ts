@@ -269,3 +269,33 @@ it('a subscription starts after what was recorded before it, however far behind 
     await slow.close();
   }
 });
+
+it("a new comment's thread.isNew follows the reads' rule: only after an earlier visit, never one's own", async () => {
+  const t = await f.topic(alice);
+  const bobToken = await bob.tokenNow();
+  const sub = client(wsUrlOf(s.url), bobToken).subscribe(ACTIVITY, { id: t.id36 });
+  await new Promise((r) => setTimeout(r, 300));
+  const readIsNew = async (id36: string) => {
+    const r = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bobToken}` },
+      body: JSON.stringify({ query: `{ topic(id: "${t.id36}") { threads { nodes { isNew comment { id36 } } } } }` }),
+    });
+    const nodes = ((await r.json()) as any).data.topic.threads.nodes as { isNew: boolean; comment: { id36: string } }[];
+    return nodes.find((n) => n.comment.id36 === id36)?.isNew;
+  };
+  // No visit of bob's yet: nothing is new to him, as a read says.
+  const before = await f.comment(alice, t, { markdown: 'before any visit' });
+  // After a visit: alice's next comment is new to bob, bob's own is not.
+  await f.visit(bob, t);
+  await new Promise((r) => setTimeout(r, 20));
+  const after = await f.comment(alice, t, { markdown: 'after the visit' });
+  const own = await f.comment(bob, t, { markdown: 'my own' });
+  const got = (await sub.got.count(3)).map((m) => m.data.topicActivity.thread);
+  expect(got.map((x) => [x.comment.id36, x.isNew])).toEqual([
+    [before.id36, false],
+    [after.id36, true],
+    [own.id36, false],
+  ]);
+  for (const x of got) expect(x.isNew).toBe(await readIsNew(x.comment.id36));
+});

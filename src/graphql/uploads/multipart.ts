@@ -12,6 +12,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { lingerAfterAnswer } from '../../core/lingering-close';
 import { ClientClosedRequestError, PayloadTooLargeError, ValidationError } from '../../core/errors';
 import { applyMap, MapError } from './map';
 import type { Upload } from './upload';
@@ -324,7 +325,13 @@ export function graphqlMultipart(app: FastifyInstance, limits: MultipartLimits):
           request.raw.destroy();
           return reply.code(499).send();
         }
-        if (!request.raw.complete) reply.header('connection', 'close');
+        if (!request.raw.complete) {
+          reply.header('connection', 'close');
+          // The client is still sending the body: read and drop what it sends after the answer, so
+          // the answer reaches it instead of a reset (as the files door does). Not for 413: a body
+          // over a limit is not read a byte further.
+          if (err.status !== 413) lingerAfterAnswer(request.raw);
+        }
         const body = { errors: [{ message: err.message, extensions: { code: CODES[err.status] } }] };
         return reply.code(err.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
       }

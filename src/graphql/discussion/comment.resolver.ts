@@ -57,8 +57,9 @@ export class CommentResolver {
   @FieldResolver(() => Comment, {
     nullable: true,
     description:
-      'The comment this one replies to (a placeholder when deleted or hidden, as in the tree); null for ' +
-      'a top-level comment.',
+      'The comment this one replies to, as `node(id:)` answers it (a placeholder when deleted or hidden, as ' +
+      "in the tree); null for a top-level comment, and on a topic hidden from the viewer when its author's " +
+      'history does not show the parent either.',
   })
   async parent(@Root() c: CommentNode, @Ctx() ctx: GraphQLContext): Promise<CommentNode | null> {
     if (c.parent !== undefined) return c.parent;

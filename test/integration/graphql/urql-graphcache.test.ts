@@ -138,20 +138,23 @@ const HISTORY = gql`
 it('reads a listing, a tree, a history (with a comment on a deleted topic) and settings; nothing printed', async () => {
   const c = await client(bob);
   const list = await c
-    .query(gql`
-      {
-        topics(first: 5) {
-          nodes {
-            id
-            title
-            author {
+    .query(
+      gql`
+        {
+          topics(first: 5) {
+            nodes {
               id
-              username
+              title
+              author {
+                id
+                username
+              }
             }
           }
         }
-      }
-    `)
+      `,
+      {},
+    )
     .toPromise();
   expect(list.error).toBeUndefined();
   expect(list.data.topics.nodes.map((t: { title: string }) => t.title)).toContain('Trees');
@@ -169,18 +172,21 @@ it('reads a listing, a tree, a history (with a comment on a deleted topic) and s
   expect(onDeleted.topic).toBeNull();
 
   const settings = await c
-    .query(gql`
-      {
-        viewer {
-          id
-          username
-          settings {
-            historyVisibility
-            collapseOldComments
+    .query(
+      gql`
+        {
+          viewer {
+            id
+            username
+            settings {
+              historyVisibility
+              collapseOldComments
+            }
           }
         }
-      }
-    `)
+      `,
+      {},
+    )
     .toPromise();
   expect(settings.error).toBeUndefined();
   expect(settings.data.viewer.settings).toEqual(expect.objectContaining({ collapseOldComments: true }));

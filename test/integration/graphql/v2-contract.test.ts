@@ -112,7 +112,7 @@ describe('HTTP status per GraphQL over HTTP', () => {
     },
   );
 
-  it('401/403 only when the whole operation is refused (no data); codes kept, never extensions.http', async () => {
+  it('401/403 only when the whole operation is refused (nothing applied); never extensions.http', async () => {
     const anon = await gql(s, 'mutation { voteTopic(id: "1") { id } }');
     expect([anon.status, anon.body.data]).toEqual([401, null]);
     const admin = await gql(s, 'mutation { createGroup(path: "x") { path } }', {}, bob.token);
@@ -123,7 +123,9 @@ describe('HTTP status per GraphQL over HTTP', () => {
       {},
       bob.token,
     );
-    expect([mixed.status, mixed.body.data]).toEqual([403, null]); // mutation root fields are non-null: no data
+    // The bookmark was applied: its result stays, the refusal is an error at `b`, the status 200.
+    expect([mixed.status, mixed.body.data]).toEqual([200, { a: { id36: '1' }, b: null }]);
+    expect(mixed.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['b'], 'FORBIDDEN']]);
     for (const r of [anon, admin, mixed])
       for (const e of r.body.errors ?? []) expect(e.extensions).not.toHaveProperty('http');
     const query = await gql(s, '{ groups { path } viewer { username } topic(id: "zz") { id } }', {}, 'not-a-token');

@@ -84,7 +84,7 @@ export class VoteService implements VoteApi {
     );
     if (!changed) return { viewer, post: topic, changed, mark };
     // The mark changed exactly once (a conditional update), so the count moves exactly once. The
-    // event's number is taken meanwhile; the event is written after the count (event-writer.ts).
+    // event is written after the count, and takes its number then (event-writer.ts).
     const counted = this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
     const [updated] = await Promise.all([counted, recordTopicVoted(this.d, topic, counted)]);
     return { viewer, post: updated ?? topic, changed, mark };

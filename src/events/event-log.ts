@@ -98,7 +98,7 @@ export class EventLog {
       const at = new Date(sentAt);
       const docs = rest.map((input, i) => ({ ...input, _id: start + i, at, w: token }));
       try {
-        await collectionOf(this.events).insertMany(docs as EventDoc[], { ordered: true });
+        await this.insert(docs);
         // The number after the batch was free when the insert was sent.
         this.seen(start + docs.length - 1, sentAt);
         return;
@@ -110,13 +110,27 @@ export class EventLog {
           await this.endFrom(start + written);
           continue;
         }
-        if (++failures > MAX_FAILED_INSERTS) throw err;
-        await new Promise((r) => setTimeout(r, RETRY_BASE_MS * 2 ** (failures - 1)));
-        const mine = await this.writtenBy(token, start, docs.length).catch(() => 0);
+        // Written or not: nothing is tried again before the log says which (guessing "not" could
+        // write an event twice).
+        let mine: number | undefined;
+        let last = err;
+        while (mine === undefined) {
+          if (++failures > MAX_FAILED_INSERTS) throw last;
+          await new Promise((r) => setTimeout(r, RETRY_BASE_MS * 2 ** (failures - 1)));
+          mine = await this.writtenBy(token, start, docs.length).catch((e: unknown) => {
+            last = e;
+            return undefined;
+          });
+        }
         rest = rest.slice(mine);
         if (mine > 0) this.seen(start + mine - 1);
       }
     }
+  }
+
+  /** The one insert command of a batch (its own method: tests inject faults here). */
+  protected async insert(docs: EventDoc[]): Promise<void> {
+    await collectionOf(this.events).insertMany(docs, { ordered: true });
   }
 
   /** How many of the numbers start.. hold the batch's own events (a prefix, since its insert is ordered). */

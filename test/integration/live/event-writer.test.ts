@@ -4,6 +4,7 @@
  * it; events waiting together go in one insert; writers of several instances at once leave every
  * event once under dense numbers; a known end too old to trust is asked for again.
  */
+import { MongoNetworkError } from 'mongodb';
 import { EventLog } from '../../../src/events/event-log';
 import { EventWriter } from '../../../src/events/event-writer';
 import type { EventInput } from '../../../src/events/types';
@@ -172,6 +173,40 @@ it('an event whose change failed is not written and takes no number; the others 
     process.off('unhandledRejection', onUnhandled);
   }
 });
+
+/** A log whose next insert fails like a lost connection, before or after the server wrote it. */
+class FlakyLog extends EventLog {
+  failNext: 'before' | 'after' | undefined;
+  failures = 0;
+
+  protected override async insert(docs: Parameters<EventLog['insert']>[0]): Promise<void> {
+    const fail = this.failNext;
+    this.failNext = undefined;
+    if (fail === 'before') this.failures++;
+    if (fail === 'before') throw new MongoNetworkError('connection lost before the insert');
+    await super.insert(docs);
+    if (fail === 'after') this.failures++;
+    if (fail === 'after') throw new MongoNetworkError('connection lost after the insert');
+  }
+}
+
+it.each(['before', 'after'] as const)(
+  'an insert that fails %s the server wrote it is tried again: every event once, in order',
+  async (when) => {
+    const flaky = new FlakyLog(s.agora.db);
+    const writer = new EventWriter(flaky, () => {}, logger);
+    const before = await log.head();
+    flaky.failNext = when;
+    await Promise.all([writer.record(voted(81)), writer.record(voted(82)), writer.record(voted(83))]);
+    expect(flaky.failures).toBe(1);
+    const events = await log.readRange(before + 1, 6);
+    expect(events.map((e) => [e.seq - before, e.topicId])).toEqual([
+      [1, 81],
+      [2, 82],
+      [3, 83],
+    ]);
+  },
+);
 
 describe("a change's event costs one round trip after its last writes", () => {
   let f: Factory;

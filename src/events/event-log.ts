@@ -158,6 +158,19 @@ export class EventLog {
   }
 
   /**
+   * The first number in use after `seq` (0 if none). A range read, which FerretDB answers by reading
+   * the whole collection: only for a reader that pruning overtook (feed.ts), never on a hot path.
+   */
+  async firstAfter(seq: number): Promise<number> {
+    const [first] = await this.events.collection
+      .find({ _id: { $gt: seq } } as never, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
+    return (first?._id as unknown as number) ?? 0;
+  }
+
+  /**
    * The end of the log, given a number in use (or 0): numbers after it at doubling distances are
    * probed in one read, then the gap between the last one found and the next one free is narrowed
    * (the log has no holes after a number in use, so the end lies between them).

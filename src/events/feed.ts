@@ -26,6 +26,7 @@ const FIRST_WINDOW = 8;
  */
 const QUIET_AFTER_MS = 10_000;
 const QUIET_FACTOR = 4;
+const END_CHECK_MS = 5000;
 
 export type FeedListener = (batch: readonly LiveEvent[]) => Promise<void>;
 
@@ -39,6 +40,11 @@ export interface FeedOptions {
   beforeSync?: () => Promise<void>;
   /** Called each time the feed jumps over a hole (pruning made it: never while it keeps up). */
   onGapSkipped?: () => void;
+  /**
+   * While reads find nothing, how often the log's end is asked for (END_CHECK_MS by default): an end
+   * past the position with the next number gone means pruning overtook this reader.
+   */
+  endCheckMs?: number;
 }
 
 export class EventFeed {
@@ -50,6 +56,7 @@ export class EventFeed {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private lastEventAt = Date.now();
+  private endCheckedAt = Date.now();
   private pulling: Promise<void> = Promise.resolve();
   /** A read queued by sync() and not started yet: later callers share it. */
   private queuedSync: Promise<void> | undefined;
@@ -177,7 +184,10 @@ export class EventFeed {
     // Most polls find nothing: the first read asks for a few numbers, later ones for a full window.
     for (let window = FIRST_WINDOW; ; window = READ_WINDOW) {
       const found = await this.log.readRange(this.released + 1, window);
-      if (found.length === 0) return;
+      if (found.length === 0) {
+        if (!(await this.overtaken())) return;
+        continue;
+      }
       const next: LiveEvent[] = [];
       for (const e of found) {
         if (e.seq !== this.released + next.length + 1) break;
@@ -185,18 +195,40 @@ export class EventFeed {
       }
       if (next.length === 0) {
         // Later events are kept, the next one is not: pruned before this instance read it.
-        const skipTo = found[0]!.seq - 1;
-        this.options.log.warn(
-          { from: this.released + 1, to: skipTo },
-          'live events feed skipped sequence numbers pruned before they were read',
-        );
-        this.options.onGapSkipped?.();
-        this.released = skipTo;
+        this.skipTo(found[0]!.seq - 1);
         continue;
       }
       await this.deliver(next);
       if (next.length < window && next.length === found.length) return;
     }
+  }
+
+  /**
+   * Nothing follows the position. Now and then the log's end is asked for: past the position, every
+   * number up to it was written, so a next number still missing after that was pruned (a reader
+   * more than the retention behind, e.g. a process paused that long); the feed then goes on from the
+   * first event kept after it.
+   */
+  private async overtaken(): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.endCheckedAt < (this.options.endCheckMs ?? END_CHECK_MS)) return false;
+    this.endCheckedAt = now;
+    const end = await this.log.head();
+    if (end <= this.released || (await this.log.has(this.released + 1))) return false;
+    const next = await this.log.firstAfter(this.released);
+    if (next === 0) return false;
+    this.skipTo(next - 1);
+    return true;
+  }
+
+  private skipTo(seq: number): void {
+    if (seq <= this.released) return;
+    this.options.log.warn(
+      { from: this.released + 1, to: seq },
+      'live events feed skipped sequence numbers pruned before they were read',
+    );
+    this.options.onGapSkipped?.();
+    this.released = seq;
   }
 
   private async deliver(batch: LiveEvent[]): Promise<void> {

@@ -7,6 +7,7 @@
 import { MongoNetworkError } from 'mongodb';
 import { EventLog } from '../../../src/events/event-log';
 import { EventWriter } from '../../../src/events/event-writer';
+import { EventFeed } from '../../../src/events/feed';
 import type { EventInput } from '../../../src/events/types';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { Factory } from '../../helpers/factories';
@@ -285,5 +286,54 @@ describe('pruning (a database of its own: events are deleted under the writers)'
       [0, 71],
       [1, 72],
     ]);
+  });
+
+  it('a reader that pruning overtook goes on from the first event kept, and counts each hole it skipped', async () => {
+    const writer = new EventWriter(view, () => {}, logger);
+    const warned: unknown[] = [];
+    let skipped = 0;
+    const got: number[] = [];
+    let gate: () => void = () => {};
+    const held = new Promise<void>((r) => (gate = r));
+    const feed = new EventFeed(view, {
+      pollIntervalMs: 20,
+      log: {
+        info: () => {},
+        warn: (...a: unknown[]) => warned.push(a),
+        error: (...a: unknown[]) => errors.push(a),
+      } as never,
+      onGapSkipped: () => skipped++,
+      endCheckMs: 100,
+    });
+    feed.listen(async (batch) => {
+      got.push(...batch.map((e) => e.topicId!));
+      // The reader is held after its first event, as a paused process would be.
+      if (got.length === 1) await held;
+    });
+    await feed.start();
+    await feed.want();
+    try {
+      await writer.record(voted(1));
+      for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual([1]);
+      for (let i = 2; i <= 100; i++) writer.record(voted(i));
+      await writer.flushed();
+      await new Promise((r) => setTimeout(r, 20));
+      const cut = new Date();
+      await new Promise((r) => setTimeout(r, 20));
+      for (let i = 101; i <= 120; i++) writer.record(voted(i));
+      await writer.flushed();
+      // Pruned while the reader was held: 2..100 (more than a read's window), then 110 and 111.
+      expect(await view.prune(cut)).toBeGreaterThanOrEqual(99);
+      const end = await view.head();
+      await pruned.agora.db.conn.collection('events').deleteMany({ _id: { $in: [end - 10, end - 9] } as never });
+      gate();
+      for (let i = 0; i < 200 && got.length < 19; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual([1, ...Array.from({ length: 20 }, (_, i) => 101 + i).filter((n) => n !== 110 && n !== 111)]);
+      expect(skipped).toBe(2);
+      expect(warned).toHaveLength(2);
+    } finally {
+      await feed.stop();
+    }
   });
 });

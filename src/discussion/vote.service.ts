@@ -50,9 +50,9 @@ export class VoteService implements VoteApi {
 
   /**
    * When the vote changes: the topic, the mark's findAndModify (which returns the mark), then the
-   * topic's `$inc` (which returns the topic) beside the live event's number, then the event, whose
-   * batch the answer waits for (src/events/event-writer.ts). The answer is built from what the
-   * writes returned.
+   * topic's `$inc` (which returns the topic), then the live event, which takes its number as it is
+   * written and which the answer waits for (src/events/event-writer.ts). The answer is built from
+   * what the writes returned.
    */
   async voteTopic(actor: Actor, ref: PostRef, on: boolean): Promise<TopicView> {
     const { viewer, post, changed, mark } = await this.onTopic(actor, ref, on);

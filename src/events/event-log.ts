@@ -104,7 +104,8 @@ export class EventLog {
         return;
       } catch (err) {
         if (isDuplicateKey(err)) {
-          const written = (err as { insertedCount?: number }).insertedCount ?? 0;
+          const written =
+            (err as { insertedCount?: number }).insertedCount ?? (await this.writtenBy(token, start, docs.length));
           rest = rest.slice(written);
           // start + written is taken: the end is there or after it.
           await this.endFrom(start + written);

@@ -10,6 +10,7 @@
  * 3. Burst: 500 subscribers of another topic (250 on each instance); 200 comments posted in 10 s
  *    (one started every 50 ms, whether or not the previous one was answered) through A. Each
  *    subscriber must receive each comment exactly once, all in the same order: the log's order.
+ *    Each instance's count of holes its feed skipped (live_events_gaps_skipped_total) must stay 0.
  *
  * Writes bench/results/live.json and prints a summary. Figures are from a shared machine: noisy.
  */
@@ -54,6 +55,12 @@ async function heapOf(url) {
     total: read(/^nodejs_heap_size_total_bytes (\S+)/m),
     newSpace: read(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)/m),
   };
+}
+
+/** live_events_gaps_skipped_total from the server's /metrics. */
+async function gapsSkipped(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^live_events_gaps_skipped_total (\S+)/m.exec(text)?.[1] ?? NaN);
 }
 
 function percentile(values, p) {
@@ -240,6 +247,9 @@ async function main() {
       commentIdsInCursorOrder: idOrder.every((c, i) => i === 0 || c > idOrder[i - 1]),
     };
     log(`burst: ${JSON.stringify(results.burst)}`);
+    // Holes the feed of each instance jumped over in the events log: 0 unless events were pruned unread.
+    results.gapsSkipped = { a: await gapsSkipped(a.url), b: await gapsSkipped(b.url) };
+    log(`gaps skipped: ${JSON.stringify(results.gapsSkipped)}`);
     await onA.dispose();
     await onB.dispose();
   } finally {

@@ -78,6 +78,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Holes the live events feed jumped over (src/events/feed.ts): only pruning makes one, under a
+   * reader more than the retention behind, so it stays 0 while every subscriber gets every event.
+   */
+  readonly liveGapsSkipped = new Counter({
+    name: 'live_events_gaps_skipped_total',
+    help: 'Holes in the events log the live feed skipped (events pruned before this instance read them).',
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }

@@ -10,7 +10,7 @@ export interface LiveConfig {
   keepAliveMs: number;
   /** Messages waiting to be written to one socket; a consumer that falls further behind is dropped. */
   queueLimit: number;
-  /** How often each instance reads the events log when the database has no change streams. */
+  /** How often each instance reads the events log (the same on every database: src/events/feed.ts). */
   pollIntervalMs: number;
   /** How long events are kept, and so how far back a client can resume from a cursor. */
   eventRetentionMs: number;

@@ -10,14 +10,15 @@
  * the same DATA_DIR (a second command line, a restarted server) reuses a recorded server that is
  * still alive instead of starting a second one on the same files. Its owner stops it; when the
  * owner is gone (a crashed server), the next process to look becomes the owner. Every decision —
- * launch, relaunch, adopt — is taken holding DATA_DIR/db/launch.lock, so two live processes never
- * both own the database. A relaunch keeps the port (remembered in DATA_DIR/db/port), so clients
- * already connected reconnect by themselves.
+ * launch, relaunch, adopt — is taken holding the launch lock (DATA_DIR/db/launch.lock.<n>,
+ * launch-lock.ts), so two live processes never both own the database. A relaunch keeps the port
+ * (remembered in DATA_DIR/db/port), so clients already connected reconnect by themselves.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../config';
 import { commandLine } from '../core/process';
+import { acquireLaunchLock } from './launch-lock';
 import { buildFerretdb, cachedFerretdbPath, FERRETDB_VERSION, ferretdbBuildName, isAgoraBuild } from './ferretdb-build';
 import { freePort, isAlive, portIsFree, startServer, stopPid, waitForPort, whichSync } from './server-process';
 
@@ -70,7 +71,6 @@ export interface LaunchOptions {
 interface Place {
   dbDir: string;
   recordFile: string;
-  lockFile: string;
   portFile: string;
   cfg: DatabaseConfig;
   log: Log;
@@ -92,7 +92,6 @@ export async function launchDatabase(opts: LaunchOptions): Promise<LaunchedDatab
   const place: Place = {
     dbDir,
     recordFile: path.join(dbDir, 'server.json'),
-    lockFile: path.join(dbDir, 'launch.lock'),
     portFile: path.join(dbDir, 'port'),
     cfg,
     log,
@@ -227,7 +226,7 @@ async function answers(uri: string): Promise<boolean> {
 }
 
 async function withLock<T>(place: Place, fn: () => Promise<T>): Promise<T> {
-  const release = await acquireLock(place.lockFile, (pid) =>
+  const release = await acquireLaunchLock(place.dbDir, (pid) =>
     place.log(`waiting for process ${pid}, which is launching the database in ${place.dbDir} …`),
   );
   try {
@@ -440,45 +439,6 @@ function readRecord(file: string): ServerRecord | undefined {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as ServerRecord;
   } catch {
     return undefined;
-  }
-}
-
-/** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
-async function acquireLock(file: string, onWait: (holder: number | string) => void): Promise<() => void> {
-  let told = false;
-  const deadline = Date.now() + 15 * 60_000; // a first FerretDB build can hold it for minutes
-  for (;;) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const { holder, ageMs } = readLock(file);
-      // An empty lock may be one another process created a moment ago and has not yet written its
-      // pid into: taking it over then would let two launches run. Only an old empty lock is stale.
-      const stale = holder === undefined ? ageMs > 10_000 : !isAlive(holder);
-      if (stale) {
-        fs.rmSync(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`another process (pid ${holder ?? 'unknown'}) holds ${file}`, { cause: err });
-      }
-      if (!told) onWait(holder ?? 'unknown');
-      told = true;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
-function readLock(file: string): { holder: number | undefined; ageMs: number } {
-  try {
-    const text = fs.readFileSync(file, 'utf8');
-    const pid = Number(text);
-    const ageMs = Date.now() - fs.statSync(file).mtimeMs;
-    return { holder: text.trim() !== '' && Number.isInteger(pid) && pid > 0 ? pid : undefined, ageMs };
-  } catch {
-    return { holder: undefined, ageMs: Infinity }; // gone meanwhile: try again at once
   }
 }
 

@@ -44,8 +44,7 @@ export class CommentRepository {
    * Inserts a new comment under a fresh id (CounterRepository.insertWithNewId; `followUps.drawnId` first
    * when given). Then, at once: `followUps.alongside()` (the topic's count and activity) and
    * `followUps.announce(inserted, written)`, where `written` is the promise of the first (the live
-   * event: its number is taken while it runs and it is written after it). Neither waits for the
-   * other, so a post costs two round trips fewer.
+   * event is written after it, src/events/event-writer.ts). Neither waits for the other.
    *
    * A post writes no new version of the topic's comments: the topic's `commentPosts`, which its
    * `alongside` raises after the insert, is part of the cache's key (forTopic), so one write fewer

@@ -1,8 +1,8 @@
 /**
  * What the discussion services record in the live events log (src/events), one call per change,
  * made by the service that makes it, after the change and before its answer (or beside the change's
- * last writes, given as `after`: the event is written once they are done); events are written in
- * recording order, those waiting together in one batch (src/events/event-writer.ts). Only facts the subscriber
+ * last writes, given as `after`: the event is written once they are done, and takes its number then);
+ * events waiting together go in one batch (src/events/event-writer.ts). Only facts the subscriber
  * side cannot read back later are recorded (a new comment's depth and whom it answers); what a
  * viewer may see of a post is decided at delivery by this domain's own read services, as for any
  * query.

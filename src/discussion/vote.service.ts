@@ -50,9 +50,9 @@ export class VoteService implements VoteApi {
 
   /**
    * When the vote changes: the topic, the mark's findAndModify (which returns the mark), then the
-   * topic's `$inc` (which returns the topic) beside the live event's number, then the event, whose
-   * batch the answer waits for (src/events/event-writer.ts). The answer is built from what the
-   * writes returned.
+   * topic's `$inc` (which returns the topic), then the live event, which takes its number as it is
+   * written and which the answer waits for (src/events/event-writer.ts). The answer is built from
+   * what the writes returned.
    */
   async voteTopic(actor: Actor, ref: PostRef, on: boolean): Promise<TopicView> {
     const { viewer, post, changed, mark } = await this.onTopic(actor, ref, on);
@@ -84,7 +84,7 @@ export class VoteService implements VoteApi {
     );
     if (!changed) return { viewer, post: topic, changed, mark };
     // The mark changed exactly once (a conditional update), so the count moves exactly once. The
-    // event's number is taken meanwhile; the event is written after the count (event-writer.ts).
+    // event is written after the count, and takes its number then (event-writer.ts).
     const counted = this.d.topics.adjustVotes(topic._id, on ? 1 : -1);
     const [updated] = await Promise.all([counted, recordTopicVoted(this.d, topic, counted)]);
     return { viewer, post: updated ?? topic, changed, mark };

@@ -1,26 +1,40 @@
 /**
  * The events collection: one document per recorded event under a sequence number (`_id`), which
- * is the position subscribers resume from. Sequence numbers come from a counter document, as the
- * discussion's ids do (counter.repository.ts), with the same arbiter: the `_id` unique index.
+ * is the position subscribers resume from.
+ *
+ * An event takes its number in the insert that writes it: the writer inserts at the number after
+ * the last one it knows of, and the `_id` unique index refuses it if another writer was first (it
+ * then finds the new end and tries again). A number is never taken before its event is written, so
+ * no writer, however slow, can leave a hole for readers to wait on: a number is in use only once its
+ * event is, and a writer only ever writes right after a number it saw in use. The log is dense from
+ * its oldest kept event to its newest; the feed (feed.ts) reads it in order without waiting on
+ * anything. This needs no transaction, only the unique index, and works the same on FerretDB and
+ * MongoDB, with any number of instances writing.
+ *
+ * Pruning deletes the oldest events, so a writer must not trust a known end that is too old: the
+ * number after it may have been written and pruned since, and writing it again would put an event
+ * behind the readers. A known end is trusted for half the retention after the moment the number
+ * after it was seen free (an event written after that moment is kept at least the retention); past
+ * that the writer asks for the end again (`head`).
  */
+import crypto from 'node:crypto';
 import { Schema, type Model } from 'mongoose';
 import { collectionOf, type Database } from '../db/connection';
 import type { EventInput, EventKind, LiveEvent } from './types';
 
 interface EventDoc extends EventInput {
   _id: number;
+  /** When it was written (pruning goes by it). */
   at: Date;
-}
-
-interface CounterDoc {
-  _id: string;
-  seq: number;
+  /** The writing batch's token: tells after a failed insert which of its events were written. */
+  w?: string;
 }
 
 const eventSchema = new Schema<EventDoc>(
   {
     _id: { type: Number, required: true },
     at: { type: Date, required: true, index: true },
+    w: String,
     kind: { type: String, required: true },
     topicId: Number,
     commentId: Number,
@@ -34,92 +48,170 @@ const eventSchema = new Schema<EventDoc>(
   { versionKey: false, _id: false },
 );
 
-const counterSchema = new Schema<CounterDoc>({ _id: String, seq: Number }, { versionKey: false, _id: false });
-
-const COUNTER_ID = 'event';
-/** Contenders for one number retry with a fresh one; far more attempts than concurrent writers need. */
-const MAX_ATTEMPTS = 50;
+/** Failed inserts (other than to a taken number) retried before the batch is given up. */
+const MAX_FAILED_INSERTS = 5;
+const RETRY_BASE_MS = 200;
+/** How far a known end is probed in one read: the gallop's reach (2^40 numbers) and a refining step's width. */
+const GALLOP_STEPS = 41;
+const REFINE_PROBES = 64;
 
 function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: number }).code === 11000;
+  const e = err as { code?: number; writeErrors?: { code?: number }[] | { code?: number } };
+  if (e.code === 11000) return true;
+  const writeErrors = Array.isArray(e.writeErrors) ? e.writeErrors : e.writeErrors ? [e.writeErrors] : [];
+  return writeErrors.length > 0 && writeErrors.every((w) => w.code === 11000);
+}
+
+export interface EventLogOptions {
+  /** How long events are kept (LIVE_EVENT_RETENTION): a known end is trusted for half of it. */
+  retentionMs: number;
 }
 
 export class EventLog {
   private readonly events: Model<EventDoc>;
-  private readonly counters: Model<CounterDoc>;
+  /** The highest number known to be in use (0: none known yet). */
+  private top = 0;
+  /** When the number after a known end was last seen free (0: never). */
+  private topCheckedAt = 0;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    db: Database,
+    private readonly options: EventLogOptions = { retentionMs: 3_600_000 },
+  ) {
     this.events = db.model<EventDoc>('LiveEvent', eventSchema, 'events');
-    this.counters = db.model<CounterDoc>('LiveEventCounter', counterSchema, 'event_counters');
   }
 
   /**
-   * Writes the events, in order, under consecutive sequence numbers taken with one `$inc` (two
-   * commands for the whole batch). An event may come with `kept`, the outcome of the change it
-   * reports, still being written while its number is taken: the insert waits for it, so an event is
-   * never in the log before its change, and an event whose change failed is not written (its number
-   * stays unused: the feed skips such a gap after a while, feed.ts). An insert that finds a number
-   * taken (the counter fell behind: reset by hand, data restored without it) stops the ordered
-   * insert there; the events not written yet then go one at a time through append, which moves the
-   * counter on.
+   * Writes the events, in order, under consecutive numbers after the log's end (one insert for the
+   * batch when no other instance wrote meanwhile). When another writer took a number first, the ordered
+   * insert stops there; the events not written yet go after the new end. An insert that fails
+   * otherwise (a lost connection) may have been written or not: the batch's token says which of its
+   * events are in the log, and the rest is tried again a few times before the error is thrown.
    */
-  async appendMany(events: readonly { input: EventInput; at: Date; kept?: Promise<boolean> }[]): Promise<void> {
-    if (events.length === 0) return;
-    const last = await this.allocate(events.length);
-    const kept = await Promise.all(events.map((e) => e.kept ?? true));
-    const numbered = events.map((e, i) => ({ e, _id: last - events.length + 1 + i })).filter((_, i) => kept[i]);
-    if (numbered.length === 0) return;
-    let inserted: number;
-    try {
-      const docs = numbered.map(({ e, _id }) => ({ ...stripUndefined(e.input), _id, at: e.at }));
-      await collectionOf(this.events).insertMany(docs as EventDoc[], { ordered: true });
-      return;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      inserted = (err as { insertedCount?: number }).insertedCount ?? 0;
-    }
-    for (const { e } of numbered.slice(inserted)) await this.append(e.input, e.at);
-  }
-
-  /** Writes the event under the next free sequence number and returns that number. */
-  async append(input: EventInput, at: Date): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      const seq = await this.allocate(1);
+  async appendMany(inputs: readonly EventInput[]): Promise<void> {
+    const token = crypto.randomBytes(9).toString('base64url');
+    let rest = inputs.map((input) => stripUndefined(input));
+    for (let failures = 0; rest.length > 0;) {
+      if (Date.now() - this.topCheckedAt > this.options.retentionMs / 2) await this.head();
+      const start = this.top + 1;
+      const sentAt = Date.now();
+      const at = new Date(sentAt);
+      const docs = rest.map((input, i) => ({ ...input, _id: start + i, at, w: token }));
       try {
-        await this.events.create({ ...stripUndefined(input), _id: seq, at });
-        return seq;
+        await this.insert(docs);
+        // The number after the batch was free when the insert was sent.
+        this.seen(start + docs.length - 1, sentAt);
+        return;
       } catch (err) {
-        if (!isDuplicateKey(err) || attempt >= MAX_ATTEMPTS) throw err;
-        // The counter fell behind the log (reset by hand, data restored without it): move it
-        // past the highest number in use and try again.
-        const top = await this.events.findOne({}, { _id: 1 }).sort({ _id: -1 }).lean();
-        if (top) await this.counters.updateOne({ _id: COUNTER_ID, seq: { $lt: top._id } }, { $set: { seq: top._id } });
+        if (isDuplicateKey(err)) {
+          const written =
+            (err as { insertedCount?: number }).insertedCount ?? (await this.writtenBy(token, start, docs.length));
+          rest = rest.slice(written);
+          // start + written is taken: the end is there or after it.
+          await this.endFrom(start + written);
+          continue;
+        }
+        // Written or not: nothing is tried again before the log says which (guessing "not" could
+        // write an event twice).
+        let mine: number | undefined;
+        let last = err;
+        while (mine === undefined) {
+          if (++failures > MAX_FAILED_INSERTS) throw last;
+          await new Promise((r) => setTimeout(r, RETRY_BASE_MS * 2 ** (failures - 1)));
+          mine = await this.writtenBy(token, start, docs.length).catch((e: unknown) => {
+            last = e;
+            return undefined;
+          });
+        }
+        rest = rest.slice(mine);
+        if (mine > 0) this.seen(start + mine - 1);
       }
     }
   }
 
-  /** Takes `count` numbers; returns the last of them. */
-  private async allocate(count: number): Promise<number> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // The driver's own findAndModify: one per batch written, nothing to cast.
-        const doc = await collectionOf(this.counters).findOneAndUpdate(
-          { _id: COUNTER_ID },
-          { $inc: { seq: count } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        return doc!.seq;
-      } catch (err) {
-        if (isDuplicateKey(err) && attempt < 3) continue;
-        throw err;
-      }
-    }
+  /** The one insert command of a batch (its own method: tests inject faults here). */
+  protected async insert(docs: EventDoc[]): Promise<void> {
+    await collectionOf(this.events).insertMany(docs, { ordered: true });
   }
 
-  /** The last sequence number handed out (0 before any event). */
+  /** How many of the numbers start.. hold the batch's own events (a prefix, since its insert is ordered). */
+  private async writtenBy(token: string, start: number, count: number): Promise<number> {
+    const docs = await this.readDocs(numbers(start, count));
+    let n = 0;
+    for (const d of docs) {
+      if (d._id !== start + n || d.w !== token) break;
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * The last number in use: the newest event by time (an index read), then the numbers after it
+   * probed until one is free (another instance's clock may run behind). 0 for an empty log.
+   */
   async head(): Promise<number> {
-    const doc = await this.counters.findOne({ _id: COUNTER_ID }).lean();
-    return doc?.seq ?? 0;
+    const [latest] = await this.events.collection
+      .find({}, { projection: { _id: 1 } })
+      .sort({ at: -1 })
+      .limit(1)
+      .toArray();
+    return this.endFrom(Math.max(this.top, (latest?._id as unknown as number) ?? 0));
+  }
+
+  /**
+   * The first number in use after `seq` (0 if none). A range read, which FerretDB answers by reading
+   * the whole collection: only for a reader that pruning overtook (feed.ts), never on a hot path.
+   */
+  async firstAfter(seq: number): Promise<number> {
+    const [first] = await this.events.collection
+      .find({ _id: { $gt: seq } } as never, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
+    return (first?._id as unknown as number) ?? 0;
+  }
+
+  /**
+   * The end of the log, given a number in use (or 0): numbers after it at doubling distances are
+   * probed in one read, then the gap between the last one found and the next one free is narrowed
+   * (the log has no holes after a number in use, so the end lies between them).
+   */
+  private async endFrom(known: number): Promise<number> {
+    const checkedAt = Date.now();
+    let low = known;
+    const probes = Array.from({ length: GALLOP_STEPS }, (_, i) => known + 2 ** i);
+    const found = new Set((await this.readDocs(probes)).map((d) => d._id));
+    let high = known + 2 ** GALLOP_STEPS;
+    for (const p of probes) {
+      if (found.has(p)) low = p;
+      else {
+        high = p;
+        break;
+      }
+    }
+    while (high - low > 1) {
+      const step = Math.ceil((high - low) / REFINE_PROBES);
+      const ids: number[] = [];
+      for (let id = low + step; id < high; id += step) ids.push(id);
+      const present = new Set((await this.readDocs(ids)).map((d) => d._id));
+      let next = high;
+      for (const id of ids) {
+        if (present.has(id)) low = id;
+        else {
+          next = id;
+          break;
+        }
+      }
+      high = next;
+    }
+    this.seen(low, checkedAt);
+    return this.top;
+  }
+
+  /** Records that `seq` is in use; with `freeAt`, that the number after it was free at that time. */
+  private seen(seq: number, freeAt?: number): void {
+    if (seq > this.top) this.top = seq;
+    if (freeAt !== undefined && seq >= this.top) this.topCheckedAt = Math.max(this.topCheckedAt, freeAt);
   }
 
   /**
@@ -128,11 +220,16 @@ export class EventLog {
    * collection for a range query).
    */
   async readRange(from: number, count: number): Promise<LiveEvent[]> {
-    const ids = Array.from({ length: count }, (_, i) => from + i);
+    const docs = await this.readDocs(numbers(from, count));
+    for (const d of docs) this.seen(d._id);
+    return docs.map(toEvent);
+  }
+
+  private async readDocs(ids: number[]): Promise<EventDoc[]> {
     // The driver's own find: this runs several times a second on every instance, and the
     // documents need no casting.
     const docs = (await this.events.collection.find({ _id: { $in: ids } } as never).toArray()) as unknown as EventDoc[];
-    return docs.map(toEvent).sort((a, b) => a.seq - b.seq);
+    return docs.sort((a, b) => a._id - b._id);
   }
 
   /** Whether the event numbered `seq` is still kept (a resume cursor names one). */
@@ -140,39 +237,26 @@ export class EventLog {
     return (await this.events.countDocuments({ _id: seq })) > 0;
   }
 
-  /** Deletes events recorded before `before` (they can no longer be resumed from). */
-  async prune(before: Date): Promise<number> {
-    const r = await this.events.deleteMany({ at: { $lt: before } });
-    return r.deletedCount;
-  }
-
   /**
-   * Whether the deployment offers change streams: a replica set member says so in `hello`
-   * (`setName`); FerretDB and a standalone mongod do not.
+   * Deletes events written before `before` (they can no longer be resumed from), except the last
+   * one: the log's end is where the next number comes from, so an idle log never starts again at 1.
    */
-  async hasChangeStreams(): Promise<boolean> {
-    try {
-      const hello = await this.db.conn.db!.admin().command({ hello: 1 });
-      return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
-    } catch {
-      return false;
-    }
-  }
-
-  /** Calls `onInsert` for each event inserted from now on (replica sets only); returns a closer. */
-  watchInserts(onInsert: () => void, onError: (err: unknown) => void): () => Promise<void> {
-    const stream = this.events.collection.watch([{ $match: { operationType: 'insert' } }], { fullDocument: 'default' });
-    stream.on('change', () => onInsert());
-    stream.on('error', onError);
-    return () => stream.close();
+  async prune(before: Date): Promise<number> {
+    const end = await this.head();
+    const r = await this.events.deleteMany({ at: { $lt: before }, _id: { $lt: end } });
+    return r.deletedCount;
   }
 }
 
-function stripUndefined(input: EventInput): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+function numbers(from: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => from + i);
+}
+
+function stripUndefined(input: EventInput): EventInput {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as unknown as EventInput;
 }
 
 function toEvent(d: EventDoc): LiveEvent {
-  const { _id, ...rest } = d;
+  const { _id, w: _w, ...rest } = d;
   return { ...rest, kind: rest.kind as EventKind, seq: _id };
 }

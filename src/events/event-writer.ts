@@ -1,67 +1,69 @@
 /**
- * Writes recorded events to the log in the order they were recorded: recording is a push onto this
- * instance's queue, and one writer drains it, everything queued at once under one block of sequence
- * numbers (EventLog.appendMany: two commands however many events wait). One request at a time, each
- * change's event costs its two commands as before; under load, changes that arrive while a batch is
- * written share the next batch's two commands instead of taking two each.
+ * Writes recorded events to the log in the order their changes finished: an event joins this
+ * instance's queue once its change is done (at once when recorded without `after`), and one writer
+ * drains the queue, everything waiting in one insert (EventLog.appendMany: one command however many
+ * events wait, when no other instance wrote meanwhile). An event waiting for its change's last writes
+ * holds nothing up: events of other changes are written meanwhile, and it takes its number only when
+ * it is written, after them.
  *
- * A change may hand over its last writes with the event (record's `after`): the batch's numbers are
- * taken while they run and the insert waits for them, one round trip fewer per change.
- *
- * A change's answer waits for its event's batch (record() resolves then): a subscription opened on
- * any instance after the answer reads the log past it, so it never receives a change answered before
- * it existed. (Writing after the answer was tried: it broke that guarantee across instances, since
- * another instance cannot wait for this one's queue.) Nothing is dropped silently: an event the log
- * refuses is logged with its contents, never turned into a failed request. `flushed()` resolves once
- * everything recorded before the call has been written (the shutdown drain and the module's stop
- * wait for it).
+ * A change's answer waits for its event (record() resolves once it is written): a subscription
+ * opened on any instance after the answer reads the log past it, so it never receives a change
+ * answered before it existed. (Writing after the answer was tried: it broke that guarantee across
+ * instances, since another instance cannot wait for this one's queue.) Nothing is dropped silently:
+ * an event the log refuses (after its retries, event-log.ts) is logged with its contents, never turned
+ * into a failed request. `flushed()` resolves once everything recorded before the call has been
+ * written or given up, changes still running included (the module's stop waits for it); `written()`
+ * once what is queued now is (a subscription's start waits for that, never for a slow change).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventLog } from './event-log';
 import type { EventInput } from './types';
 
-interface Queued {
-  input: EventInput;
-  at: Date;
-  /** Whether the change it reports succeeded (EventLog.appendMany waits for it before the insert). */
-  kept?: Promise<boolean>;
-}
-
 export class EventWriter {
-  private queue: Queued[] = [];
+  private queue: EventInput[] = [];
   /** The batch being written and every batch scheduled after it. */
   private tail: Promise<void> = Promise.resolve();
+  /** Every record() not settled yet (its change running, or its event queued or being written). */
+  private readonly unsettled = new Set<Promise<void>>();
 
   constructor(
     private readonly log: EventLog,
-    private readonly written: () => void,
+    private readonly onWritten: () => void,
     private readonly logger: FastifyBaseLogger,
   ) {}
 
   /**
-   * Queues the event (timestamped now); it is written after the batches before it. Resolves once
-   * its batch is written (or refused and logged): the change's answer waits for that, so a
-   * subscription opened on any instance after the answer starts after this event.
-   *
-   * `after`, when given, is the rest of the change still being written: the batch takes its
-   * numbers meanwhile and inserts the event once `after` is done (not at all if it fails), so a
-   * change's last writes and its event's first command share a round trip.
+   * Queues the event, now or, with `after` (the rest of the change still being written), once
+   * `after` is done; not at all if `after` fails (its caller sees that failure itself). Resolves once
+   * the event is written (or refused and logged), or at once after a failed `after`.
    */
   record(input: EventInput, after?: Promise<unknown>): Promise<void> {
-    // Settled into a boolean at once: a change that fails before its batch is written leaves no
-    // unhandled rejection behind (its caller sees the failure through its own `after`).
-    const kept = after?.then(
-      () => true,
-      () => false,
-    );
-    this.queue.push({ input, at: new Date(), kept });
-    // The first event of a batch schedules its write; later ones join it until it starts.
-    if (this.queue.length === 1) this.tail = this.tail.then(() => this.writeBatch());
+    const done =
+      after === undefined
+        ? this.enqueue(input)
+        : after.then(
+            () => this.enqueue(input),
+            () => undefined,
+          );
+    this.unsettled.add(done);
+    void done.then(() => this.unsettled.delete(done));
+    return done;
+  }
+
+  /** Resolves once every event recorded before this call is written, refused, or dropped with its failed change. */
+  async flushed(): Promise<void> {
+    await Promise.all([...this.unsettled]);
+  }
+
+  /** Resolves once the events queued now are written (or refused and logged). */
+  written(): Promise<void> {
     return this.tail;
   }
 
-  /** Resolves once every event recorded before this call is written (or refused and logged). */
-  flushed(): Promise<void> {
+  private enqueue(input: EventInput): Promise<void> {
+    this.queue.push(input);
+    // The first event of a batch schedules its write; later ones join it until it starts.
+    if (this.queue.length === 1) this.tail = this.tail.then(() => this.writeBatch());
     return this.tail;
   }
 
@@ -72,10 +74,10 @@ export class EventWriter {
     try {
       await this.log.appendMany(batch);
     } catch (err) {
-      // The changes themselves are done and answered; live subscribers miss these events (and a
-      // client resuming from a cursor would too). Logged, never turned into a failed request.
-      for (const e of batch) this.logger.error({ err, event: e.input }, 'could not record a live event');
+      // The changes themselves are done; live subscribers miss these events (and a client resuming
+      // from a cursor would too). Logged, never turned into a failed request.
+      for (const e of batch) this.logger.error({ err, event: e }, 'could not record a live event');
     }
-    this.written();
+    this.onWritten();
   }
 }

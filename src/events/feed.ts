@@ -2,15 +2,15 @@
  * The reader of the events log, one per instance: it hands every event, whichever instance
  * recorded it, to its listeners once, in sequence order.
  *
- * How it learns of new events depends on what the database reports (EventLog.hasChangeStreams),
- * never on configuration: on a replica set a change stream on the events collection wakes it as
- * soon as one is inserted; elsewhere (FerretDB, a standalone mongod) it polls. Either way the
- * events themselves are read by sequence number, so one path orders and de-duplicates them.
+ * It polls the log by exact sequence numbers, the same way on every database (FerretDB, a
+ * standalone mongod, a replica set): change streams would wake it sooner on a replica set only, a
+ * second path that nothing here can run, so there is none.
  *
- * Numbers are handed out before the insert, so a later number can be visible before an earlier
- * one (two instances writing at once). The feed stops at such a gap and waits for it to fill;
- * a number whose insert never happened (a writer crashed between the two steps) is skipped
- * after GAP_WAIT_MS.
+ * An event takes its number when it is written (event-log.ts), so the log has no holes for a writer
+ * to fill later: the numbers after the position are either all there up to the end, or not yet taken.
+ * The only hole is one pruning made (a reader that fell further behind than the retention): the feed
+ * then jumps to the next event kept and counts it (`live_events_gaps_skipped_total`), which no live
+ * subscriber should ever see.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventLog } from './event-log';
@@ -19,10 +19,6 @@ import type { LiveEvent } from './types';
 /** Events read per query. */
 export const READ_WINDOW = 64;
 const FIRST_WINDOW = 8;
-/** How long a missing sequence number holds back the ones after it. */
-const GAP_WAIT_MS = 2000;
-/** With change streams the poll is only a safety net. */
-const CHANGE_STREAM_POLL_MS = 1000;
 /**
  * Polling slows down to QUIET_FACTOR × the interval after QUIET_AFTER_MS without an event (400 ms
  * by default): most of an idle instance's CPU is its polls, and only the first event after a quiet
@@ -30,9 +26,9 @@ const CHANGE_STREAM_POLL_MS = 1000;
  */
 const QUIET_AFTER_MS = 10_000;
 const QUIET_FACTOR = 4;
+const END_CHECK_MS = 5000;
 
 export type FeedListener = (batch: readonly LiveEvent[]) => Promise<void>;
-export type FeedMode = 'change-stream' | 'poll';
 
 export interface FeedOptions {
   pollIntervalMs: number;
@@ -42,6 +38,13 @@ export interface FeedOptions {
    * drain() wait for it, so they read past this instance's changes answered before them.
    */
   beforeSync?: () => Promise<void>;
+  /** Called each time the feed jumps over a hole (pruning made it: never while it keeps up). */
+  onGapSkipped?: () => void;
+  /**
+   * While reads find nothing, how often the log's end is asked for (END_CHECK_MS by default): an end
+   * past the position with the next number gone means pruning overtook this reader.
+   */
+  endCheckMs?: number;
 }
 
 export class EventFeed {
@@ -52,16 +55,13 @@ export class EventFeed {
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
-  private gap: { seq: number; since: number } | undefined;
-  private headCheckedAt = 0;
   private lastEventAt = Date.now();
+  private endCheckedAt = Date.now();
   private pulling: Promise<void> = Promise.resolve();
   /** A read queued by sync() and not started yet: later callers share it. */
   private queuedSync: Promise<void> | undefined;
   /** No live connection on this instance: nobody would receive what is read, so nothing is. */
   private idle = true;
-  private closeStream: (() => Promise<void>) | undefined;
-  mode: FeedMode = 'poll';
 
   constructor(
     private readonly log: EventLog,
@@ -82,10 +82,8 @@ export class EventFeed {
   async start(): Promise<void> {
     if (this.running) return;
     this.released = await this.log.head();
-    this.mode = (await this.log.hasChangeStreams()) ? 'change-stream' : 'poll';
     this.running = true;
-    if (this.mode === 'change-stream') this.openStream();
-    this.options.log.info({ mode: this.mode, position: this.released }, 'live events feed started');
+    this.options.log.info({ position: this.released }, 'live events feed started');
     this.loop = this.run();
   }
 
@@ -98,7 +96,6 @@ export class EventFeed {
     const p = this.pulling.then(async () => {
       if (!this.idle) return;
       this.released = await this.log.head();
-      this.gap = undefined;
       this.idle = false;
     });
     this.pulling = p.catch(() => {});
@@ -153,28 +150,9 @@ export class EventFeed {
     this.running = false;
     this.wake();
     await this.loop;
-    await this.closeStream?.().catch(() => {});
-    this.closeStream = undefined;
-  }
-
-  private openStream(): void {
-    try {
-      this.closeStream = this.log.watchInserts(
-        () => this.wake(),
-        (err) => {
-          // The poll keeps delivering meanwhile; reopen the stream a little later.
-          this.options.log.warn({ err }, 'live events change stream failed; reopening');
-          this.closeStream = undefined;
-          setTimeout(() => this.running && this.openStream(), 1000).unref();
-        },
-      );
-    } catch (err) {
-      this.options.log.warn({ err }, 'live events change stream could not be opened; polling');
-    }
   }
 
   private interval(): number {
-    if (this.mode === 'change-stream') return CHANGE_STREAM_POLL_MS;
     const quiet = Date.now() - this.lastEventAt > QUIET_AFTER_MS;
     return quiet ? this.options.pollIntervalMs * QUIET_FACTOR : this.options.pollIntervalMs;
   }
@@ -200,42 +178,57 @@ export class EventFeed {
     }
   }
 
-  /** Reads and hands out everything that follows the position without a gap. */
+  /** Reads and hands out everything that follows the position. */
   private async pull(): Promise<void> {
     if (this.idle) return;
     // Most polls find nothing: the first read asks for a few numbers, later ones for a full window.
     for (let window = FIRST_WINDOW; ; window = READ_WINDOW) {
       const found = await this.log.readRange(this.released + 1, window);
+      if (found.length === 0) {
+        if (!(await this.overtaken())) return;
+        continue;
+      }
       const next: LiveEvent[] = [];
       for (const e of found) {
         if (e.seq !== this.released + next.length + 1) break;
         next.push(e);
       }
-      if (next.length > 0) {
-        this.gap = undefined;
-        await this.deliver(next);
-        if (next.length === window || next.length < found.length) continue;
-        return;
+      if (next.length === 0) {
+        // Later events are kept, the next one is not: pruned before this instance read it.
+        this.skipTo(found[0]!.seq - 1);
+        continue;
       }
-      // Nothing follows directly. Later numbers present, or handed out by the counter, mean a gap
-      // (the counter is asked only now and then: more than a window of missing numbers is rare).
-      const now = Date.now();
-      if (found.length === 0) {
-        if (now - this.headCheckedAt < GAP_WAIT_MS) return;
-        this.headCheckedAt = now;
-        if ((await this.log.head()) <= this.released) return;
-      }
-      const missing = this.released + 1;
-      if (this.gap?.seq !== missing) this.gap = { seq: missing, since: now };
-      if (now - this.gap.since < GAP_WAIT_MS) return;
-      const skipTo = found.length > 0 ? found[0]!.seq - 1 : Math.min(await this.log.head(), this.released + window);
-      this.options.log.warn(
-        { from: missing, to: skipTo },
-        'live events feed skipped sequence numbers that were never written',
-      );
-      this.released = skipTo;
-      this.gap = undefined;
+      await this.deliver(next);
+      if (next.length < window && next.length === found.length) return;
     }
+  }
+
+  /**
+   * Nothing follows the position. Now and then the log's end is asked for: past the position, every
+   * number up to it was written, so a next number still missing after that was pruned (a reader
+   * more than the retention behind, e.g. a process paused that long); the feed then goes on from the
+   * first event kept after it.
+   */
+  private async overtaken(): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.endCheckedAt < (this.options.endCheckMs ?? END_CHECK_MS)) return false;
+    this.endCheckedAt = now;
+    const end = await this.log.head();
+    if (end <= this.released || (await this.log.has(this.released + 1))) return false;
+    const next = await this.log.firstAfter(this.released);
+    if (next === 0) return false;
+    this.skipTo(next - 1);
+    return true;
+  }
+
+  private skipTo(seq: number): void {
+    if (seq <= this.released) return;
+    this.options.log.warn(
+      { from: this.released + 1, to: seq },
+      'live events feed skipped sequence numbers pruned before they were read',
+    );
+    this.options.onGapSkipped?.();
+    this.released = seq;
   }
 
   private async deliver(batch: LiveEvent[]): Promise<void> {

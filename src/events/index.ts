@@ -21,13 +21,14 @@ export interface EventServices {
 const PRUNE_EVERY_MS = 60_000;
 
 export function createEvents(ctx: ModuleContext): DomainModule<EventServices> {
-  const log = new EventLog(ctx.db);
-  // Events are written in recording order, those waiting together in one batch (event-writer.ts).
+  const log = new EventLog(ctx.db, { retentionMs: ctx.config.live.eventRetentionMs });
+  // Events are written once their changes are done, those waiting together in one batch (event-writer.ts).
   const writer: EventWriter = new EventWriter(log, () => feed.wake(), ctx.log);
   const feed: EventFeed = new EventFeed(log, {
     pollIntervalMs: ctx.config.live.pollIntervalMs,
     log: ctx.log,
-    beforeSync: () => writer.flushed(),
+    beforeSync: () => writer.written(),
+    onGapSkipped: () => ctx.metrics.liveGapsSkipped.inc(),
   });
   const recorder: EventRecorder = {
     record: (event: EventInput, after?: Promise<unknown>) => writer.record(event, after),

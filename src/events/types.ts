@@ -36,7 +36,7 @@ export interface EventInput {
   userId?: number;
 }
 
-/** A recorded event: its position in the log (`seq`, the subscribers' cursor) and when it was recorded. */
+/** A recorded event: its position in the log (`seq`, the subscribers' cursor) and when it was written. */
 export interface LiveEvent extends EventInput {
   seq: number;
   at: Date;
@@ -45,8 +45,9 @@ export interface LiveEvent extends EventInput {
 /**
  * What the domain services are given: one call per change, made in the same service call as the
  * change, after it (or beside its last writes, handed over as `after`) and before its answer.
- * Events are written in recording order, those waiting together in one batch (event-writer.ts);
- * `record` resolves once its event is written, `flushed()` once everything recorded before it is.
+ * An event is written once its change is done, those waiting together in one batch, and takes its
+ * number then (event-writer.ts); `record` resolves once its event is written, `flushed()` once
+ * everything recorded before it is.
  */
 export interface EventRecorder {
   /** `after`: the change's writes still running; the event is written once they are done (event-writer.ts). */

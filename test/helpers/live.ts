@@ -50,6 +50,17 @@ function configEnv(s: TestServer): Record<string, string> {
   };
 }
 
+/**
+ * The holes the live feed of the app at `url` skipped (live_events_gaps_skipped_total, from
+ * /metrics): the live tests expect 0 on every instance.
+ */
+export async function skippedGaps(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = /^live_events_gaps_skipped_total (\d+)$/m.exec(text);
+  if (!m) throw new Error('/metrics has no live_events_gaps_skipped_total');
+  return Number(m[1]);
+}
+
 export type Json = any;
 
 /** What one subscription received. */

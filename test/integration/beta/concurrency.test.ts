@@ -324,10 +324,11 @@ describe('derived counts stay exact under concurrency', () => {
       f.d.comments.post(bob.actor, { topicId: topic.id36, markdown: 'counted once' }),
     );
     // With the recount (settling) they took 6, 7, 8 and 8: it read the post and its sources again.
-    // Votes and posts also record their live event (src/discussion/live-events.ts): the event's sequence
-    // number and its insert, 2 commands; a label records none. A post writes no new version of its
-    // topic's comments (the comment cache's key includes the topic's count of posts, which it raises).
-    const LIVE_EVENT = 2;
+    // Votes and posts also record their live event (src/discussion/live-events.ts): its insert, which
+    // takes its sequence number (src/events/event-log.ts), 1 command; a label records none. A post
+    // writes no new version of its topic's comments (the comment cache's key includes the topic's
+    // count of posts, which it raises).
+    const LIVE_EVENT = 1;
     expect({ topicVote, commentVote, label, post }).toEqual({
       topicVote: 3 + LIVE_EVENT,
       commentVote: 4 + LIVE_EVENT,

@@ -4,7 +4,15 @@
  */
 import WebSocket from 'ws';
 import { Factory, TestUser } from '../../helpers/factories';
-import { Instance, liveClient, LiveClient, rawSocket, startSecondInstance, wsUrlOf } from '../../helpers/live';
+import {
+  Instance,
+  liveClient,
+  LiveClient,
+  rawSocket,
+  skippedGaps,
+  startSecondInstance,
+  wsUrlOf,
+} from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
@@ -22,6 +30,11 @@ beforeAll(async () => {
   other = await startSecondInstance(s);
   f = new Factory(s);
   alice = await f.user('alice');
+});
+// Every event reached every instance's feed in order: none skipped a hole in the log.
+afterEach(async () => {
+  expect(await skippedGaps(s.url)).toBe(0);
+  expect(await skippedGaps(other.url)).toBe(0);
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));

@@ -4,7 +4,7 @@
  */
 import type { TopicView } from '../../../src/discussion';
 import { Factory, TestUser } from '../../helpers/factories';
-import { Instance, liveClient, LiveClient, startSecondInstance, wsUrlOf } from '../../helpers/live';
+import { Instance, liveClient, LiveClient, skippedGaps, startSecondInstance, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
@@ -39,6 +39,11 @@ beforeAll(async () => {
   alice = await f.user('alice');
   bob = await f.user('bob');
   topic = await f.topic(alice);
+});
+// Every event reached every instance's feed in order: none skipped a hole in the log.
+afterEach(async () => {
+  expect(await skippedGaps(s.url)).toBe(0);
+  expect(await skippedGaps(other.url)).toBe(0);
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));

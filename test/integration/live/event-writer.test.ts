@@ -1,11 +1,13 @@
 /**
- * The live events writer (src/events/event-writer.ts) on the real database: events recorded by
- * changes are written in recording order, a waiting batch under one block of
- * sequence numbers; flushed() covers everything recorded before it; a counter that fell behind the
- * log is caught up with.
+ * The live events writer and log (src/events/event-writer.ts, event-log.ts) on the real database:
+ * an event takes its number when it is written, after the events of changes that finished before
+ * it; events waiting together go in one insert; writers of several instances at once leave every
+ * event once under dense numbers; a known end too old to trust is asked for again.
  */
+import { MongoNetworkError } from 'mongodb';
 import { EventLog } from '../../../src/events/event-log';
 import { EventWriter } from '../../../src/events/event-writer';
+import { EventFeed } from '../../../src/events/feed';
 import type { EventInput } from '../../../src/events/types';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { Factory } from '../../helpers/factories';
@@ -41,7 +43,7 @@ async function commandsOf(fn: () => Promise<void>): Promise<string[]> {
 }
 
 it(`records without waiting; the events written later keep their recording order \
-under consecutive numbers`, async () => {
+under consecutive numbers, in one insert`, async () => {
   let wakes = 0;
   const writer = new EventWriter(log, () => wakes++, logger);
   const before = await log.head();
@@ -53,8 +55,8 @@ under consecutive numbers`, async () => {
     await writer.flushed();
   });
   expect(queued).toBe(0);
-  // One block of 20 numbers and one insert for the 20 events that waited together.
-  expect(commands).toEqual(['findAndModify event_counters', 'insert events']);
+  // The 20 events that waited together take their numbers in one insert.
+  expect(commands).toEqual(['insert events']);
   const events = await log.readRange(before + 1, 20);
   expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => before + 1 + i));
   expect(events.map((e) => e.topicId)).toEqual(Array.from({ length: 20 }, (_, i) => 1001 + i));
@@ -81,18 +83,25 @@ it('events recorded while a batch is written go into the next one, after it', as
   expect(await log.head()).toBe(before + 3);
 });
 
-it('a counter that fell behind the log is caught up with: every event is written under a free number', async () => {
-  const writer = new EventWriter(log, () => {}, logger);
-  writer.record(voted(7));
-  await writer.flushed();
-  const top = await log.head();
-  // Reset by hand (or restored without it): the next numbers are taken.
-  await s.agora.db.conn.collection('event_counters').updateOne({ _id: 'event' as never }, { $set: { seq: top - 3 } });
-  for (const id of [8, 9, 10]) writer.record(voted(id));
-  await writer.flushed();
-  const events = await log.readRange(top - 2, 10);
-  expect(events.filter((e) => e.seq > top).map((e) => e.topicId)).toEqual([8, 9, 10]);
-  expect(new Set(events.map((e) => e.seq)).size).toBe(events.length);
+it('writers of several instances at once: every event once, dense numbers, each writer in its own order', async () => {
+  // Each log is another instance's: it learns of the others' numbers only when its insert is refused.
+  const logs = [log, new EventLog(s.agora.db), new EventLog(s.agora.db)];
+  const before = await log.head();
+  const writers = logs.map((l) => new EventWriter(l, () => {}, logger));
+  const recorded: Promise<void>[] = [];
+  for (let i = 0; i < 120; i++) {
+    recorded.push(writers[i % 3]!.record(voted(10_000 + i)));
+    if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+  }
+  await Promise.all(recorded);
+  const events = await log.readRange(before + 1, 130);
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 120 }, (_, i) => before + 1 + i));
+  expect(new Set(events.map((e) => e.topicId)).size).toBe(120);
+  for (let w = 0; w < 3; w++) {
+    const own = events.map((e) => e.topicId! - 10_000).filter((i) => i % 3 === w);
+    expect(own).toEqual([...own].sort((a, b) => a - b));
+  }
+  expect(await log.head()).toBe(before + 120);
 });
 
 it("a change's event is in the log when its answer arrives", async () => {
@@ -123,22 +132,23 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err
   return { promise, resolve, reject };
 }
 
-it("an event handed its change's last writes takes its number meanwhile and is written after them", async () => {
+it("an event handed its change's last writes is written once they are done, after later ones", async () => {
   const writer = new EventWriter(log, () => {}, logger);
   const before = await log.head();
   const change = deferred();
   const recorded = writer.record(voted(41), change.promise);
-  // The number is taken while the change is still being written; the event is not in the log yet.
-  for (let i = 0; i < 100 && (await log.head()) === before; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(await log.head()).toBe(before + 1);
-  await new Promise((r) => setTimeout(r, 50));
-  expect(await log.readRange(before + 1, 1)).toEqual([]);
+  // The slow change holds nothing up: an event recorded after it is written at once, before it.
+  await writer.record(voted(42));
+  expect((await log.readRange(before + 1, 2)).map((e) => e.topicId)).toEqual([42]);
   change.resolve();
   await recorded;
-  expect((await log.readRange(before + 1, 1)).map((e) => [e.seq, e.topicId])).toEqual([[before + 1, 41]]);
+  expect((await log.readRange(before + 1, 3)).map((e) => [e.seq - before, e.topicId])).toEqual([
+    [1, 42],
+    [2, 41],
+  ]);
 });
 
-it('an event whose change failed is not written; its number stays unused and the batch goes on', async () => {
+it('an event whose change failed is not written and takes no number; the others go on', async () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
@@ -156,7 +166,7 @@ it('an event whose change failed is not written; its number stays unused and the
     const events = await log.readRange(before + 1, 3);
     expect(events.map((e) => [e.seq - before, e.topicId])).toEqual([
       [1, 51],
-      [3, 53],
+      [2, 53],
     ]);
     await new Promise((r) => setImmediate(r));
     expect(unhandled).toEqual([]);
@@ -165,44 +175,165 @@ it('an event whose change failed is not written; its number stays unused and the
   }
 });
 
-describe("a change's last writes and its event's number share a round trip", () => {
+/** A log whose next insert fails like a lost connection, before or after the server wrote it. */
+class FlakyLog extends EventLog {
+  failNext: 'before' | 'after' | undefined;
+  failures = 0;
+
+  protected override async insert(docs: Parameters<EventLog['insert']>[0]): Promise<void> {
+    const fail = this.failNext;
+    this.failNext = undefined;
+    if (fail === 'before') this.failures++;
+    if (fail === 'before') throw new MongoNetworkError('connection lost before the insert');
+    await super.insert(docs);
+    if (fail === 'after') this.failures++;
+    if (fail === 'after') throw new MongoNetworkError('connection lost after the insert');
+  }
+}
+
+it.each(['before', 'after'] as const)(
+  'an insert that fails %s the server wrote it is tried again: every event once, in order',
+  async (when) => {
+    const flaky = new FlakyLog(s.agora.db);
+    const writer = new EventWriter(flaky, () => {}, logger);
+    const before = await log.head();
+    flaky.failNext = when;
+    await Promise.all([writer.record(voted(81)), writer.record(voted(82)), writer.record(voted(83))]);
+    expect(flaky.failures).toBe(1);
+    const events = await log.readRange(before + 1, 6);
+    expect(events.map((e) => [e.seq - before, e.topicId])).toEqual([
+      [1, 81],
+      [2, 82],
+      [3, 83],
+    ]);
+  },
+);
+
+describe("a change's event costs one round trip after its last writes", () => {
   let f: Factory;
 
   beforeAll(() => {
     f = new Factory(s);
   });
 
-  it("a vote: the topic's $inc beside the event's number, the event after the $inc", async () => {
+  it("a vote: the topic's $inc, then the event's insert", async () => {
     const author = await f.user();
     const voter = await f.user();
+    // Posted through the app, whose log then knows the end (no other writer meanwhile).
     const topic = await f.topic(author, { group: 'rounds' });
     const seen = await exchangesOf(s, () => f.d.votes.vote(voter.actor, 'topic', topic.id36));
-    expect(sentTogetherAfter(seen, 'answered findAndModify marks')).toEqual(
-      ['sent findAndModify event_counters', 'sent findAndModify topics'].sort(),
-    );
-    expect(seen.indexOf('sent insert events')).toBeGreaterThan(seen.indexOf('answered findAndModify topics'));
+    expect(sentTogetherAfter(seen, 'answered findAndModify marks')).toEqual(['sent findAndModify topics']);
+    expect(sentTogetherAfter(seen, 'answered findAndModify topics')).toEqual(['sent insert events']);
     // The voter's record (this actor was not made from a token), the topic, then the three writes.
     expect(seen.filter((l) => l.startsWith('sent'))).toEqual([
       'sent find users',
       'sent find topics',
       'sent findAndModify marks',
       'sent findAndModify topics',
-      'sent findAndModify event_counters',
       'sent insert events',
     ]);
   });
 
-  it("a comment post: the topic's count and the event's number, then the event", async () => {
+  it("a comment post: the topic's count, then the event", async () => {
     const author = await f.user();
     const poster = await f.user();
     const topic = await f.topic(author, { group: 'rounds' });
     const seen = await exchangesOf(s, () => f.comment(poster, topic));
-    expect(sentTogetherAfter(seen, 'answered insert comments')).toEqual(
-      ['sent findAndModify event_counters', 'sent findAndModify topics'].sort(),
-    );
-    const inserted = seen.indexOf('sent insert events');
-    expect(inserted).toBeGreaterThan(seen.indexOf('answered findAndModify topics'));
+    expect(sentTogetherAfter(seen, 'answered insert comments')).toEqual(['sent findAndModify topics']);
+    expect(sentTogetherAfter(seen, 'answered findAndModify topics')).toEqual(['sent insert events']);
     // The topic's count of posts keys the comment cache: a post writes no new version (CommentRepository.forTopic).
     expect(seen.filter((e) => e.includes('comment_versions'))).toEqual([]);
+  });
+});
+
+describe('pruning (a database of its own: events are deleted under the writers)', () => {
+  let pruned: TestServer;
+  let view: EventLog;
+
+  beforeAll(async () => {
+    pruned = await startTestServer();
+    view = new EventLog(pruned.agora.db);
+  });
+  afterAll(async () => pruned?.close());
+
+  it('a known end older than half the retention is asked for again: no pruned number is written twice', async () => {
+    const retentionMs = 1000;
+    const stale = new EventLog(pruned.agora.db, { retentionMs });
+    await new EventWriter(stale, () => {}, logger).record(voted(61));
+    const end = await view.head();
+    // Another instance writes on; then the oldest of those are pruned, the newest kept.
+    const other = new EventWriter(new EventLog(pruned.agora.db), () => {}, logger);
+    await Promise.all([other.record(voted(62)), other.record(voted(63)), other.record(voted(64))]);
+    await new Promise((r) => setTimeout(r, retentionMs / 2 + 100));
+    await pruned.agora.db.conn.collection('events').deleteMany({ _id: { $in: [end, end + 1, end + 2] } as never });
+    await new EventWriter(stale, () => {}, logger).record(voted(65));
+    const events = await view.readRange(end, 6);
+    expect(events.map((e) => [e.seq - end, e.topicId])).toEqual([
+      [3, 64],
+      [4, 65],
+    ]);
+  });
+
+  it('pruning keeps the last event, so numbers go on after an idle spell', async () => {
+    const writer = new EventWriter(view, () => {}, logger);
+    await writer.record(voted(71));
+    const end = await view.head();
+    await view.prune(new Date(Date.now() + 60_000));
+    expect((await view.readRange(end - 5, 10)).map((e) => e.seq)).toEqual([end]);
+    // A new instance (knowing nothing) writes after it.
+    await new EventWriter(new EventLog(pruned.agora.db), () => {}, logger).record(voted(72));
+    expect((await view.readRange(end, 2)).map((e) => [e.seq - end, e.topicId])).toEqual([
+      [0, 71],
+      [1, 72],
+    ]);
+  });
+
+  it('a reader that pruning overtook goes on from the first event kept, and counts each hole it skipped', async () => {
+    const writer = new EventWriter(view, () => {}, logger);
+    const warned: unknown[] = [];
+    let skipped = 0;
+    const got: number[] = [];
+    let gate: () => void = () => {};
+    const held = new Promise<void>((r) => (gate = r));
+    const feed = new EventFeed(view, {
+      pollIntervalMs: 20,
+      log: {
+        info: () => {},
+        warn: (...a: unknown[]) => warned.push(a),
+        error: (...a: unknown[]) => errors.push(a),
+      } as never,
+      onGapSkipped: () => skipped++,
+      endCheckMs: 100,
+    });
+    feed.listen(async (batch) => {
+      got.push(...batch.map((e) => e.topicId!));
+      // The reader is held after its first event, as a paused process would be.
+      if (got.length === 1) await held;
+    });
+    await feed.start();
+    await feed.want();
+    try {
+      await writer.record(voted(1));
+      for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual([1]);
+      for (let i = 2; i <= 100; i++) writer.record(voted(i));
+      await writer.flushed();
+      await new Promise((r) => setTimeout(r, 20));
+      const cut = new Date();
+      await new Promise((r) => setTimeout(r, 20));
+      for (let i = 101; i <= 120; i++) writer.record(voted(i));
+      await writer.flushed();
+      // Pruned while the reader was held: 2..100 (more than a read's window), then 110 and 111.
+      expect(await view.prune(cut)).toBeGreaterThanOrEqual(99);
+      const end = await view.head();
+      await pruned.agora.db.conn.collection('events').deleteMany({ _id: { $in: [end - 10, end - 9] } as never });
+      gate();
+      for (let i = 0; i < 200 && got.length < 19; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toEqual([1, ...Array.from({ length: 20 }, (_, i) => 101 + i).filter((n) => n !== 110 && n !== 111)]);
+      expect(skipped).toBe(2);
+      expect(warned).toHaveLength(2);
+    } finally {
+      await feed.stop();
+    }
   });
 });

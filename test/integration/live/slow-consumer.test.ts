@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws';
 import { Factory } from '../../helpers/factories';
-import { liveClient, rawSocket, wsUrlOf } from '../../helpers/live';
+import { liveClient, rawSocket, skippedGaps, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
@@ -13,6 +13,8 @@ let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ LIVE_QUEUE_LIMIT: '20', LIVE_MAX_SUBSCRIPTIONS: '100' });
 });
+// Every event reached the feed in order: it skipped no hole in the log.
+afterEach(async () => expect(await skippedGaps(s.url)).toBe(0));
 afterAll(async () => s?.close());
 
 it('closes a connection more than LIVE_QUEUE_LIMIT messages behind (1008), keeps serving others', async () => {

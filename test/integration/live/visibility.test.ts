@@ -4,7 +4,7 @@
  */
 import type { TopicView } from '../../../src/discussion';
 import { Factory, TestUser } from '../../helpers/factories';
-import { liveClient, LiveClient, wsUrlOf } from '../../helpers/live';
+import { liveClient, LiveClient, skippedGaps, wsUrlOf } from '../../helpers/live';
 import { startTestServer, TestServer } from '../../helpers/server';
 
 jest.setTimeout(60_000);
@@ -41,6 +41,8 @@ beforeAll(async () => {
   other = await f.user('other');
   ignorer = await f.user('ignorer');
 });
+// Every event reached the feed in order: it skipped no hole in the log.
+afterEach(async () => expect(await skippedGaps(s.url)).toBe(0));
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await s.close();

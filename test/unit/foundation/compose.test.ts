@@ -51,7 +51,7 @@ describe('docker-compose.yml for live updates and scale-out', () => {
   const { mongo } = compose.services;
   const scale = ['agora-1', 'agora-2'].map((name) => compose.services[name]!);
 
-  it('runs MongoDB as a replica set that the compose file initiates itself (change streams need one)', () => {
+  it('runs MongoDB as a replica set that the compose file initiates itself (as production runs it)', () => {
     const setName = mongo?.command?.[mongo.command.indexOf('--replSet') + 1];
     expect(setName).toBeTruthy();
     const check = mongo?.healthcheck?.test?.join(' ') ?? '';

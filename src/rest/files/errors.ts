@@ -26,6 +26,7 @@ const BY_REASON: Record<string, string> = {
   FILE_TOO_LARGE: 'File too large',
   UPLOAD_RATE_LIMITED: 'Too many uploads, try again later',
   UPLOADS_BUSY: 'Too many uploads in progress, try again shortly',
+  ADDRESS_UPLOADS_BUSY: 'Too many uploads in progress from this address, try again shortly',
   NO_SPACE: 'Insufficient storage',
 };
 
@@ -34,6 +35,7 @@ const BY_STATUS: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
   404: 'Not found',
+  408: 'Request timeout',
   412: 'Precondition failed',
   413: 'File too large',
   416: 'Range not satisfiable',

@@ -30,6 +30,8 @@ export interface FilesConfig {
   /** Bytes per second an upload's body must average over each span of `uploadMinRateSeconds`; 0 = any. */
   uploadMinRate: number;
   uploadMinRateSeconds: number;
+  /** Disk backend: estimated bytes of file metadata kept in memory (src/files/metadata-cache.ts); 0 = none. */
+  metadataCacheBytes: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;
   /**
@@ -65,6 +67,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadStallSeconds: r.int('FILES_UPLOAD_STALL_TIMEOUT', 30, 0, 86_400),
     uploadMinRate: r.int('FILES_UPLOAD_MIN_RATE', 1024, 0),
     uploadMinRateSeconds: r.int('FILES_UPLOAD_MIN_RATE_PERIOD', 20, 1, 86_400),
+    metadataCacheBytes: r.int('FILES_METADATA_CACHE_BYTES', 16 * 1024 * 1024, 0),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
     objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', undefined, 0),
     sendfile: r.bool('FILES_SENDFILE', true),

@@ -189,6 +189,58 @@ describe('the share under concurrency', () => {
   }, 60_000);
 });
 
+/** A GraphQL multipart upload (graphql-multipart-request-spec) of a small file from `address`. */
+function graphqlUpload(s: TestServer, name: string, address: string) {
+  const boundary = 'shareBoundary';
+  const part = (field: string, value: string, file?: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"${file ? `; filename="${file}"` : ''}\r\n\r\n` +
+    `${value}\r\n`;
+  const query =
+    'mutation($file: Upload!, $filename: String) { uploadFile(file: $file, filename: $filename) { filename } }';
+  const body =
+    part('operations', JSON.stringify({ query, variables: { file: null, filename: name } })) +
+    part('map', JSON.stringify({ '0': ['variables.file'] })) +
+    part('0', `bytes of ${name}`, name) +
+    `--${boundary}--\r\n`;
+  return request(s.url, 'POST', '/graphql', {
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'apollo-require-preflight': 'true',
+      'x-forwarded-for': address,
+    },
+    body,
+  });
+}
+
+describe('the share through the GraphQL door', () => {
+  let s: TestServer;
+  let port: number;
+  beforeAll(async () => {
+    s = await startTestServer({ TRUST_PROXY: 'true', FILES_MAX_UPLOADS_PER_ADDRESS: '3' });
+    port = Number(new URL(s.url).port);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('an address holding its share gets 429 ADDRESS_UPLOADS_BUSY on GraphQL too; another address uploads', async () => {
+    const trickles = Array.from({ length: 3 }, (_, i) => trickle(port, '10.3.0.1', `g${i}.txt`, null));
+    try {
+      await eventually(() => expect(s.agora.services.files.uploads.inProgress).toBe(3));
+      const refused = await graphqlUpload(s, 'refused.txt', '10.3.0.1');
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      const errors = refused.json<{ errors: { extensions: Record<string, unknown> }[] }>().errors;
+      expect(errors[0]!.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', reason: 'ADDRESS_UPLOADS_BUSY' });
+      const other = await graphqlUpload(s, 'other.txt', '10.3.0.2');
+      expect(other.status).toBe(200);
+      expect(other.json<{ data: unknown }>().data).toEqual({ uploadFile: { filename: 'other.txt' } });
+    } finally {
+      for (const t of trickles) t.close();
+    }
+  });
+});
+
 describe('a body that stalls or crawls', () => {
   let s: TestServer;
   let port: number;

@@ -36,11 +36,6 @@ export class UploadGate {
     return this.active;
   }
 
-  /** Uploads `clientAddress`'s group holds in this process. */
-  heldBy(clientAddress: string): number {
-    return this.byAddress.get(addressGroup(clientAddress)) ?? 0;
-  }
-
   /**
    * Admits one upload from `clientAddress`, or throws TooManyRequestsError: `UPLOADS_BUSY`
    * (Retry-After 1) when the process already receives the maximum of uploads, `ADDRESS_UPLOADS_BUSY`

@@ -22,11 +22,6 @@ export function markBodyRead(request: FastifyRequest): void {
   reading.add(request.raw);
 }
 
-/** Whether a route started to read this request's body (and it has not all arrived). */
-export function isBeingRead(request: FastifyRequest): boolean {
-  return reading.has(request.raw) && !request.raw.complete;
-}
-
 /**
  * What a refusal must do about the request's body first: nothing (none left, or a route reads
  * it), drain it, or close the connection after answering.

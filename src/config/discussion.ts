@@ -11,8 +11,8 @@ export interface DiscussionConfig {
   /** Registrations allowed per client address within the window; 0 = no limit. */
   registrationRateLimit: number;
   registrationRateWindowSeconds: number;
-  /** Comments of recently read topics kept per process (comment-cache.ts); capacity 0 = off. */
-  commentCache: { capacity: number; maxAgeSeconds: number };
+  /** Comments of recently read topics kept per process (comment-cache.ts); capacity or bytes 0 = off. */
+  commentCache: { capacity: number; maxAgeSeconds: number; bytes: number };
 }
 
 export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
@@ -26,6 +26,7 @@ export function readDiscussionConfig(r: EnvReader): DiscussionConfig {
     commentCache: {
       capacity: r.int('COMMENT_CACHE_SIZE', 50_000, 0, 10_000_000),
       maxAgeSeconds: r.int('COMMENT_CACHE_SECONDS', 60, 1, 86_400),
+      bytes: r.int('COMMENT_CACHE_BYTES', 128 * 1024 * 1024, 0),
     },
   };
 }

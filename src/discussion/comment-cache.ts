@@ -14,7 +14,15 @@
  * older comments: entries also expire after `maxAgeSeconds`, which bounds that.
  *
  * Entries are frozen: the documents are shared by every request that reads the topic.
+ *
+ * Bounded twice, least recently used topic first out (lru-cache): by bytes (COMMENT_CACHE_BYTES;
+ * one comment may be 50,000 characters of Markdown with its HTML, so a count alone bounds nothing)
+ * and by comments (COMMENT_CACHE_SIZE). An entry's size is estimated from its documents
+ * (core/approx-bytes.ts) plus the shells of the lean copies, which share the documents' strings and
+ * are counted from the start so that making them never outgrows the budget.
  */
+import { LRUCache } from 'lru-cache';
+import { approximateBytes, objectShellBytes } from '../core/approx-bytes';
 import type { CommentDoc } from './models';
 
 interface Entry {
@@ -31,32 +39,60 @@ export interface CommentCacheOptions {
   /** Comments kept over all topics; 0 turns the cache off. */
   capacity: number;
   maxAgeSeconds: number;
+  /** Estimated bytes kept over all topics (default COMMENT_CACHE_BYTES); 0 turns the cache off. */
+  bytes?: number;
+}
+
+/** The default byte budget. */
+export const COMMENT_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** The estimated bytes of an entry: its documents, and the lean copies' own objects. */
+function entryBytes(entry: Entry): number {
+  let n = 128 + 2 * (32 + 8 * entry.full.length);
+  for (const doc of entry.full) n += approximateBytes(doc) + objectShellBytes(doc);
+  return n;
 }
 
 export class TopicCommentCache {
-  private readonly entries = new Map<number, Entry>();
+  private readonly entries: LRUCache<number, Entry> | undefined;
+  /** Comments held over all entries. */
   private size = 0;
 
   constructor(
     private readonly opts: CommentCacheOptions,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    const bytes = opts.bytes ?? COMMENT_CACHE_BYTES;
+    this.entries =
+      opts.capacity > 0 && bytes > 0
+        ? new LRUCache<number, Entry>({
+            maxSize: bytes,
+            sizeCalculation: entryBytes,
+            dispose: (entry) => {
+              this.size -= entry.full.length;
+            },
+          })
+        : undefined;
+  }
 
   get enabled(): boolean {
-    return this.opts.capacity > 0;
+    return this.entries !== undefined;
+  }
+
+  /** Estimated bytes held (at most the byte budget). */
+  get bytes(): number {
+    return this.entries?.calculatedSize ?? 0;
   }
 
   /** The topic's comments if they were stored under `version` and are not too old. */
   get(topicId: number, version: string | null, withMarkdown: boolean): readonly CommentDoc[] | undefined {
-    const entry = this.entries.get(topicId);
+    // Refreshes the entry's place in the least recently used order.
+    const entry = this.entries?.get(topicId);
     if (!entry) return undefined;
     if (entry.version !== version || this.now() - entry.storedAt > this.opts.maxAgeSeconds * 1000) {
       this.drop(topicId);
       return undefined;
     }
-    // Least recently used order: refresh the position.
-    this.entries.delete(topicId);
-    this.entries.set(topicId, entry);
     if (withMarkdown) return entry.full;
     entry.lean ??= entry.full.map((doc) => freeze(withoutMarkdown(doc)));
     return entry.lean;
@@ -68,12 +104,19 @@ export class TopicCommentCache {
    */
   set(topicId: number, version: string | null, full: CommentDoc[], withMarkdown: boolean): readonly CommentDoc[] {
     this.drop(topicId);
-    if (full.length > this.opts.capacity) return withMarkdown ? full : full.map(withoutMarkdown);
+    const uncached = () => (withMarkdown ? full : full.map(withoutMarkdown));
+    if (!this.entries || full.length > this.opts.capacity) return uncached();
     for (const doc of full) freeze(doc);
-    this.entries.set(topicId, { version, storedAt: this.now(), full });
-    this.size += full.length;
-    while (this.size > this.opts.capacity) this.drop(this.entries.keys().next().value as number);
-    return this.get(topicId, version, withMarkdown)!;
+    this.keep(topicId, { version, storedAt: this.now(), full });
+    // Over the byte budget on its own: not kept (lru-cache refuses it).
+    return this.get(topicId, version, withMarkdown) ?? uncached();
+  }
+
+  /** Stores (or re-measures) an entry whose comments `size` does not count yet, then evicts down to the budgets. */
+  private keep(topicId: number, entry: Entry): void {
+    this.entries!.set(topicId, entry);
+    if (this.entries!.has(topicId)) this.size += entry.full.length;
+    while (this.size > this.opts.capacity) this.entries!.pop();
   }
 
   /**
@@ -84,29 +127,29 @@ export class TopicCommentCache {
    * process stays cached instead of being read whole again. The entry keeps the age of its read.
    */
   addPost(topicId: number, nextKey: (key: string) => string | null, doc: CommentDoc): void {
-    const entry = this.entries.get(topicId);
+    const entry = this.entries?.peek(topicId);
     if (!entry) return;
     const key = entry.version === null ? null : nextKey(entry.version);
     if (key === null) {
       this.drop(topicId);
       return;
     }
-    entry.version = key;
     // A read in between (after the insert, before the count moved) may have kept it already.
     const at = sortedIndex(entry.full, doc._id);
-    if (entry.full[at]?._id === doc._id) return;
+    if (entry.full[at]?._id === doc._id) {
+      entry.version = key;
+      return;
+    }
     const kept = freeze({ ...doc, labelWeights: { ...doc.labelWeights } });
-    entry.full = [...entry.full.slice(0, at), kept, ...entry.full.slice(at)];
-    if (entry.lean) entry.lean = [...entry.lean.slice(0, at), freeze(withoutMarkdown(kept)), ...entry.lean.slice(at)];
-    this.size += 1;
-    while (this.size > this.opts.capacity) this.drop(this.entries.keys().next().value as number);
+    const full = [...entry.full.slice(0, at), kept, ...entry.full.slice(at)];
+    const lean = entry.lean && [...entry.lean.slice(0, at), freeze(withoutMarkdown(kept)), ...entry.lean.slice(at)];
+    // A new entry object, so the old one is disposed (its comments leave the count) and the new one
+    // measured; it keeps the age of its read.
+    this.keep(topicId, { version: key, storedAt: entry.storedAt, full, lean });
   }
 
   drop(topicId: number): void {
-    const entry = this.entries.get(topicId);
-    if (!entry) return;
-    this.entries.delete(topicId);
-    this.size -= entry.full.length;
+    this.entries?.delete(topicId);
   }
 }
 

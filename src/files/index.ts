@@ -51,7 +51,7 @@ export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Prom
   const store = await openByteStore(ctx.config, ctx.db);
   if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);
   const repo = new FileRepository(ctx.db);
-  const cache = store.kind === 'disk' ? new MetadataCache() : undefined;
+  const cache = store.kind === 'disk' ? new MetadataCache(settings.metadataCacheBytes) : undefined;
   const files = new FileService(repo, store, ctx.log, cache);
   const maintenance = new FileMaintenance(repo, files, store, ctx.log);
   const msPerMiB = hashMsPerMiB();

@@ -9,9 +9,12 @@
  * LRU over to files read once). The ids read once are remembered in a bounded list, without bytes.
  * A file read twice is served from memory from its third read on, without open/read/close.
  *
- * It never holds more than its capacity in bytes: an object larger than the capacity or than
- * `maxObject` is never admitted, and inserting evicts the least recently used first.
+ * It never holds more than its capacity in bytes (lru-cache's maxSize, each entry's size its
+ * buffer's length plus a fixed overhead for the buffer object and the id): an object larger than
+ * the capacity or than `maxObject` is never admitted, and inserting evicts the least recently used
+ * first.
  */
+import { LRUCache } from 'lru-cache';
 export interface ObjectCacheStats {
   hits: number;
   misses: number;
@@ -26,33 +29,44 @@ export interface ObjectCacheStats {
 /** Ids read once and not admitted, remembered at most this many (a 32-character id each, ~1.5 MiB in all). */
 const SEEN_MAX = 16_384;
 
+/**
+ * What an entry costs besides its bytes: the Buffer and ArrayBuffer objects, the id, the LRU's
+ * slots (rounded up from what test/fixtures/cache-heap.js measures for 100-byte objects).
+ */
+export const ENTRY_OVERHEAD = 1024;
+
 export class ObjectCache {
-  private readonly entries = new Map<string, Buffer>();
+  private readonly entries: LRUCache<string, Buffer> | undefined;
   /** Ids read once recently, oldest first. */
   private readonly seen = new Set<string>();
-  private bytes = 0;
   private readonly counts = { hits: 0, misses: 0, admitted: 0, evicted: 0 };
 
   constructor(
     readonly capacity: number,
     readonly maxObject: number,
-  ) {}
+  ) {
+    this.entries =
+      capacity > 0
+        ? new LRUCache<string, Buffer>({
+            maxSize: capacity,
+            sizeCalculation: (buf) => buf.length + ENTRY_OVERHEAD,
+            dispose: (_buf, _id, reason) => {
+              if (reason === 'evict') this.counts.evicted++;
+            },
+          })
+        : undefined;
+  }
 
   /** Whether an object of `size` bytes can ever be cached. */
   accepts(size: number): boolean {
-    return size <= this.maxObject && size <= this.capacity;
+    return size <= this.maxObject && size + ENTRY_OVERHEAD <= this.capacity;
   }
 
   /** The cached bytes of `id` (refreshing its place), or undefined (counted as a miss). */
   get(id: string): Buffer | undefined {
-    const buf = this.entries.get(id);
-    if (buf) {
-      this.counts.hits++;
-      this.entries.delete(id);
-      this.entries.set(id, buf);
-    } else {
-      this.counts.misses++;
-    }
+    const buf = this.entries?.get(id);
+    if (buf) this.counts.hits++;
+    else this.counts.misses++;
     return buf;
   }
 
@@ -68,29 +82,33 @@ export class ObjectCache {
   }
 
   set(id: string, buf: Buffer): void {
-    if (!this.accepts(buf.length)) return;
-    this.delete(id);
-    // Room first, so the cache never holds more than its capacity, not even for a moment.
-    for (const [oldest, b] of this.entries) {
-      if (this.bytes + buf.length <= this.capacity) break;
-      this.entries.delete(oldest);
-      this.bytes -= b.length;
-      this.counts.evicted++;
-    }
-    this.entries.set(id, buf);
-    this.bytes += buf.length;
+    if (!this.entries || !this.accepts(buf.length)) return;
+    this.entries.set(id, ownMemory(buf));
     this.counts.admitted++;
   }
 
   delete(id: string): void {
     this.seen.delete(id);
-    const buf = this.entries.get(id);
-    if (!buf) return;
-    this.entries.delete(id);
-    this.bytes -= buf.length;
+    this.entries?.delete(id);
   }
 
   stats(): ObjectCacheStats {
-    return { ...this.counts, entries: this.entries.size, bytes: this.bytes, capacity: this.capacity };
+    return {
+      ...this.counts,
+      entries: this.entries?.size ?? 0,
+      bytes: this.entries?.calculatedSize ?? 0,
+      capacity: this.capacity,
+    };
   }
+}
+
+/**
+ * A small Buffer may be a slice of Node's shared allocation pool (Buffer.allocUnsafe): keeping it
+ * would keep the whole pool slab alive, uncounted. Such a slice is copied into memory of its own.
+ */
+function ownMemory(buf: Buffer): Buffer {
+  if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength) return buf;
+  const own = Buffer.allocUnsafeSlow(buf.length);
+  buf.copy(own);
+  return own;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import mongoose from 'mongoose';
 import { TestServer } from '../../helpers/server';
 import { Factory } from '../../helpers/factories';
+import { ENTRY_OVERHEAD } from '../../../src/storage/object-cache';
 import { BACKENDS, client, eventually, metadata, startFor, storeCounts } from './helpers';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -269,7 +270,7 @@ describe('disk metadata cache', () => {
     expect(after.miss - before.miss).toBe(2);
     expect(after.hit - before.hit).toBe(2);
     expect(after.admitted - before.admitted).toBe(1);
-    expect(after.bytes - before.bytes).toBe(bytes.length);
+    expect(after.bytes - before.bytes).toBe(bytes.length + ENTRY_OVERHEAD);
   });
 
   it('sees a delete by another process on a plain GET of a file read before (object cache admission)', async () => {

@@ -8,6 +8,7 @@ describe('object cache settings', () => {
     const files = loadConfig({}).files;
     expect(files.objectCacheBytes).toBe(64 * 1024 * 1024);
     expect(files.objectCacheMaxObject).toBeUndefined();
+    expect(files.metadataCacheBytes).toBe(16 * 1024 * 1024);
     expect(defaultCacheMaxObject(true)).toBe(64 * 1024);
     expect(defaultCacheMaxObject(false)).toBe(1024 * 1024);
   });
@@ -22,6 +23,7 @@ describe('object cache settings', () => {
     ['FILES_OBJECT_CACHE_BYTES', '64MiB'],
     ['FILES_OBJECT_CACHE_MAX', '-1'],
     ['FILES_OBJECT_CACHE_MAX', 'big'],
+    ['FILES_METADATA_CACHE_BYTES', '-1'],
   ])('rejects %s=%s', (name, value) => {
     const list = problems({ [name]: value });
     expect(list).toHaveLength(1);

@@ -26,6 +26,8 @@ import {
   isInterfaceType,
   isUnionType,
   printSchema,
+  valueFromASTUntyped,
+  VariableDefinitionNode,
   visit,
 } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
@@ -66,6 +68,28 @@ export function hasStringLiteral(document: DocumentNode): boolean {
     },
   });
   return found;
+}
+
+/**
+ * The request's variables with each omitted one that declares a default given that default, as
+ * graphql-js does when it coerces them. graphql-jit parses the values it is handed itself and
+ * ignores the default of a non-null variable (`$n: Int! = 2` omitted: "not provided"). The default is
+ * written in its external form (an enum by name, as a client would send it): graphql-jit coerces it
+ * as it coerces the client's values. Documents reaching here have no string literals, so neither do
+ * the defaults.
+ */
+export function withDefaults(
+  definitions: readonly VariableDefinitionNode[],
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
+  let filled: Record<string, unknown> | undefined;
+  for (const def of definitions) {
+    const name = def.variable.name.value;
+    if (!def.defaultValue || Object.prototype.hasOwnProperty.call(variables, name)) continue;
+    filled ??= { ...variables };
+    filled[name] = valueFromASTUntyped(def.defaultValue);
+  }
+  return filled ?? variables;
 }
 
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
@@ -110,7 +134,8 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       maxErrors: 50,
     });
     if (coerced.errors) return { errors: coerced.errors };
-    const result = (await query.query(undefined, rc.context, rc.request.variables ?? {})) as GatewayExecutionResult;
+    const variables = withDefaults(rc.operation.variableDefinitions ?? [], rc.request.variables ?? {});
+    const result = (await query.query(undefined, rc.context, variables)) as GatewayExecutionResult;
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
   };
   return {

@@ -95,6 +95,29 @@ describe('aliases and repeated fields', () => {
     );
   });
 
+  it('hundreds of copies of one field with arguments (quadratic to compare) are refused at once', async () => {
+    // Within every size limit (a 20 KB body, 1,980 selections): graphql-js spent 9–20 s comparing the
+    // copies pairwise on the event loop. A trailing space makes each request a new document.
+    const node = `query($x: ID!) { ${'node(id: $x) { id } '.repeat(990)} }`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post({ query: node + ' '.repeat(i), variables: { x: '1' } })),
+    );
+    for (const a of answers) expectRefused(a, 'GRAPHQL_VALIDATION_FAILED', /"node" is repeated too often/);
+    expectRefused(
+      await post({ query: `{ ${'serverInfo { version } '.repeat(999)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /"serverInfo" is repeated too often/,
+    );
+  });
+
+  it('a few copies of a field, and many of a plain leaf, still run', async () => {
+    const a = await post({
+      query: `{ ${'serverInfo { version } '.repeat(5)} topics(first: 1) { nodes { ${'id '.repeat(50)} } } }`,
+    });
+    expect(a.status).toBe(200);
+    expect(a.body.data.serverInfo.version).toEqual(expect.any(String));
+  });
+
   it('thousands of aliased logins are refused before any password is hashed', async () => {
     const logins = Array.from(
       { length: 300 },

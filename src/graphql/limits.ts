@@ -367,6 +367,48 @@ export function operationCost(
   });
 }
 
+/** The refusal of an operation over the cost limit (the same over HTTP and WebSocket). */
+export function tooExpensive(message: string, maxCost: number, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra },
+  });
+}
+
+/**
+ * The cost of an operation checked against `maxCost`: its cost when within, else the refusal to
+ * answer. Undefined when its variables do not coerce: graphql-js refuses them before anything runs
+ * (BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator (its node
+ * limit) refuses the operation: it must never skip the cost limit.
+ */
+export function checkCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  limits: { maxCost: number; maxSelections: number },
+): number | GraphQLError | undefined {
+  let cost: number;
+  try {
+    // Validation already bounded the selections (fragments expanded); the margin keeps the
+    // estimator's own node limit out of the way of anything that passed it.
+    cost = operationCost(schema, document, operationName, variables, 2 * limits.maxSelections + 10);
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    if (!variablesCoerce(schema, document, operationName, variables)) return undefined;
+    return tooExpensive(
+      `Query is too expensive: it has too many nodes to estimate within the limit of ${limits.maxCost}`,
+      limits.maxCost,
+    );
+  }
+  if (cost > limits.maxCost)
+    return tooExpensive(
+      `Query is too expensive: estimated cost ${cost} exceeds the limit of ${limits.maxCost}`,
+      limits.maxCost,
+      { cost },
+    );
+  return cost;
+}
+
 /** Whether the operation's variables coerce (when they do not, graphql-js refuses the request itself). */
 export function variablesCoerce(
   schema: GraphQLSchema,

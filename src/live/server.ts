@@ -36,7 +36,7 @@ import type { EventServices } from '../events';
 import type { Metrics } from '../metrics';
 import type { Services } from '../services';
 import { makeFormatError } from '../graphql/errors';
-import { depthLimitRule, documentLimitsRule } from '../graphql/limits';
+import { checkCost, depthLimitRule, documentLimitsRule } from '../graphql/limits';
 import { buildGraphQLSchema } from '../graphql/schema';
 import type { LiveGraphQLContext } from '../graphql/subscriptions/resolver';
 import { CLOSE, LiveConnection } from './connection';
@@ -166,6 +166,12 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           }),
         ];
       }
+      // The cost limit of HTTP: each event runs this selection again, so it is bounded as a query is.
+      const cost = checkCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined, {
+        maxCost: config.graphql.maxCost,
+        maxSelections: config.graphql.maxSelections,
+      });
+      if (cost instanceof GraphQLError) return [withoutHttp(cost)];
       return {
         schema,
         document,
@@ -319,6 +325,12 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     await live.close();
   });
   return live;
+}
+
+/** An error as a WebSocket message carries it: no HTTP status applies. */
+function withoutHttp(e: GraphQLError): GraphQLError {
+  const { http: _http, ...extensions } = e.extensions;
+  return new GraphQLError(e.message, { nodes: e.nodes, extensions });
 }
 
 function refuse(socket: Duplex, status: number, reason: string): void {

@@ -117,7 +117,10 @@ function batchLimitPlugin(maxBatch: number): ApolloServerPlugin<GraphQLContext> 
 
 export async function createApollo(app: FastifyInstance, config: GraphQLConfig): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: jitGateway(buildGraphQLSchema()),
+    gateway: jitGateway(buildGraphQLSchema(), {
+      compileAfter: config.jitCompileAfter,
+      cacheBytes: config.jitCacheBytes,
+    }),
     introspection: config.introspection,
     allowBatchedHttpRequests: config.batching,
     csrfPrevention: true,

@@ -238,6 +238,11 @@ function overRepeatedKey(
   return undefined;
 }
 
+/** Selections of the document's largest operation, fragments expanded (counted up to about `stopAbove`). */
+export function expandedSelections(doc: DocumentNode, stopAbove = 1_000_000): number {
+  return measureOperations(doc, stopAbove).selections;
+}
+
 /**
  * Refuses documents over the size limits. It acts on entering the document, before graphql-js's
  * rules visit any selection set, and then hands the visit an empty document (a visitor edit), so

@@ -26,6 +26,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { makeServer, type ServerOptions } from 'graphql-ws';
 import type { Config } from '../config';
@@ -57,8 +58,6 @@ export interface LiveServer {
 }
 
 const PATH = '/graphql';
-/** Distinct subscription documents kept parsed and validated. */
-const DOCUMENT_CACHE = 200;
 
 export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServer {
   const { config, services, metrics, events } = deps;
@@ -262,9 +261,13 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
 
   /**
    * Parsed and validated documents by their text: front ends open many subscriptions with the same
-   * few operations, and a document is immutable once parsed. Bounded; the oldest entry goes first.
+   * few operations, and a document is immutable once parsed. Bounded by bytes (the text and the
+   * parsed document's JSON, as Apollo measures its own document store); the least used goes first.
    */
-  const documents = new Map<string, DocumentNode | GraphQLError[]>();
+  const documents = new LRUCache<string, DocumentNode | GraphQLError[]>({
+    maxSize: config.graphql.liveDocumentCacheBytes,
+    sizeCalculation: (checked, query) => Math.max(1, 2 * query.length + Buffer.byteLength(JSON.stringify(checked))),
+  });
   const rules = [...specifiedRules, documentLimitsRule(config.graphql), depthLimitRule(config.graphql.maxDepth)];
   function checkDocument(query: string): DocumentNode | GraphQLError[] {
     const known = documents.get(query);
@@ -282,7 +285,6 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     } catch (err) {
       checked = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
-    if (documents.size >= DOCUMENT_CACHE) documents.delete(documents.keys().next().value!);
     documents.set(query, checked);
     return checked;
   }

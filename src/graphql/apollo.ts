@@ -5,6 +5,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { DocumentNode, getOperationAST, GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
@@ -12,6 +13,33 @@ import { httpStatusPlugin, makeFormatError } from './errors';
 import { checkCost, depthLimitRule, documentLimitsRule } from './limits';
 import { buildGraphQLSchema } from './schema';
 import { jitGateway } from './jit-executor';
+
+/**
+ * Bytes a parsed document keeps per character of its text (AST nodes, their locations and the token
+ * list those reference): bench/abuse.js's distinct-documents attack is what this bounds. Apollo's own
+ * document store measures a document by its JSON, a fraction of that.
+ */
+const DOCUMENT_BYTES_PER_CHAR = 96;
+
+/** Apollo's parsed-document store, bounded by the bytes the documents keep (GRAPHQL_DOCUMENT_CACHE_MB). */
+function documentStore(maxBytes: number) {
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: maxBytes,
+    sizeCalculation: (document, key) =>
+      Math.max(1, 2 * key.length + DOCUMENT_BYTES_PER_CHAR * (document.loc?.end ?? 1)),
+  });
+  return {
+    async get(key: string) {
+      return documents.get(key);
+    },
+    async set(key: string, document: DocumentNode) {
+      documents.set(key, document);
+    },
+    async delete(key: string) {
+      documents.delete(key);
+    },
+  };
+}
 
 /** Variable sets whose cost is remembered per document (the estimate is a pure function of them). */
 const COSTS_PER_DOCUMENT = 32;
@@ -121,6 +149,7 @@ export async function createApollo(app: FastifyInstance, config: GraphQLConfig):
       compileAfter: config.jitCompileAfter,
       cacheBytes: config.jitCacheBytes,
     }),
+    documentStore: documentStore(config.documentCacheBytes),
     introspection: config.introspection,
     allowBatchedHttpRequests: config.batching,
     csrfPrevention: true,

@@ -110,6 +110,32 @@ describe('aliases and repeated fields', () => {
     );
   });
 
+  it('the repeated-key bound and the cost limit hold over GET and in each operation of a batch', async () => {
+    const repeated = `query($x: ID!) { ${'node(id: $x) { id } '.repeat(6)} }`;
+    const aliases = Array.from({ length: 50 }, (_, i) => `a${i}: topics(first: 100) { edges { node { id title } } }`);
+    const expensive = `{ ${aliases.join(' ')} }`;
+    for (const [query, message] of [
+      [repeated, /"node" is repeated too often/],
+      [expensive, /too expensive/],
+    ] as const) {
+      const started = Date.now();
+      const res = await fetch(
+        `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent('{"x":"1"}')}`,
+        { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } },
+      );
+      const body = (await res.json()) as any;
+      expectRefused({ status: res.status, ms: Date.now() - started, body }, 'GRAPHQL_VALIDATION_FAILED', message);
+    }
+    const batch = await post([
+      { query: '{ __typename }' },
+      { query: repeated, variables: { x: '1' } },
+      { query: expensive },
+    ]);
+    expect(batch.body[0]).toEqual({ data: { __typename: 'Query' } });
+    expect(batch.body[1].errors[0].message).toMatch(/"node" is repeated too often/);
+    expect(batch.body[2].errors[0].message).toMatch(/too expensive/);
+  });
+
   it('a few copies of a field, and many of a plain leaf, still run', async () => {
     const a = await post({
       query: `{ ${'serverInfo { version } '.repeat(5)} topics(first: 1) { nodes { ${'id '.repeat(50)} } } }`,

@@ -22,7 +22,7 @@ import { jitGateway } from './jit-executor';
 const DOCUMENT_BYTES_PER_CHAR = 96;
 
 /** Apollo's parsed-document store, bounded by the bytes the documents keep (GRAPHQL_DOCUMENT_CACHE_MB). */
-function documentStore(maxBytes: number) {
+export function documentStore(maxBytes: number) {
   const documents = new LRUCache<string, DocumentNode>({
     maxSize: maxBytes,
     sizeCalculation: (document, key) =>

@@ -20,6 +20,14 @@ export interface GraphQLConfig {
   maxAliases: number;
   /** Most directives in one document. */
   maxDirectives: number;
+  /** Byte budget (estimated) of the parsed documents Apollo keeps (by query text). */
+  documentCacheBytes: number;
+  /** Runs of a document on graphql-js before graphql-jit compiles it (src/graphql/jit-executor.ts). */
+  jitCompileAfter: number;
+  /** Byte budget (estimated) of the operations graphql-jit keeps compiled. */
+  jitCacheBytes: number;
+  /** Byte budget (estimated) of the subscription documents the WebSocket keeps parsed and validated. */
+  liveDocumentCacheBytes: number;
 }
 
 export function readGraphQLConfig(r: EnvReader): GraphQLConfig {
@@ -33,5 +41,9 @@ export function readGraphQLConfig(r: EnvReader): GraphQLConfig {
     maxSelections: r.int('GRAPHQL_MAX_SELECTIONS', 2_000, 10, 1_000_000),
     maxAliases: r.int('GRAPHQL_MAX_ALIASES', 100, 0, 1_000_000),
     maxDirectives: r.int('GRAPHQL_MAX_DIRECTIVES', 50, 0, 1_000_000),
+    documentCacheBytes: r.int('GRAPHQL_DOCUMENT_CACHE_MB', 32, 1, 100_000) * 1024 * 1024,
+    jitCompileAfter: r.int('GRAPHQL_JIT_COMPILE_AFTER', 2, 0, 1_000_000),
+    jitCacheBytes: r.int('GRAPHQL_JIT_CACHE_MB', 48, 1, 100_000) * 1024 * 1024,
+    liveDocumentCacheBytes: r.int('LIVE_DOCUMENT_CACHE_MB', 16, 1, 100_000) * 1024 * 1024,
   };
 }

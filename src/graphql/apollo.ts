@@ -5,13 +5,41 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { DocumentNode, getOperationAST, GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
 import { httpStatusPlugin, makeFormatError } from './errors';
-import { depthLimitRule, documentLimitsRule, operationCost, variablesCoerce } from './limits';
+import { checkCost, depthLimitRule, documentLimitsRule } from './limits';
 import { buildGraphQLSchema } from './schema';
 import { jitGateway } from './jit-executor';
+
+/**
+ * Bytes a parsed document keeps per character of its text (AST nodes, their locations and the token
+ * list those reference): bench/abuse.js's distinct-documents attack is what this bounds. Apollo's own
+ * document store measures a document by its JSON, a fraction of that.
+ */
+const DOCUMENT_BYTES_PER_CHAR = 96;
+
+/** Apollo's parsed-document store, bounded by the bytes the documents keep (GRAPHQL_DOCUMENT_CACHE_MB). */
+export function documentStore(maxBytes: number) {
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: maxBytes,
+    sizeCalculation: (document, key) =>
+      Math.max(1, 2 * key.length + DOCUMENT_BYTES_PER_CHAR * (document.loc?.end ?? 1)),
+  });
+  return {
+    async get(key: string) {
+      return documents.get(key);
+    },
+    async set(key: string, document: DocumentNode) {
+      documents.set(key, document);
+    },
+    async delete(key: string) {
+      documents.delete(key);
+    },
+  };
+}
 
 /** Variable sets whose cost is remembered per document (the estimate is a pure function of them). */
 const COSTS_PER_DOCUMENT = 32;
@@ -34,12 +62,9 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
    * Costs already estimated, by document and then operation name and variables. Apollo hands the same
    * DocumentNode to every request with the same query text (its parsed-document cache), and a front
    * end sends few distinct queries: the estimate was ~2 % of the server's CPU under bench/load.js.
+   * Only costs within the limit are kept (a refusal is estimated again: it is cheap next to an attack).
    */
   const costs = new WeakMap<DocumentNode, Map<string, number>>();
-  const tooExpensive = (message: string, extra: Record<string, unknown> = {}) =>
-    new GraphQLError(message, {
-      extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra },
-    });
   return {
     async requestDidStart() {
       return {
@@ -50,30 +75,15 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
           if (!getOperationAST(document, operationName)) return;
           const key = costKey(operationName, request.variables);
           let known = costs.get(document);
-          let cost = key === undefined ? undefined : known?.get(key);
-          try {
-            // Validation already bounded the selections (fragments expanded); the margin keeps the
-            // estimator's own node limit out of the way of anything that passed it.
-            cost ??= operationCost(schema, document, operationName, request.variables, 2 * maxSelections + 10);
-          } catch (err) {
-            if (!(err instanceof GraphQLError)) throw err;
-            // Variables that do not coerce: graphql-js refuses them before anything runs (HTTP 400,
-            // BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator
-            // (its node limit) refuses the operation: it must never skip the cost limit.
-            if (!variablesCoerce(schema, document, operationName, request.variables)) return;
-            throw tooExpensive(
-              `Query is too expensive: it has too many nodes to estimate within the limit of ${maxCost}`,
-            );
-          }
+          if (key !== undefined && known?.has(key)) return;
+          const checked = checkCost(schema, document, operationName, request.variables, { maxCost, maxSelections });
+          if (checked === undefined) return;
+          if (checked instanceof GraphQLError) throw checked;
           if (!known) costs.set(document, (known = new Map()));
-          if (key !== undefined && !known.has(key)) {
+          if (key !== undefined) {
             if (known.size >= COSTS_PER_DOCUMENT) known.delete(known.keys().next().value!);
-            known.set(key, cost);
+            known.set(key, checked);
           }
-          if (cost > maxCost)
-            throw tooExpensive(`Query is too expensive: estimated cost ${cost} exceeds the limit of ${maxCost}`, {
-              cost,
-            });
         },
       };
     },
@@ -135,7 +145,11 @@ function batchLimitPlugin(maxBatch: number): ApolloServerPlugin<GraphQLContext> 
 
 export async function createApollo(app: FastifyInstance, config: GraphQLConfig): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: jitGateway(buildGraphQLSchema()),
+    gateway: jitGateway(buildGraphQLSchema(), {
+      compileAfter: config.jitCompileAfter,
+      cacheBytes: config.jitCacheBytes,
+    }),
+    documentStore: documentStore(config.documentCacheBytes),
     introspection: config.introspection,
     allowBatchedHttpRequests: config.batching,
     csrfPrevention: true,

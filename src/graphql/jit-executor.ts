@@ -10,10 +10,13 @@
  * to its selection set: the same answer, byte for byte, in about 60 % of the time.
  *
  * Only documents without string literals are compiled (hasStringLiteral: graphql-jit would write
- * their text into generated code); the rest, and operations that cannot be resolved, run on
- * graphql-js as before. Compiled operations are kept per parsed document. Apollo keeps parsed documents in its bounded
- * document store and hands the same object for the same query text, so an entry lives as long as
- * Apollo keeps that document (a WeakMap: nothing here grows on its own).
+ * their text into generated code), and only once a document has run `compileAfter` times: V8 keeps
+ * kilobytes of generated code and bytecode per selection of a compiled document (bench/jit-memory.js
+ * measures it), so documents sent once or twice (a client that varies its text, an attacker sending
+ * thousands of distinct ones) run on graphql-js, as do operations that cannot be resolved.
+ * Compiled operations are kept in an LRU cache bounded by an estimate of those bytes (per selection,
+ * fragments expanded); the uses of each document are counted beside Apollo's bounded document store
+ * (a WeakMap: a count lives as long as Apollo keeps that parsed document).
  */
 import type { GatewayExecutionResult, GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import {
@@ -26,9 +29,13 @@ import {
   isInterfaceType,
   isUnionType,
   printSchema,
+  valueFromASTUntyped,
+  VariableDefinitionNode,
   visit,
 } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
+import { expandedSelections } from './limits';
 
 /**
  * graphql-jit's errors leave `extensions` undefined when there are none, where graphql-js's are
@@ -45,8 +52,28 @@ function asGraphQLError(e: GraphQLError): GraphQLError {
   return error;
 }
 
-/** How a document runs: on graphql-js, or on graphql-jit with its operations compiled by name. */
-type Plan = 'graphql-js' | Map<string, CompiledQuery | GatewayExecutionResult>;
+/** How a document runs: on graphql-js for good, or on graphql-js until it has run this many times. */
+type Plan = 'graphql-js' | { uses: number };
+/** A document's compiled operations by name, with the estimated bytes they keep. */
+interface Compiled {
+  operations: Map<string, CompiledQuery | GatewayExecutionResult>;
+  bytes: number;
+}
+
+/**
+ * Estimated bytes one compiled operation keeps, per selection with fragments expanded (generated
+ * source, closures and V8's bytecode once it has run; bench/jit-memory.js measures the figure this
+ * is a margin over), plus a fixed part.
+ */
+const COMPILED_BYTES_PER_SELECTION = 8 * 1024;
+const COMPILED_BYTES_FIXED = 16 * 1024;
+
+export interface JitOptions {
+  /** Runs of a document on graphql-js before it is compiled. */
+  compileAfter: number;
+  /** Byte budget (estimated) of the compiled operations kept. */
+  cacheBytes: number;
+}
 
 /**
  * Whether a document has a string literal anywhere (arguments, input objects, directives).
@@ -68,7 +95,35 @@ export function hasStringLiteral(document: DocumentNode): boolean {
   return found;
 }
 
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+/**
+ * The request's variables with each omitted one that declares a default given that default, as
+ * graphql-js does when it coerces them. graphql-jit parses the values it is handed itself and
+ * ignores the default of a non-null variable (`$n: Int! = 2` omitted: "not provided"). The default is
+ * written in its external form (an enum by name, as a client would send it): graphql-jit coerces it
+ * as it coerces the client's values. Documents reaching here have no string literals, so neither do
+ * the defaults.
+ */
+export function withDefaults(
+  definitions: readonly VariableDefinitionNode[],
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
+  let filled: Record<string, unknown> | undefined;
+  for (const def of definitions) {
+    const name = def.variable.name.value;
+    if (!def.defaultValue || Object.prototype.hasOwnProperty.call(variables, name)) continue;
+    filled ??= { ...variables };
+    filled[name] = valueFromASTUntyped(def.defaultValue);
+  }
+  return filled ?? variables;
+}
+
+/** What the compiled cache holds now (for tests and the memory benchmark). */
+export interface JitStats {
+  compiledDocuments: number;
+  compiledBytes: number;
+}
+
+export function jitGateway(schema: GraphQLSchema, options: JitOptions): GatewayInterface & { stats(): JitStats } {
   // graphql-jit cannot wait for an abstract type's resolveType: refuse to start with one that would.
   for (const type of Object.values(schema.getTypeMap())) {
     if ((isUnionType(type) || isInterfaceType(type)) && type.resolveType?.constructor.name === 'AsyncFunction') {
@@ -76,17 +131,28 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     }
   }
   const plans = new WeakMap<DocumentNode, Plan>();
-  const planOf = (document: DocumentNode): Plan => {
+  const compiled = new LRUCache<DocumentNode, Compiled>({
+    maxSize: options.cacheBytes,
+    sizeCalculation: (c) => Math.max(1, c.bytes),
+  });
+  const compileAfter = Math.max(0, options.compileAfter);
+  /** The compiled operations of a document, or undefined while it still runs on graphql-js. */
+  const compiledOf = (document: DocumentNode): Compiled | undefined => {
+    const known = compiled.get(document);
+    if (known) return known;
     let plan = plans.get(document);
-    if (!plan) plans.set(document, (plan = hasStringLiteral(document) ? 'graphql-js' : new Map()));
-    return plan;
+    if (!plan) plans.set(document, (plan = hasStringLiteral(document) ? 'graphql-js' : { uses: 0 }));
+    if (plan === 'graphql-js' || plan.uses++ < compileAfter) return undefined;
+    // Kept once its first operation is compiled (the cache measures an entry when it is set).
+    return { operations: new Map(), bytes: 0 };
   };
   const executor: GatewayExecutor = async (rc) => {
-    const plan = planOf(rc.document);
     // No operation to run (an unknown operationName, or several operations and no name): graphql-js
     // words the error, which Apollo answers as 400 OPERATION_RESOLUTION_FAILURE. Nothing runs.
-    // A document with string literals runs on graphql-js too (see hasStringLiteral).
-    if (!rc.operation || plan === 'graphql-js') {
+    // A document with string literals runs on graphql-js too (see hasStringLiteral), and so does one
+    // not yet run often enough to be compiled.
+    const plan = rc.operation ? compiledOf(rc.document) : undefined;
+    if (!rc.operation || !plan) {
       return (await execute({
         schema,
         document: rc.document,
@@ -96,11 +162,14 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       })) as GatewayExecutionResult;
     }
     const name = rc.operationName ?? '';
-    let query = plan.get(name);
+    let query = plan.operations.get(name);
     if (!query) {
       query = compileQuery(schema, rc.document, rc.operationName ?? undefined) as
         CompiledQuery | GatewayExecutionResult;
-      plan.set(name, query);
+      plan.operations.set(name, query);
+      const bytes = COMPILED_BYTES_FIXED + COMPILED_BYTES_PER_SELECTION * expandedSelections(rc.document);
+      // A new entry each time: the cache measures an entry when it is set, evicting others to make room.
+      compiled.set(rc.document, { operations: plan.operations, bytes: plan.bytes + bytes });
     }
     // A document that cannot be compiled answers its errors, as graphql-js's execute would.
     if (!isCompiledQuery(query)) return { ...query, errors: query.errors?.map(asGraphQLError) };
@@ -110,10 +179,12 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       maxErrors: 50,
     });
     if (coerced.errors) return { errors: coerced.errors };
-    const result = (await query.query(undefined, rc.context, rc.request.variables ?? {})) as GatewayExecutionResult;
+    const variables = withDefaults(rc.operation.variableDefinitions ?? [], rc.request.variables ?? {});
+    const result = (await query.query(undefined, rc.context, variables)) as GatewayExecutionResult;
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
   };
   return {
+    stats: () => ({ compiledDocuments: compiled.size, compiledBytes: compiled.calculatedSize }),
     async load() {
       return { schema, executor };
     },

@@ -5,7 +5,8 @@
  *   rules see the document (several of them are quadratic in the number of fields — 20,000 copies of
  *   `__typename` took graphql-js 11 s to validate): selections with fragments expanded (a fan of
  *   fragments that each spread the next twice is exponential otherwise), aliases, directives, and
- *   nested introspection lists.
+ *   nested introspection lists; and response keys repeated beyond MAX_REPEATED_KEY in one merged
+ *   selection set (the pairwise comparison of graphql-js's OverlappingFieldsCanBeMergedRule).
  * - depthLimitRule: the deepest selection, fragments followed (memoized; cycles count 0, graphql-js
  *   rejects them anyway).
  * - operationCost: the cost estimate of graphql-query-complexity, where connection sizes multiply
@@ -15,6 +16,7 @@ import {
   ASTVisitor,
   DefinitionNode,
   DocumentNode,
+  FieldNode,
   FragmentDefinitionNode,
   getOperationAST,
   getVariableValues,
@@ -31,6 +33,18 @@ export interface DocumentLimits {
   maxAliases: number;
   maxDirectives: number;
 }
+
+/**
+ * The most fields one response key may gather in a selection set, once the fields that merge there
+ * are put together (fragments, inline fragments, and the sub-selections of every same-key field
+ * above). graphql-js's OverlappingFieldsCanBeMergedRule compares those fields pairwise: a thousand
+ * copies of `node(id: $x) { id }` kept the event loop for seconds (bench/abuse.js). The bound keeps
+ * that rule, and the guarantee it gives (one value per response key), at a bounded cost; clients
+ * repeat a key a few times at most, plain leaves such as `id` or `__typename` more (one per fragment).
+ */
+export const MAX_REPEATED_KEY = 5;
+/** The same for a key whose fields are all plain leaves (no arguments, no selection): cheap to compare. */
+export const MAX_REPEATED_LEAF = 50;
 
 /**
  * Introspection lists (types, fields, args, …) nested deeper than this are refused: GraphiQL's own
@@ -162,6 +176,74 @@ function measureOperations(
 }
 
 /**
+ * The first response key gathering more fields than its bound in one merged selection set. Walks
+ * the document as the fields merge: the fields of one key in a set, fragments and inline fragments
+ * expanded, then their sub-selections together as the next set. A fragment is expanded once per
+ * set, a field node counted once (a fragment spread twice merges with itself trivially), so the
+ * walk is linear in the expanded document, which documentLimitsRule bounds before calling it.
+ */
+function overRepeatedKey(
+  doc: DocumentNode,
+  budget: number,
+): { key: string; count: number; bound: number } | 'too many selections' | undefined {
+  const fragments = fragmentsOf(doc);
+  /**
+   * Merged sets still to look at (an explicit stack: documents may nest deep), each with the
+   * fragments expanded above it: a fragment met again below itself is a cycle (graphql-js refuses
+   * those), not expanded again.
+   */
+  const pending: { sets: SelectionSetNode[]; above: ReadonlySet<string> }[] = [];
+  for (const def of doc.definitions) {
+    if (def.kind === Kind.OPERATION_DEFINITION) pending.push({ sets: [def.selectionSet], above: new Set() });
+    else if (def.kind === Kind.FRAGMENT_DEFINITION)
+      pending.push({ sets: [def.selectionSet], above: new Set([def.name.value]) });
+  }
+  while (pending.length > 0) {
+    const { sets, above } = pending.pop()!;
+    const byKey = new Map<string, Set<FieldNode>>();
+    const expanded = new Set<string>(above);
+    const queue = [...sets];
+    while (queue.length > 0) {
+      const set = queue.pop()!;
+      // Fragments unused by any operation were not measured: their expansion is bounded here.
+      budget -= set.selections.length;
+      if (budget < 0) return 'too many selections';
+      for (const sel of set.selections) {
+        if (sel.kind === Kind.FIELD) {
+          const key = sel.alias?.value ?? sel.name.value;
+          let fields = byKey.get(key);
+          if (!fields) byKey.set(key, (fields = new Set()));
+          fields.add(sel);
+        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+          queue.push(sel.selectionSet);
+        } else if (!expanded.has(sel.name.value)) {
+          expanded.add(sel.name.value);
+          const def = fragments.get(sel.name.value);
+          if (def) queue.push(def.selectionSet);
+        }
+      }
+    }
+    for (const [key, fields] of byKey) {
+      const below: SelectionSetNode[] = [];
+      let leaves = true;
+      for (const f of fields) {
+        if (f.selectionSet) below.push(f.selectionSet);
+        if (f.selectionSet || (f.arguments?.length ?? 0) > 0) leaves = false;
+      }
+      const bound = leaves ? MAX_REPEATED_LEAF : MAX_REPEATED_KEY;
+      if (fields.size > bound) return { key, count: fields.size, bound };
+      if (below.length > 0) pending.push({ sets: below, above: expanded });
+    }
+  }
+  return undefined;
+}
+
+/** Selections of the document's largest operation, fragments expanded (counted up to about `stopAbove`). */
+export function expandedSelections(doc: DocumentNode, stopAbove = 1_000_000): number {
+  return measureOperations(doc, stopAbove).selections;
+}
+
+/**
  * Refuses documents over the size limits. It acts on entering the document, before graphql-js's
  * rules visit any selection set, and then hands the visit an empty document (a visitor edit), so
  * no other validation rule spends time on a refused document.
@@ -197,6 +279,20 @@ export function documentLimitsRule(limits: DocumentLimits) {
           `Introspection is repeated: ${expanded.schemaFields} __schema fields in one operation exceed the ` +
             `limit of ${MAX_SCHEMA_FIELDS}`,
         );
+      }
+      // Only on a document within the size limits: the walk is linear in its expanded size.
+      if (problems.length === 0) {
+        const repeated = overRepeatedKey(node, 4 * limits.maxSelections);
+        if (repeated === 'too many selections') {
+          problems.push(
+            `Query has too many selections: fragments expanded exceed the limit of ${limits.maxSelections}`,
+          );
+        } else if (repeated) {
+          problems.push(
+            `Field "${repeated.key}" is repeated too often: ${repeated.count} fields answer to it in one ` +
+              `selection set (fragments and same-name fields merged), more than the limit of ${repeated.bound}`,
+          );
+        }
       }
       if (problems.length === 0) return undefined;
       for (const p of problems) context.reportError(refusal(p));
@@ -274,6 +370,48 @@ export function operationCost(
     estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
     ...(maxNodes !== undefined ? { maxQueryNodes: maxNodes } : {}),
   });
+}
+
+/** The refusal of an operation over the cost limit (the same over HTTP and WebSocket). */
+export function tooExpensive(message: string, maxCost: number, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 }, maxCost, ...extra },
+  });
+}
+
+/**
+ * The cost of an operation checked against `maxCost`: its cost when within, else the refusal to
+ * answer. Undefined when its variables do not coerce: graphql-js refuses them before anything runs
+ * (BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator (its node
+ * limit) refuses the operation: it must never skip the cost limit.
+ */
+export function checkCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown> | undefined,
+  limits: { maxCost: number; maxSelections: number },
+): number | GraphQLError | undefined {
+  let cost: number;
+  try {
+    // Validation already bounded the selections (fragments expanded); the margin keeps the
+    // estimator's own node limit out of the way of anything that passed it.
+    cost = operationCost(schema, document, operationName, variables, 2 * limits.maxSelections + 10);
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    if (!variablesCoerce(schema, document, operationName, variables)) return undefined;
+    return tooExpensive(
+      `Query is too expensive: it has too many nodes to estimate within the limit of ${limits.maxCost}`,
+      limits.maxCost,
+    );
+  }
+  if (cost > limits.maxCost)
+    return tooExpensive(
+      `Query is too expensive: estimated cost ${cost} exceeds the limit of ${limits.maxCost}`,
+      limits.maxCost,
+      { cost },
+    );
+  return cost;
 }
 
 /** Whether the operation's variables coerce (when they do not, graphql-js refuses the request itself). */

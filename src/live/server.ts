@@ -27,6 +27,7 @@ import {
   type DocumentNode,
   type ExecutionResult,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { makeServer, type ServerOptions } from 'graphql-ws';
 import type { Config } from '../config';
@@ -37,7 +38,7 @@ import type { EventServices } from '../events';
 import type { Metrics } from '../metrics';
 import type { Services } from '../services';
 import { makeFormatError } from '../graphql/errors';
-import { depthLimitRule, documentLimitsRule } from '../graphql/limits';
+import { checkCost, depthLimitRule, documentLimitsRule } from '../graphql/limits';
 import { buildGraphQLSchema } from '../graphql/schema';
 import type { LiveGraphQLContext } from '../graphql/subscriptions/resolver';
 import { CLOSE, LiveConnection } from './connection';
@@ -58,8 +59,6 @@ export interface LiveServer {
 }
 
 const PATH = '/graphql';
-/** Distinct subscription documents kept parsed and validated. */
-const DOCUMENT_CACHE = 200;
 
 export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServer {
   const { config, services, metrics, events } = deps;
@@ -174,6 +173,12 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
         );
       }
+      // The cost limit of HTTP: each event runs this selection again, so it is bounded as a query is.
+      const cost = checkCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined, {
+        maxCost: config.graphql.maxCost,
+        maxSelections: config.graphql.maxSelections,
+      });
+      if (cost instanceof GraphQLError) return [withoutHttp(cost)];
       return {
         schema,
         document,
@@ -264,9 +269,13 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
 
   /**
    * Parsed and validated documents by their text: front ends open many subscriptions with the same
-   * few operations, and a document is immutable once parsed. Bounded; the oldest entry goes first.
+   * few operations, and a document is immutable once parsed. Bounded by bytes (the text and the
+   * parsed document's JSON, as Apollo measures its own document store); the least used goes first.
    */
-  const documents = new Map<string, DocumentNode | GraphQLError[]>();
+  const documents = new LRUCache<string, DocumentNode | GraphQLError[]>({
+    maxSize: config.graphql.liveDocumentCacheBytes,
+    sizeCalculation: (checked, query) => Math.max(1, 2 * query.length + Buffer.byteLength(JSON.stringify(checked))),
+  });
   const rules = [...specifiedRules, documentLimitsRule(config.graphql), depthLimitRule(config.graphql.maxDepth)];
   function checkDocument(query: string): DocumentNode | GraphQLError[] {
     const known = documents.get(query);
@@ -284,7 +293,6 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     } catch (err) {
       checked = [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
     }
-    if (documents.size >= DOCUMENT_CACHE) documents.delete(documents.keys().next().value!);
     documents.set(query, checked);
     return checked;
   }
@@ -327,6 +335,12 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     await live.close();
   });
   return live;
+}
+
+/** An error as a WebSocket message carries it: no HTTP status applies. */
+function withoutHttp(e: GraphQLError): GraphQLError {
+  const { http: _http, ...extensions } = e.extensions;
+  return new GraphQLError(e.message, { nodes: e.nodes, extensions });
 }
 
 function refuse(socket: Duplex, status: number, reason: string): void {

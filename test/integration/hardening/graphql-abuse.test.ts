@@ -95,6 +95,55 @@ describe('aliases and repeated fields', () => {
     );
   });
 
+  it('hundreds of copies of one field with arguments (quadratic to compare) are refused at once', async () => {
+    // Within every size limit (a 20 KB body, 1,980 selections): graphql-js spent 9–20 s comparing the
+    // copies pairwise on the event loop. A trailing space makes each request a new document.
+    const node = `query($x: ID!) { ${'node(id: $x) { id } '.repeat(990)} }`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post({ query: node + ' '.repeat(i), variables: { x: '1' } })),
+    );
+    for (const a of answers) expectRefused(a, 'GRAPHQL_VALIDATION_FAILED', /"node" is repeated too often/);
+    expectRefused(
+      await post({ query: `{ ${'serverInfo { version } '.repeat(999)} }` }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /"serverInfo" is repeated too often/,
+    );
+  });
+
+  it('the repeated-key bound and the cost limit hold over GET and in each operation of a batch', async () => {
+    const repeated = `query($x: ID!) { ${'node(id: $x) { id } '.repeat(6)} }`;
+    const aliases = Array.from({ length: 50 }, (_, i) => `a${i}: topics(first: 100) { edges { node { id title } } }`);
+    const expensive = `{ ${aliases.join(' ')} }`;
+    for (const [query, message] of [
+      [repeated, /"node" is repeated too often/],
+      [expensive, /too expensive/],
+    ] as const) {
+      const started = Date.now();
+      const res = await fetch(
+        `${s.url}/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent('{"x":"1"}')}`,
+        { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } },
+      );
+      const body = (await res.json()) as any;
+      expectRefused({ status: res.status, ms: Date.now() - started, body }, 'GRAPHQL_VALIDATION_FAILED', message);
+    }
+    const batch = await post([
+      { query: '{ __typename }' },
+      { query: repeated, variables: { x: '1' } },
+      { query: expensive },
+    ]);
+    expect(batch.body[0]).toEqual({ data: { __typename: 'Query' } });
+    expect(batch.body[1].errors[0].message).toMatch(/"node" is repeated too often/);
+    expect(batch.body[2].errors[0].message).toMatch(/too expensive/);
+  });
+
+  it('a few copies of a field, and many of a plain leaf, still run', async () => {
+    const a = await post({
+      query: `{ ${'serverInfo { version } '.repeat(5)} topics(first: 1) { nodes { ${'id '.repeat(50)} } } }`,
+    });
+    expect(a.status).toBe(200);
+    expect(a.body.data.serverInfo.version).toEqual(expect.any(String));
+  });
+
   it('thousands of aliased logins are refused before any password is hashed', async () => {
     const logins = Array.from(
       { length: 300 },

@@ -191,6 +191,40 @@ describe('variables', () => {
 });
 
 describe('limits', () => {
+  it('the cost limit of HTTP refuses an expensive subscription (each event would run it again)', async () => {
+    const t = await f.topic(alice, { title: 'Costly' });
+    const aliases = Array.from(
+      { length: 100 },
+      (_, i) => `a${i}: threads(first: 1000) { nodes { descendants { comment { id36 } } } }`,
+    ).join(' ');
+    const query = `subscription($t: ID!) { topicActivity(topicId: $t) { cursor topic { ${aliases} } } }`;
+    const c = liveClient(wsUrlOf(s.url));
+    clients.push(c);
+    const q = c.subscribe(query, { t: t.id36 });
+    await q.got.until(() => q.got.errors.length > 0);
+    expect(q.got.errors[0]).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^Query is too expensive: estimated cost \d+ exceeds the limit of \d+$/),
+        extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', maxCost: expect.any(Number) }),
+      }),
+    ]);
+    expect(q.got.errors[0][0].extensions.http).toBeUndefined();
+    // Refused over HTTP too (as a subscription it is refused for its transport first; the same
+    // selection as a query is refused by cost).
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `query($t: ID!) { topic(id: $t) { ${aliases} } }`, variables: { t: t.id36 } }),
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toMatch(/too expensive/);
+    // A cheap subscription on the same connection still runs.
+    const ok = c.subscribe(ACTIVITY, { id: t.id36 });
+    await settle();
+    expect(ok.got.errors).toEqual([]);
+    ok.stop();
+  });
+
   it(`at most LIVE_MAX_SUBSCRIPTIONS per connection; completing one frees its place`, async () => {
     const topic = await f.topic(alice);
     const c = liveClient(wsUrlOf(s.url));

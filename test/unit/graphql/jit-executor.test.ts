@@ -22,8 +22,11 @@ const resolvers = {
 for (const [name, resolve] of Object.entries(resolvers))
   sdl.getQueryType()!.getFields()[name]!.resolve = (_s, args) => (resolve as (a: unknown) => unknown)(args);
 
-async function executorOf(schema: GraphQLSchema): Promise<GatewayExecutor> {
-  return (await jitGateway(schema).load({ apollo: {} as never })).executor!;
+/** Compiles every document at once unless told otherwise. */
+const EAGER = { compileAfter: 0, cacheBytes: 64 * 1024 * 1024 };
+
+async function executorOf(schema: GraphQLSchema, options = EAGER): Promise<GatewayExecutor> {
+  return (await jitGateway(schema, options).load({ apollo: {} as never })).executor!;
 }
 function run(
   executor: GatewayExecutor,
@@ -74,11 +77,52 @@ it('leaves an operation that cannot be resolved to graphql-js, which refuses it'
 it('refuses to start on a schema with an asynchronous resolveType (graphql-jit cannot wait for it)', () => {
   const s = buildSchema('type Query { i: I } type A { a: Int } union I = A');
   (s.getType('I') as GraphQLUnionType).resolveType = async () => 'A';
-  expect(() => jitGateway(s)).toThrow(/resolveType must be synchronous/);
+  expect(() => jitGateway(s, EAGER)).toThrow(/resolveType must be synchronous/);
 });
 
 it("Agora's own schema passes that check", () => {
-  expect(() => jitGateway(buildGraphQLSchema())).not.toThrow();
+  expect(() => jitGateway(buildGraphQLSchema(), EAGER)).not.toThrow();
+});
+
+describe('memory: compiled only when used again, kept within a byte budget', () => {
+  it('runs a document on graphql-js compileAfter times, then compiled, with the same answers', async () => {
+    const gateway = jitGateway(sdl, { compileAfter: 2, cacheBytes: 64 * 1024 * 1024 });
+    const ex = (await gateway.load({ apollo: {} as never })).executor!;
+    const same = parse('query($x: Int!) { n(x: $x) }');
+    const once = (x: number) =>
+      ex({
+        document: same,
+        operation: getOperationAST(same),
+        operationName: null,
+        request: { query: '', variables: { x } },
+        context: {},
+      } as unknown as GatewayGraphQLRequestContext);
+    expect(await once(1)).toEqual({ data: { n: 2 } });
+    expect(await once(2)).toEqual({ data: { n: 4 } });
+    expect(gateway.stats().compiledDocuments).toBe(0);
+    expect(await once(3)).toEqual({ data: { n: 6 } });
+    expect(gateway.stats().compiledDocuments).toBe(1);
+    expect(await once(4)).toEqual({ data: { n: 8 } });
+    expect(gateway.stats().compiledDocuments).toBe(1);
+  });
+
+  it('the compiled operations kept stay within the byte budget, the oldest going first', async () => {
+    const budget = 512 * 1024;
+    const gateway = jitGateway(sdl, { compileAfter: 0, cacheBytes: budget });
+    const ex = (await gateway.load({ apollo: {} as never })).executor!;
+    for (let i = 0; i < 200; i++) {
+      const r = await run(
+        ex,
+        `query($x: Int!) { n(x: $x) ${Array.from({ length: 10 }, (_, j) => `a${i}_${j}: n(x: $x)`).join(' ')} }`,
+        { x: i },
+      );
+      expect((r.data as { n: number }).n).toBe(2 * i);
+    }
+    const stats = gateway.stats();
+    expect(stats.compiledBytes).toBeLessThanOrEqual(budget);
+    expect(stats.compiledDocuments).toBeGreaterThan(0);
+    expect(stats.compiledDocuments).toBeLessThan(200);
+  });
 });
 
 describe('string literals never reach generated code', () => {

@@ -6,7 +6,13 @@
 import { getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import { fc } from './property';
 import { buildGraphQLSchema } from '../../../src/graphql/schema';
-import { depthLimitRule, documentLimitsRule, MAX_INTROSPECTION_LISTS } from '../../../src/graphql/limits';
+import {
+  depthLimitRule,
+  documentLimitsRule,
+  MAX_INTROSPECTION_LISTS,
+  MAX_REPEATED_KEY,
+  MAX_REPEATED_LEAF,
+} from '../../../src/graphql/limits';
 import { readGraphQLConfig } from '../../../src/config/graphql';
 import { EnvReader } from '../../../src/config/reader';
 import { exampleTabs } from '../../../src/graphiql/examples';
@@ -40,6 +46,57 @@ describe('legitimate documents', () => {
     expect(
       run('{ __schema { types { fields { args { type { fields { name } } } } } } }').map((e) => e.message),
     ).toEqual([expect.stringMatching(/nested too deep/)]);
+  });
+});
+
+describe('repeated response keys (OverlappingFieldsCanBeMergedRule is quadratic in them)', () => {
+  const rep = (s: string, n: number) => Array.from({ length: n }, () => s).join(' ');
+  const repeated = /is repeated too often/;
+  const messages = (q: string) => run(q).map((e) => e.message);
+
+  it(`a field with arguments or a selection may answer a key ${MAX_REPEATED_KEY} times, not more`, () => {
+    expect(run(`query($x: ID!) { ${rep('node(id: $x) { id }', MAX_REPEATED_KEY)} }`)).toEqual([]);
+    expect(messages(`query($x: ID!) { ${rep('node(id: $x) { id }', MAX_REPEATED_KEY + 1)} }`)).toEqual([
+      expect.stringMatching(repeated),
+    ]);
+    expect(messages(`{ ${rep('serverInfo { version }', 999)} }`)).toEqual([expect.stringMatching(repeated)]);
+  });
+
+  it(`a plain leaf may repeat ${MAX_REPEATED_LEAF} times (one per fragment), not more`, () => {
+    expect(run(`{ topics { nodes { ${rep('id', MAX_REPEATED_LEAF)} } } }`)).toEqual([]);
+    expect(messages(`{ topics { nodes { ${rep('id', MAX_REPEATED_LEAF + 1)} } } }`)).toEqual([
+      expect.stringMatching(repeated),
+    ]);
+  });
+
+  it('fields merge through aliases, fragments and inline fragments before they are counted', () => {
+    const frags = Array.from({ length: MAX_REPEATED_KEY + 1 }, (_, i) => i);
+    const q =
+      `query($x: ID!) { ${frags.map((i) => `...F${i}`).join(' ')} } ` +
+      frags.map((i) => `fragment F${i} on Query { n: node(id: $x) { id } }`).join(' ');
+    expect(messages(q)).toEqual([expect.stringMatching(/"n" is repeated too often/)]);
+    expect(messages(`query($x: ID!) { ${rep('... on Query { node(id: $x) { id } }', MAX_REPEATED_KEY + 1)} }`)).toEqual(
+      [expect.stringMatching(repeated)],
+    );
+    // The same fragment spread many times merges with itself: counted once.
+    expect(run(`query($x: ID!) { ${rep('...F', 40)} } fragment F on Query { node(id: $x) { id } }`)).toEqual([]);
+  });
+
+  it('sub-selections of same-key fields merge too: few at each level, many below', () => {
+    // 5 topics × 5 nodes × 5 authors: 125 `author` fields answer one key of one merged set.
+    const q = `{ ${rep(`topics { ${rep(`nodes { ${rep('author { id }', 5)} }`, 5)} }`, 5)} }`;
+    expect(messages(q)).toEqual([expect.stringMatching(/"nodes" is repeated too often/)]);
+  });
+
+  it('a refusal keeps the rule from running: no "fields conflict" errors, one message', () => {
+    const q = `query($x: ID!, $y: ID!) { ${rep('node(id: $x) { id }', 300)} ${rep('node(id: $y) { id }', 300)} }`;
+    expect(messages(q)).toEqual([expect.stringMatching(repeated)]);
+  });
+
+  it('conflicting fields within the bound are still refused by graphql-js (the guarantee stays)', () => {
+    expect(messages('query($x: ID!, $y: ID!) { node(id: $x) { id } node(id: $y) { id } }')).toEqual([
+      expect.stringMatching(/Fields "node" conflict/),
+    ]);
   });
 });
 

@@ -3,7 +3,8 @@
  * between the driver and the test database (test/helpers/fault-proxy.ts) answers chosen commands as
  * a primary stepping down does (NotWritablePrimary) or drops the connection under them:
  *   - the hot reads (src/discussion/whole-read.ts) go through the driver's retryable read path, so
- *     one such fault is retried by the driver and the read answers as if nothing happened;
+ *     one such fault is retried by the driver and the read answers as if nothing happened, and a read
+ *     that fails half-way closes its cursor on the server;
  *   - a fault that outlasts the retry is SERVICE_UNAVAILABLE: 503 with Retry-After on REST, and
  *     SERVICE_UNAVAILABLE (HTTP 503, Retry-After) on GraphQL — never a 500.
  */
@@ -85,6 +86,24 @@ describe('the hot reads, through the driver', () => {
       expect(proxy.injected).toEqual(['find', 'find', 'find']);
     },
   );
+
+  it('a read whose getMore fails closes its cursor on the server (killCursors)', async () => {
+    const sent: string[] = [];
+    const listener = (e: { commandName: string }) => sent.push(e.commandName);
+    conn.getClient().on('commandStarted', listener);
+    // getMore is never retried: a node interrupting it fails the read, whose cursor is still open.
+    proxy.fault = (command) =>
+      command.getMore !== undefined && command.collection === 'things'
+        ? { reply: { ok: 0, code: 11601, codeName: 'Interrupted', errmsg: 'operation was interrupted' } }
+        : undefined;
+    try {
+      const read = readWhole(Thing, { filter: {}, sort: { _id: 1 }, batchSize: 5 });
+      await expect(read).rejects.toBeInstanceOf(mongoose.mongo.MongoServerError);
+    } finally {
+      conn.getClient().off('commandStarted', listener);
+    }
+    expect(sent).toEqual(['find', 'getMore', 'killCursors']);
+  });
 
   it('a read whose retry fails too throws the driver error, which classifyError makes a 503', async () => {
     failFirst(2, 'find', 'things', 'stepdown');

@@ -57,24 +57,77 @@ function decode<T>(bytes: Uint8Array): T {
 }
 
 /** The raw documents of a find: `raw: true` makes the driver hand out each document's bytes. */
-async function findRaw(
+function findRaw(
   model: ModelLike,
   filter: Record<string, unknown>,
   options: mongoose.mongo.FindOptions,
 ): Promise<Uint8Array[]> {
-  return (await collectionOf(model)
-    .find(filter, { ...options, raw: true })
-    .toArray()) as unknown as Uint8Array[];
+  return findRawIn(collectionOf(model), filter, options);
 }
 
+async function findRawIn(
+  collection: Collection,
+  filter: Record<string, unknown>,
+  options: mongoose.mongo.FindOptions,
+): Promise<Uint8Array[]> {
+  return (await collection.find(filter, { ...options, raw: true }).toArray()) as unknown as Uint8Array[];
+}
+
+/** The reads by id waiting for the end of this turn of the event loop, by collection, by id. */
+type Waiter = { resolve(doc: unknown): void; reject(err: unknown): void };
+const waiting = new Map<Collection, Map<string, { id: number | string; waiters: Waiter[] }>>();
+
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+
 /**
- * The document whose `_id` is `id`, or null: one find command of one document. The reads by id
- * of every request (the caller's user record, a topic, a comment, a topic's comment version).
+ * The document whose `_id` is `id`, or null. The reads by id of every request (the caller's user
+ * record, a topic, a comment, a topic's comment version) made in the same turn of the event loop on
+ * the same collection go to the database together, as one find of their ids (`_id: {$in: …}`): under
+ * load many requests read the same few collections at once, and each find costs a round trip and
+ * an operation of the driver (an implicit session, server selection, a cursor, the monitoring
+ * events). A read alone in its turn is the find of one document (`_id: id`). Every caller gets a
+ * document decoded for it alone.
  */
 export function readById<T>(model: ModelLike, id: number | string): Promise<T | null> {
   // What mongoose would refuse to cast; no stored document has such an id.
   if (typeof id === 'number' && !Number.isFinite(id)) return Promise.resolve(null);
-  return readOne<T>(model, { _id: id });
+  const collection = collectionOf(model);
+  let batch = waiting.get(collection);
+  if (!batch) {
+    waiting.set(collection, (batch = new Map()));
+    setImmediate(() => void sendBatch(collection));
+  }
+  const key = idKey(id);
+  let entry = batch.get(key);
+  if (!entry) batch.set(key, (entry = { id, waiters: [] }));
+  const waiters = entry.waiters;
+  return new Promise<T | null>((resolve, reject) => waiters.push({ resolve, reject }));
+}
+
+/** Sends the reads by id waiting on `collection` as one find, and gives each caller its document. */
+async function sendBatch(collection: Collection): Promise<void> {
+  const batch = waiting.get(collection)!;
+  waiting.delete(collection);
+  const entries = [...batch.values()];
+  try {
+    const found =
+      entries.length === 1
+        ? await findRawIn(collection, { _id: entries[0]!.id }, { limit: -1 })
+        : // One more than can match, so the first reply holds them all and leaves no cursor open.
+          await findRawIn(collection, { _id: { $in: entries.map((e) => e.id) } }, { batchSize: entries.length + 1 });
+    for (const bytes of found) {
+      const doc = decode<{ _id: unknown }>(bytes);
+      // Alone, the read's answer is its document, whatever type the stored `_id` decodes to.
+      const key = entries.length === 1 ? idKey(entries[0]!.id) : idKey(doc._id);
+      const entry = batch.get(key);
+      if (!entry) continue;
+      batch.delete(key);
+      entry.waiters.forEach((w, i) => w.resolve(i === 0 ? doc : decode(bytes)));
+    }
+    for (const entry of batch.values()) for (const w of entry.waiters) w.resolve(null);
+  } catch (err) {
+    for (const entry of entries) for (const w of entry.waiters) w.reject(err);
+  }
 }
 
 /** The first document `filter` matches (by a unique index, so the only one), or null; as readById. */

@@ -181,6 +181,11 @@ describe('an election that outlasts the retry, through the front doors', () => {
     expect(body.errors.map((e) => e.extensions.code)).toContain('SERVICE_UNAVAILABLE');
   });
 
+  it("keeps the driver's retryable reads and writes on (nothing turns them off)", () => {
+    const options = s.agora.db.conn.getClient().options;
+    expect([options.retryReads, options.retryWrites]).toEqual([true, true]);
+  });
+
   it('answers again once the election is over', async () => {
     const res = await fetch(`${s.url}/api/beta/topics`);
     expect(res.status).toBe(200);

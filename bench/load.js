@@ -90,6 +90,14 @@ async function objectCacheStats(url) {
   };
 }
 
+/** The database commands the server sent so far, by command name (mongodb_commands_total in /metrics). */
+async function databaseCommands(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts = {};
+  for (const m of text.matchAll(/^mongodb_commands_total\{command="([^"]+)"\} (\S+)/gm)) counts[m[1]] = Number(m[2]);
+  return counts;
+}
+
 /** Topics with comment trees and stored files, written through the server's own front doors. */
 async function seed(url) {
   const tokens = [];
@@ -633,8 +641,10 @@ async function main() {
       }
     }, 500);
     const cacheBefore = await objectCacheStats(agora.url);
+    const commandsBefore = await databaseCommands(agora.url);
     const run = await runLoad(agora.url, kinds);
     clearInterval(rssTimer);
+    const commandsAfter = await databaseCommands(agora.url);
     const cacheAfter = await objectCacheStats(agora.url);
     const lookups = cacheAfter.hit + cacheAfter.miss - cacheBefore.hit - cacheBefore.miss;
     const objectCache = {
@@ -715,6 +725,13 @@ async function main() {
       serverLoggedErrors: serverErrors,
       serverLogSample: watcher.seen.lines,
       serverCpuSeconds: round(cpu),
+      serverCpuMsPerRequest: sortedAll.length > 0 ? round((cpu * 1000) / sortedAll.length, 3) : null,
+      // Round trips to the database per answered request, and their names (issue 41).
+      databaseCommands: Object.fromEntries(
+        Object.entries(commandsAfter)
+          .map(([name, n]) => [name, n - (commandsBefore[name] ?? 0)])
+          .filter(([, n]) => n > 0),
+      ),
       databaseCpuSeconds: Number.isNaN(dbCpu) ? null : round(dbCpu),
       loadGeneratorCpuSeconds: round(loadCpu),
       serverPeakRssMiB: round(peakRss / 2 ** 20),
@@ -724,6 +741,8 @@ async function main() {
       readyAfterwards: ready,
       kinds: kindsOut,
     };
+    const commandTotal = Object.values(out.databaseCommands).reduce((a, b) => a + b, 0);
+    out.databaseCommandsPerRequest = out.answered > 0 ? round(commandTotal / out.answered, 3) : null;
     failed =
       out.errors > 0 || out.timeouts > 0 || out.unexpected > 0 || serverErrors > 0 || !ready || out.answered === 0;
 
@@ -746,7 +765,8 @@ async function main() {
         `${out.latencyMs.p99AfterStart} ms (latencies are of answered requests; timeouts are counted apart).`,
       `Errors ${out.errors}, timeouts ${out.timeouts}, unexpected answers ${out.unexpected}, errors ` +
         `logged by the server ${serverErrors}; ready afterwards: ${ready ? 'yes' : 'NO'}. Server CPU ` +
-        `${out.serverCpuSeconds} s, peak RSS ${out.serverPeakRssMiB} MiB; database CPU ` +
+        `${out.serverCpuSeconds} s (${out.serverCpuMsPerRequest} ms per request), database commands per request ` +
+        `${out.databaseCommandsPerRequest}, peak RSS ${out.serverPeakRssMiB} MiB; database CPU ` +
         `${out.databaseCpuSeconds ?? 'n/a'} s, load generator CPU ${out.loadGeneratorCpuSeconds} s ` +
         `(of ${out.machine.cores * out.seconds} core-seconds)` +
         (out.databaseWalMiB === null ? '.' : `; the database's WAL files held ${out.databaseWalMiB} MiB at the end.`),

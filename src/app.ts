@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { Config } from './config';
-import { classifyError } from './core/errors';
+import { classifyError, retryAfterOf } from './core/errors';
 import { proxyTrust } from './core/proxy-trust';
 import { keepFirstHeaderValues } from './core/repeated-headers';
 import type { Database } from './db/connection';
@@ -191,7 +191,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // an unreadable Content-Type): routing comes first, so it gets the answer of no route.
     if (req.is404) return notFound(req, reply);
     const known = classifyError(err);
-    if (known) return reply.status(known.status).send({ error: known.message });
+    if (known) {
+      const retryAfter = retryAfterOf(known);
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      return reply.status(known.status).send({ error: known.message });
+    }
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status >= 400 && status < 500) return reply.status(status).send({ error: (err as Error).message });
     req.log.error({ err }, 'unexpected error');

@@ -3,6 +3,7 @@
  * (REST: status + the body its reference in docs/ gives; GraphQL: extensions.code + extensions.http.status).
  * Nothing here knows about HTTP frameworks; `status` is only the conventional mapping.
  */
+import { isTransientDatabaseError } from '../db/unavailable';
 
 /**
  * One problem with one input. `field` names the parameter or property; `exception` is the class name
@@ -104,6 +105,17 @@ export class ClientClosedRequestError extends AppError {
 export class ServiceUnavailableError extends AppError {
   readonly code = 'SERVICE_UNAVAILABLE' as const;
   readonly status = 503;
+  /** Whole seconds (≥ 1) the client should wait before trying again (Retry-After). */
+  readonly retryAfter: number;
+  constructor(message: string, reason?: string, retryAfter = 1) {
+    super(message, reason);
+    this.retryAfter = Math.max(1, Math.ceil(retryAfter));
+  }
+}
+
+/** The Retry-After, in seconds, of an error that asks the client to come back later (429, 503). */
+export function retryAfterOf(err: AppError): number | undefined {
+  return err instanceof TooManyRequestsError || err instanceof ServiceUnavailableError ? err.retryAfter : undefined;
 }
 
 /** An upload could not be stored: no space left for its bytes or its metadata (507). */
@@ -129,15 +141,6 @@ export function asUploadStorageError(err: unknown): unknown {
   if (!isNoSpaceError(err) || err instanceof AppError) return err;
   return new InsufficientStorageError('Insufficient storage', 'NO_SPACE');
 }
-
-const UNAVAILABLE_ERROR_NAMES = new Set([
-  'MongoServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError',
-  'MongoPoolClearedError',
-]);
 
 /**
  * A socket error the MongoDB driver passes on unwrapped: a command written on a connection the
@@ -166,7 +169,8 @@ function isWholeBulkFailure(err: object): boolean {
 
 /**
  * Classifies an error thrown anywhere below a front door: domain errors pass through, database
- * connectivity failures become ServiceUnavailableError, anything else is unexpected (null).
+ * connectivity failures and every error the driver labels retryable or transient (db/unavailable.ts)
+ * become ServiceUnavailableError, anything else is unexpected (null).
  * Out of space: the database refusing a write is a 503 (it may have room again later; nothing
  * is wrong with the request), the server's own disk refusing bytes a 507.
  */
@@ -178,12 +182,10 @@ export function classifyError(err: unknown): AppError | null {
     return new ServiceUnavailableError('The database is out of space, try again later', 'DATABASE_FULL');
   }
   if (err && typeof err === 'object') {
-    const name = (err as { name?: unknown }).name;
-    if (typeof name === 'string' && UNAVAILABLE_ERROR_NAMES.has(name)) {
+    // Failover, restarts, network faults: what the driver labels retryable or transient.
+    if (isTransientDatabaseError(err) || isDriverSocketError(err) || isWholeBulkFailure(err)) {
       return new ServiceUnavailableError('The database is unavailable, try again shortly');
     }
-    if (isDriverSocketError(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
-    if (isWholeBulkFailure(err)) return new ServiceUnavailableError('The database is unavailable, try again shortly');
   }
   return null;
 }

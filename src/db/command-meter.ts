@@ -1,22 +1,21 @@
 /**
- * The commands a MongoClient sends, counted and timed without the driver's command monitoring.
+ * The commands a MongoClient sends, counted and timed through the driver's public command
+ * monitoring (`monitorCommands: true`; the `commandStarted`, `commandSucceeded` and `commandFailed`
+ * events of the client). The driver reports only the commands of the application's operations:
+ * connection handshakes and server monitoring are not among them.
  *
- * With `monitorCommands` on, the driver builds a CommandSucceededEvent for every reply and, for it,
- * decodes the reply into plain objects, even a cursor's reply that the cursor then decodes again by
- * itself: every find's documents were decoded twice. That was ~7 % of the server's CPU under
- * bench/load.js (bench/README.md). The driver has no public hook that does not decode, so this module
- * wraps two of its internal methods, once per process:
- *   - ConnectionPool.checkOut tags each connection it lends with the meter of the pool's client;
- *   - Connection.command tells a tagged connection's meter of each command sent on it.
- * Handshakes and server monitoring run on connections that are never checked out, so a meter hears
- * only the commands the application's operations send. The driver's internals can change in any
- * release: `meterCommands` checks that they are where this module expects them and throws otherwise,
- * at start-up and in the tests, so an upgrade that moves them fails loudly instead of counting nothing.
+ * What it costs: for each reply the driver builds a CommandSucceededEvent, decoding the reply into
+ * objects for it. A cursor's documents would so be decoded twice; the hot reads ask for their
+ * documents raw (whole-read.ts), and for a raw find or getMore the driver leaves the batch's
+ * documents as bytes in the event's copy too, so the extra decoding is of the small envelope only.
  */
 import type mongoose from 'mongoose';
-import { driverModule } from './driver-internals';
 
 type Command = Record<string, unknown>;
+type Mongo = typeof mongoose.mongo;
+type StartedEvent = InstanceType<Mongo['CommandStartedEvent']>;
+type SucceededEvent = InstanceType<Mongo['CommandSucceededEvent']>;
+type FailedEvent = InstanceType<Mongo['CommandFailedEvent']>;
 
 /** What a meter is told of each command (the command document is the driver's: read it, never change it). */
 export interface CommandListener {
@@ -25,94 +24,37 @@ export interface CommandListener {
   finished?(commandName: string, durationMs: number, failure?: unknown, command?: Command): void;
 }
 
-interface DriverConnection {
-  command(ns: unknown, command: Command, options: unknown, responseType: unknown): Promise<unknown>;
-}
-interface DriverPool {
-  server?: { topology?: { client?: unknown } };
-  checkOut(options: unknown): Promise<DriverConnection>;
-}
-
-const METER = Symbol('agora.commandMeter');
-type Tagged = DriverConnection & { [METER]?: CommandListener[] };
-
-/** Listeners by client (the MongoClient object). */
-const meters = new WeakMap<object, CommandListener[]>();
-let installed = false;
-
-function install(): void {
-  const { Connection } = driverModule<{ Connection?: { prototype: DriverConnection } }>('cmap/connection');
-  const { ConnectionPool } = driverModule<{ ConnectionPool?: { prototype: DriverPool } }>('cmap/connection_pool');
-  const command = Connection?.prototype.command;
-  const checkOut = ConnectionPool?.prototype.checkOut;
-  if (typeof command !== 'function' || typeof checkOut !== 'function') {
-    throw new Error('the MongoDB driver has no Connection.command or ConnectionPool.checkOut (db/command-meter.ts)');
-  }
-
-  ConnectionPool!.prototype.checkOut = async function (this: DriverPool, options: unknown) {
-    const conn = (await checkOut.call(this, options)) as Tagged;
-    const client = this.server?.topology?.client;
-    conn[METER] = typeof client === 'object' && client !== null ? meters.get(client) : undefined;
-    return conn;
-  };
-
-  Connection!.prototype.command = async function (
-    this: Tagged,
-    ns: unknown,
-    cmd: Command,
-    options: unknown,
-    responseType: unknown,
-  ) {
-    const listeners = this[METER];
-    if (!listeners || listeners.length === 0) return command.call(this, ns, cmd, options, responseType);
-    // A command document's first key is the command's name.
-    let name = '';
-    for (const key in cmd) {
-      name = key;
-      break;
-    }
-    for (const l of listeners) l.started?.(name, cmd);
-    const start = performance.now();
-    try {
-      const reply = await command.call(this, ns, cmd, options, responseType);
-      const ms = performance.now() - start;
-      for (const l of listeners) l.finished?.(name, ms, undefined, cmd);
-      return reply;
-    } catch (err) {
-      const ms = performance.now() - start;
-      for (const l of listeners) l.finished?.(name, ms, err, cmd);
-      throw err;
-    }
-  };
-  installed = true;
-}
-
-/**
- * `command` as the driver's command monitoring showed it: the document sequences an insert, update
- * or delete may carry (OP_MSG sections of their own) as arrays of their documents.
- */
-export function plainCommand(command: Command): Command {
-  const { DocumentSequence } = driverModule<{ DocumentSequence: new () => { documents: unknown[] } }>('cmap/commands');
-  let copy: Command | undefined;
-  for (const key in command) {
-    const value = command[key];
-    if (value instanceof DocumentSequence) (copy ??= { ...command })[key] = value.documents;
-  }
-  return copy ?? command;
-}
-
 /**
  * Tells `listener` of every command `client` sends from now on, until the returned function is
- * called. Connections already lent out are tagged when they are next checked out.
+ * called. The client must have been created with `monitorCommands: true` (Database.connect does):
+ * without it the driver emits nothing, and a meter that counts nothing is refused here.
  */
 export function meterCommands(client: mongoose.mongo.MongoClient, listener: CommandListener): () => void {
-  if (!installed) install();
-  let list = meters.get(client);
-  if (!list) meters.set(client, (list = []));
-  const listeners = list;
-  listeners.push(listener);
+  if (!client.options.monitorCommands) {
+    throw new Error('meterCommands needs a MongoClient created with monitorCommands: true');
+  }
+  // The driver's durations are whole milliseconds; a command's own start is kept for a finer one.
+  // Request ids are unique per process, so they key the commands in flight.
+  const inFlight = new Map<number, { at: number; command: Command }>();
+  const started = (e: StartedEvent) => {
+    inFlight.set(e.requestId, { at: performance.now(), command: e.command });
+    listener.started?.(e.commandName, e.command);
+  };
+  const finish = (e: SucceededEvent | FailedEvent, failure?: unknown) => {
+    const start = inFlight.get(e.requestId);
+    if (start) inFlight.delete(e.requestId);
+    const ms = start ? performance.now() - start.at : e.duration;
+    listener.finished?.(e.commandName, ms, failure, start?.command);
+  };
+  const succeeded = (e: SucceededEvent) => finish(e);
+  const failed = (e: FailedEvent) => finish(e, e.failure);
+  client.on('commandStarted', started);
+  client.on('commandSucceeded', succeeded);
+  client.on('commandFailed', failed);
   return () => {
-    const i = listeners.indexOf(listener);
-    if (i >= 0) listeners.splice(i, 1);
+    client.off('commandStarted', started);
+    client.off('commandSucceeded', succeeded);
+    client.off('commandFailed', failed);
+    inFlight.clear();
   };
 }

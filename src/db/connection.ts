@@ -5,7 +5,7 @@
 import mongoose, { Connection, Model, Schema, type mongo } from 'mongoose';
 import { isNoSpaceError } from '../core/errors';
 import { Metrics } from '../metrics';
-import { meterCommands, plainCommand } from './command-meter';
+import { meterCommands } from './command-meter';
 
 /**
  * The driver's collection of a model, typed with its documents, for writes already in their stored
@@ -62,6 +62,8 @@ export class Database {
       autoIndex: false,
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
       maxPoolSize: 50,
+      // The command meter (command-meter.ts) listens to the driver's command monitoring.
+      monitorCommands: true,
     });
     try {
       await conn.asPromise();
@@ -72,7 +74,6 @@ export class Database {
     }
     const db = new Database(conn, uri, options.metrics);
     const metrics = options.metrics;
-    // Counted by the command meter, not the driver's command monitoring (see command-meter.ts).
     meterCommands(conn.getClient(), {
       started: (name) => metrics?.mongoCommands.inc({ command: name }),
       finished: (name, ms, failure) => {
@@ -94,8 +95,8 @@ export class Database {
     finished?: (name: string, command: Record<string, unknown>) => void,
   ): () => void {
     return meterCommands(this.conn.getClient(), {
-      started: (name, command) => listener(name, plainCommand(command)),
-      ...(finished && { finished: (name, _ms, _failure, command) => finished(name, plainCommand(command!)) }),
+      started: listener,
+      ...(finished && { finished: (name, _ms, _failure, command) => finished(name, command ?? {}) }),
     });
   }
 

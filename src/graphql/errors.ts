@@ -9,7 +9,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { AppError, classifyError, TooManyRequestsError, ValidationError } from '../core/errors';
+import { AppError, classifyError, retryAfterOf, TooManyRequestsError, ValidationError } from '../core/errors';
 
 type Logger = { error(obj: unknown, msg?: string): void };
 
@@ -45,7 +45,8 @@ export function domainExtensions(err: AppError): Record<string, unknown> {
   // Apollo adds these headers to the response when this error decides its status.
   const headers = new HeaderMap();
   if (err.code === 'UNAUTHENTICATED') headers.set('www-authenticate', 'Bearer');
-  if (err instanceof TooManyRequestsError) headers.set('retry-after', String(err.retryAfter));
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== undefined) headers.set('retry-after', String(retryAfter));
   return { ...errorExtensions(err), http: { status: err.status, headers } };
 }
 
@@ -129,7 +130,7 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * the answer is 200). A mutation of which every field was refused (each null with an error at that
  * very field, e.g. the one `uploadFile` of an operation) changed nothing and is answered as refused:
  * `data` null. When the operation produced no data, an error that concerns the whole request sets
- * the status: SERVICE_UNAVAILABLE (the database is away) → 503, INSUFFICIENT_STORAGE (an upload could
+ * the status: SERVICE_UNAVAILABLE (the database is away) → 503 (with `Retry-After`), INSUFFICIENT_STORAGE (an upload could
  * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
  * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused
  * before execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
@@ -176,7 +177,8 @@ export function httpStatusPlugin<C extends object>(): ApolloServerPlugin<C> {
           if (!chosen || !result || !('data' in result)) return;
           http.status = chosen.status;
           if (chosen.code === 'UNAUTHENTICATED') http.headers.set('www-authenticate', 'Bearer');
-          if (chosen instanceof TooManyRequestsError) http.headers.set('retry-after', String(chosen.retryAfter));
+          const retryAfter = retryAfterOf(chosen);
+          if (retryAfter !== undefined) http.headers.set('retry-after', String(retryAfter));
         },
       };
     },

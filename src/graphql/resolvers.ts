@@ -3,7 +3,6 @@ import type { NonEmptyArray } from 'type-graphql';
 import { ServerInfoResolver } from './server-info.resolver';
 import { FileResolver } from './files';
 import { discussionResolvers } from './discussion';
-import { orderArgumentsAsDeclared } from './discussion/argument-order';
 import { NodeResolver } from './node/node.resolver';
 import { LiveResolver } from './subscriptions/resolver';
 
@@ -15,5 +14,3 @@ export const resolvers: NonEmptyArray<Function> = [
   FileResolver,
   LiveResolver,
 ];
-
-orderArgumentsAsDeclared([NodeResolver, FileResolver]);

@@ -3,6 +3,7 @@ import { GraphQLInterfaceType, GraphQLSchema, GraphQLUnionType, lexicographicSor
 import { buildSchemaSync } from 'type-graphql';
 import { ValidationError } from '../core/errors';
 import { issuesOf } from '../discussion/inputs/validate';
+import { orderArgumentsAsDeclared } from './argument-order';
 import { historyItemType } from './discussion/history.type';
 import { nodeType } from './node/node.type';
 import { resolvers } from './resolvers';
@@ -13,7 +14,7 @@ let cached: GraphQLSchema | undefined;
 /** The executable schema (built once per process; it holds no per-app state). */
 export function buildGraphQLSchema(): GraphQLSchema {
   if (cached) return cached;
-  cached = buildSchemaSync({
+  const built = buildSchemaSync({
     resolvers,
     // Argument and input classes go through the domain's one validation helper: a broken rule is
     // the domain's ValidationError (BAD_USER_INPUT with field names), like every other bad input.
@@ -25,6 +26,7 @@ export function buildGraphQLSchema(): GraphQLSchema {
     },
     pubSub: noPubSub,
   });
+  cached = orderArgumentsAsDeclared(built);
   // type-graphql wraps an abstract type's resolveType in an async function; graphql-jit
   // (jit-executor.ts) needs it synchronous, which ours are.
   (cached.getType('HistoryItem') as GraphQLUnionType).resolveType = historyItemType;

@@ -1,8 +1,8 @@
 /**
- * The command meter (src/db/command-meter.ts) against the test database: it hears exactly the
- * commands a metered client's operations send (not its handshakes or server monitoring, not another
- * client's), with their documents as the driver's command monitoring showed them, their duration
- * and their failure; the Database's metrics count them.
+ * The command meter (src/db/command-meter.ts) against the test database: through the driver's
+ * public command monitoring, it hears exactly the commands a metered client's operations send (not
+ * its handshakes or server monitoring, not another client's), with their documents, their duration
+ * and their failure; the Database's metrics count them. No driver class is patched for it.
  */
 import crypto from 'node:crypto';
 import mongoose from 'mongoose';
@@ -32,8 +32,8 @@ describe('command meter', () => {
   let other: mongoose.Connection;
 
   beforeAll(async () => {
-    conn = await mongoose.createConnection(uri()).asPromise();
-    other = await mongoose.createConnection(uri()).asPromise();
+    conn = await mongoose.createConnection(uri(), { monitorCommands: true }).asPromise();
+    other = await mongoose.createConnection(uri(), { monitorCommands: true }).asPromise();
   });
   afterAll(async () => {
     await conn?.dropDatabase().catch(() => {});
@@ -82,6 +82,15 @@ describe('command meter', () => {
     expect(heard.started.map((c) => c.name)).toEqual(['noSuchCommand']);
     expect(heard.finished).toHaveLength(1);
     expect(heard.finished[0]!.failure).toBeInstanceOf(mongoose.mongo.MongoServerError);
+  });
+
+  it('refuses a client without command monitoring (it would count nothing)', async () => {
+    const quiet = await mongoose.createConnection(uri()).asPromise();
+    try {
+      expect(() => meterCommands(quiet.getClient(), {})).toThrow(/monitorCommands/);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it('counts commands and their time in the metrics, and shows watchers plain documents', async () => {

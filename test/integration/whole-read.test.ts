@@ -124,4 +124,21 @@ describe(`on ${testDatabase().name}`, () => {
     expect(await readByIds(Thing, [Number.NaN])).toEqual([]);
     expect(commands).toEqual(['find']);
   });
+
+  it('reads by id made together go as one find of their ids; each caller gets its own document', async () => {
+    commands.length = 0;
+    const ids = [3, 5, 5, 8, 99, 13];
+    const docs = await Promise.all(ids.map((id) => readById<Record<string, unknown>>(Thing, id)));
+    expect(commands).toEqual(['find']);
+    for (const [i, id] of ids.entries()) {
+      expect(canonical(docs[i])).toBe(canonical(await Thing.findById(id).lean().exec()));
+    }
+    // The same id asked twice: two documents, so one caller's change is not the other's.
+    expect(docs[1]).not.toBe(docs[2]);
+    // Reads of two collections, or made in different turns of the event loop, are finds of their own.
+    commands.length = 0;
+    await readById(Thing, 3);
+    await readById(Thing, 5);
+    expect(commands).toEqual(['find', 'find']);
+  });
 });

@@ -7,50 +7,8 @@
  * /api/beta its query parameters (rest/beta/query.inputs.ts) with its spec's own wording.
  */
 import 'reflect-metadata';
-import { getMetadataStorage, validateSync } from 'class-validator';
+import { validateSync } from 'class-validator';
 import { Issue, ValidationError } from '../../core/errors';
-
-type RuleLookup = (target: unknown, schema: unknown, always: boolean, strict: boolean, groups?: string[]) => unknown[];
-
-/**
- * class-validator looks up a class's rules on every validateSync: it walks every class that has
- * rules (an `instanceof` test each) and filters them, then groups the class's rules by property.
- * That was ~1.5 % of the server's CPU under bench/load.js, for an answer that never changes once
- * the class's module has loaded. Both steps are remembered here, per class, for the way issuesOf
- * calls it (no schema, no groups); a rule added later (a class loaded later) forgets them all.
- * If class-validator's storage no longer has these methods, nothing is remembered.
- */
-function rememberRuleLookups(): void {
-  const storage = getMetadataStorage() as unknown as {
-    getTargetValidationMetadatas?: RuleLookup;
-    groupByPropertyName?: (rules: unknown[]) => Record<string, unknown[]>;
-    addValidationMetadata?: (rule: unknown) => void;
-  };
-  const lookup = storage.getTargetValidationMetadatas;
-  const group = storage.groupByPropertyName;
-  const add = storage.addValidationMetadata;
-  if (typeof lookup !== 'function' || typeof group !== 'function' || typeof add !== 'function') return;
-  let rules = new Map<unknown, unknown[]>();
-  let grouped = new WeakMap<unknown[], Record<string, unknown[]>>();
-  storage.addValidationMetadata = function (rule) {
-    rules = new Map();
-    grouped = new WeakMap();
-    return add.call(this, rule);
-  };
-  storage.getTargetValidationMetadatas = function (target, schema, always, strict, groups) {
-    if (schema !== undefined || always || strict || (groups && groups.length > 0))
-      return lookup.call(this, target, schema, always, strict, groups);
-    let found = rules.get(target);
-    if (!found) rules.set(target, (found = lookup.call(this, target, schema, always, strict, groups)));
-    return found;
-  };
-  storage.groupByPropertyName = function (list) {
-    let byProperty = grouped.get(list);
-    if (!byProperty) grouped.set(list, (byProperty = group.call(this, list)));
-    return byProperty;
-  };
-}
-rememberRuleLookups();
 
 /** What a rule may attach to its issues: the name a client knows the value by, the REST spec's class name. */
 export interface IssueContext {

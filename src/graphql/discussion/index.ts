@@ -1,6 +1,5 @@
 /** The discussion's GraphQL resolvers, in the order they appear in the schema's documentation. */
 import { AdminResolver } from './admin.resolver';
-import { orderArgumentsAsDeclared } from './argument-order';
 import { AuthResolver } from './auth.resolver';
 import { CommentResolver } from './comment.resolver';
 import { GroupResolver } from './group.resolver';
@@ -21,5 +20,3 @@ export const discussionResolvers = [
   ReactionResolver,
   AdminResolver,
 ] as const;
-
-orderArgumentsAsDeclared(discussionResolvers);

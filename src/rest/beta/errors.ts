@@ -3,7 +3,7 @@
  * `{message, field?, exception?}` items. Domain errors are mapped here, once, by class and reason.
  */
 import type { FastifyReply } from 'fastify';
-import { AppError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../../core/errors';
+import { AppError, retryAfterOf, UnauthenticatedError, ValidationError } from '../../core/errors';
 
 export interface BetaErrorItem {
   exception?: string;
@@ -54,8 +54,9 @@ export function betaErrorFor(err: AppError): {
     }
     return { status: 401, items: [{ message: err.message, exception: 'AuthenticationError' }], headers: {} };
   }
-  if (err instanceof TooManyRequestsError) {
-    return { status: 429, items: [{ message: err.message }], headers: { 'retry-after': String(err.retryAfter) } };
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== undefined) {
+    return { status: err.status, items: [{ message: err.message }], headers: { 'retry-after': String(retryAfter) } };
   }
   return { status: err.status, items: [{ message: err.message }], headers: {} };
 }

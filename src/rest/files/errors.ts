@@ -3,7 +3,7 @@
  * otherwise `<message>\n` as text. Domain errors are mapped here once, by class and reason.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ClientClosedRequestError, classifyError, TooManyRequestsError } from '../../core/errors';
+import { AppError, ClientClosedRequestError, classifyError, retryAfterOf } from '../../core/errors';
 import { prefersJson } from './accept';
 import { awaitsContinue } from './expect-continue';
 import { lingerAfterAnswer } from '../../core/lingering-close';
@@ -105,7 +105,8 @@ export function handleFilesError(
     request.raw.destroy();
     return reply.code(499).send();
   }
-  if (known instanceof TooManyRequestsError) reply.header('retry-after', String(known.retryAfter));
+  const retryAfter = known && retryAfterOf(known);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   if (known) return sendError(request, reply, known.status, messageFor(known));
   const status = (err as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {

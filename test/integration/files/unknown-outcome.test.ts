@@ -6,13 +6,14 @@
  * write landed, and go only if it did not (src/files/upload.service.ts, resolveLater). For an
  * overwrite, the bytes the file held before go once the re-check finds that the switch landed.
  */
+import mongoose from 'mongoose';
 import { BACKENDS, client, eventually, JSON_ACCEPT, metadata, startFor, storeCounts } from './helpers';
 import type { TestServer } from '../../helpers/server';
 import type { FileRepository } from '../../../src/files/file.repository';
 
 /** The error the driver raises when the database's connection closes before its reply. */
 function lostReply(): Error {
-  return Object.assign(new Error('connection 7 to 127.0.0.1:27017 closed'), { name: 'MongoNetworkError' });
+  return new mongoose.mongo.MongoNetworkError('connection 7 to 127.0.0.1:27017 closed');
 }
 
 describe.each(BACKENDS)('%s backend', (backend) => {

@@ -241,26 +241,27 @@ describe('a transfer that cannot finish', () => {
       void download(id, BIG, res);
     });
     try {
-      let paused = false;
+      let client: net.Socket | undefined;
       const wire = rawGet(server.port, (got, sock) => {
-        if (!paused && got > 256 * 1024) {
+        if (!client && got > 256 * 1024) {
           // The client stops reading but stays connected: the transfer waits for room.
-          paused = true;
+          client = sock;
           sock.pause();
-          setTimeout(() => {
-            // A timeout of the server's, say: Node closes the response; the transfer must end with it.
-            response.destroy();
-            setTimeout(() => sock.resume(), 500);
-          }, 300);
         }
       });
+      await eventually(() => expect(client).toBeDefined());
+      await new Promise((r) => setTimeout(r, 300));
+      // A timeout of the server's, say: Node closes the response, and the transfer must end with it,
+      // while the client still reads nothing (its descriptors, the module's copies, are closed).
+      response.destroy();
+      await eventually(() => expect(openDescriptors()).toBeLessThanOrEqual(before + 1));
+      client!.resume();
       const { length, body } = parse(await wire);
       expect(length).toBe(BIG);
       // Only what the kernel's buffers held when it stopped, far from the whole file.
       expect(body.length).toBeLessThan(BIG / 2);
       expect(body.equals(data.subarray(0, body.length))).toBe(true);
       expect(await Promise.all(outcomes)).toEqual(['the response closed before the object was sent']);
-      await eventually(() => expect(openDescriptors()).toBeLessThanOrEqual(before + 1));
     } finally {
       server.close();
     }

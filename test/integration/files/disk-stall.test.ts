@@ -1,8 +1,9 @@
 /**
- * A stalled disk holds up only the requests that wait for it (issue 41): one upload's writes hang
- * 5 s each (a fault-injection double at the disk store's file-system boundary, src/storage/disk-io.ts)
- * while /healthz, the REST API, file information and downloads of other files keep answering (their
- * response heads) within 100 ms. When a write ran on the event loop's own thread, the hang froze every request.
+ * A stalled disk holds up only the requests that wait for it (issue 41): one upload's write hangs 5 s
+ * (a fault-injection double at the disk store's file-system boundary, src/storage/disk-io.ts) while
+ * /healthz, the REST API, file information and downloads of other files keep answering (their response
+ * heads) within 100 ms: the median of each kind's rounds, and none as late as 1 s. When a write ran on
+ * the event loop's own thread, the hang froze every request for the 5 s.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -11,7 +12,13 @@ import { startTestServer, TestServer } from '../../helpers/server';
 import { client, JSON_ACCEPT } from './helpers';
 
 const HANG_MS = 5000;
+/** What each kind of request's typical answer must take (the median of its rounds)… */
 const BOUND_MS = 100;
+/**
+ * …and what none may take: far below the hang, which an answer that waited for the stalled write would
+ * show; above the typical bound, for a scheduling hiccup of a machine shared with other jobs.
+ */
+const NEVER_MS = 1000;
 
 let s: TestServer;
 const io = new DiskIoDouble();
@@ -47,7 +54,7 @@ function timedGet(
   });
 }
 
-it('while one upload’s writes hang 5 s, /healthz, REST reads and other downloads answer within 100 ms', async () => {
+it('while one upload’s write hangs 5 s, /healthz, REST reads and other downloads answer within 100 ms', async () => {
   const c = client(s);
   const held = io.hangNextUpload(HANG_MS);
   const body = crypto.randomBytes(1024 * 1024);
@@ -82,16 +89,25 @@ it('while one upload’s writes hang 5 s, /healthz, REST reads and other downloa
       return r.ms;
     },
   };
-  const slowest: Record<string, number> = {};
-  const note = (name: string, ms: number) => (slowest[name] = Math.max(slowest[name] ?? 0, ms));
+  const times: Record<string, number[]> = {};
+  const note = (name: string, ms: number) => (times[name] ??= []).push(ms);
   // Rounds of every probe, one at a time and then all at once, for a second or two of the hang.
   for (let round = 0; round < 8; round++) {
     for (const [name, probe] of Object.entries(probes)) note(name, await probe());
     const together = await Promise.all(Object.values(probes).map((p) => p()));
     note('all at once', Math.max(...together));
   }
-  for (const [name, ms] of Object.entries(slowest))
-    expect({ name, ms: Math.max(ms, BOUND_MS) }).toEqual({ name, ms: BOUND_MS });
+  for (const [name, all] of Object.entries(times)) {
+    const sorted = [...all].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    const slowest = sorted[sorted.length - 1]!;
+    expect({ name, median: median <= BOUND_MS, slowest: slowest < NEVER_MS, all }).toEqual({
+      name,
+      median: true,
+      slowest: true,
+      all,
+    });
+  }
 
   // Still inside the hang: the probes did not just wait for it to end.
   expect(performance.now() - t0).toBeLessThan(HANG_MS);

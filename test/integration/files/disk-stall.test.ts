@@ -56,12 +56,6 @@ function timedGet(
 
 it('while one upload’s write hangs 5 s, /healthz, REST reads and other downloads answer within 100 ms', async () => {
   const c = client(s);
-  const held = io.hangNextUpload(HANG_MS);
-  const body = crypto.randomBytes(1024 * 1024);
-  const t0 = performance.now();
-  const upload = c.put('/upload/stalled.bin', body, JSON_ACCEPT);
-  await held;
-
   const probes: Record<string, () => Promise<number>> = {
     healthz: async () => {
       const r = await timedGet('/healthz');
@@ -91,12 +85,25 @@ it('while one upload’s write hangs 5 s, /healthz, REST reads and other downloa
   };
   const times: Record<string, number[]> = {};
   const note = (name: string, ms: number) => (times[name] ??= []).push(ms);
-  // Rounds of every probe, one at a time and then all at once, for a second or two of the hang.
-  for (let round = 0; round < 8; round++) {
-    for (const [name, probe] of Object.entries(probes)) note(name, await probe());
-    const together = await Promise.all(Object.values(probes).map((p) => p()));
-    note('all at once', Math.max(...together));
-  }
+  // Rounds of every probe, one at a time and then all at once, from before the upload begins until
+  // 1.5 s into its hang: probes are in flight when the write hangs (a write that blocked the thread
+  // would hold them for its 5 s).
+  let stop = false;
+  const probing = (async () => {
+    for (let round = 0; round < 8 || !stop; round++) {
+      for (const [name, probe] of Object.entries(probes)) note(name, await probe());
+      const together = await Promise.all(Object.values(probes).map((p) => p()));
+      note('all at once', Math.max(...together));
+    }
+  })();
+  const held = io.hangNextUpload(HANG_MS);
+  const body = crypto.randomBytes(1024 * 1024);
+  const t0 = performance.now();
+  const upload = c.put('/upload/stalled.bin', body, JSON_ACCEPT);
+  await held;
+  await new Promise((r) => setTimeout(r, 1500));
+  stop = true;
+  await probing;
   for (const [name, all] of Object.entries(times)) {
     const sorted = [...all].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;

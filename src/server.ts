@@ -16,6 +16,7 @@ import { seedDemoIfEmpty } from './demo/seed';
 import type { DomainModule } from './module';
 import type { Clock } from './discussion';
 import type { Services } from './services';
+import type { DiskIo } from './storage';
 
 export interface Agora {
   app: FastifyInstance;
@@ -45,6 +46,8 @@ export interface CreateOptions {
   processMetrics?: boolean;
   /** The discussion domain's time source: the real clock unless a test passes a SettableClock. */
   clock?: Clock;
+  /** Tests only: a fault-injection double for the disk store's file-system calls (src/storage/disk-io.ts). */
+  diskIo?: DiskIo;
 }
 
 /** Adds `name` as the database path of a MongoDB URI unless it already names one. */
@@ -77,7 +80,7 @@ export async function createAgora(config: Config, opts: CreateOptions): Promise<
     // The live events log: written by the domain services, read by every instance (src/live).
     const events = createEvents(ctx);
     const discussion = await createDiscussion(ctx, rateLimits.services, events.services.recorder, opts.clock);
-    const files = await createFiles(ctx, rateLimits.services);
+    const files = await createFiles(ctx, rateLimits.services, { diskIo: opts.diskIo });
     modules.push(rateLimits, events, discussion, files);
     await db.syncIndexes();
     const services: Services = {

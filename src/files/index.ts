@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Config, FilesConfig } from '../config';
 import type { DomainModule, ModuleContext } from '../module';
 import type { RateLimiter } from '../rate-limit';
-import { DiskStore, openByteStore } from '../storage';
+import { type DiskIo, DiskStore, openByteStore } from '../storage';
 import { objectCacheMetrics } from './object-cache-metrics';
 import { ApiKeyRepository } from './apikey.repository';
 import { ApiKeyService } from './apikey.service';
@@ -45,10 +45,14 @@ function readAuthFile(file: string): Buffer[] {
   }
 }
 
-export async function createFiles(ctx: ModuleContext, limits: RateLimiter): Promise<DomainModule<FilesServices>> {
+export async function createFiles(
+  ctx: ModuleContext,
+  limits: RateLimiter,
+  faults: { diskIo?: DiskIo } = {},
+): Promise<DomainModule<FilesServices>> {
   const settings: FilesSettings = { ...ctx.config.files, publicUrl: ctx.config.publicUrl };
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
-  const store = await openByteStore(ctx.config, ctx.db);
+  const store = await openByteStore(ctx.config, ctx.db, faults.diskIo);
   if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);
   const repo = new FileRepository(ctx.db);
   const cache = store.kind === 'disk' ? new MetadataCache(settings.metadataCacheBytes) : undefined;

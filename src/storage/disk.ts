@@ -9,6 +9,11 @@
  * server does, no rename and no directory fsync after the last byte. Metadata refers to an object
  * only after its commit. User-supplied names never reach a path. Earlier versions marked each
  * upload with an empty `tmp/<host>-<pid>-<id>.part` file; recovery still reads those.
+ *
+ * No file-system call here runs on the event loop's thread: opens, reads, writes, fsyncs and closes
+ * go through libuv's thread pool (disk-io.ts), so a disk that stalls delays the requests waiting for
+ * it and nothing else (/healthz, other downloads, the API keep answering). That costs each call a
+ * round trip through the pool; bench/README.md measures what it costs uploads and downloads.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,10 +24,10 @@ import { Readable, type Writable } from 'node:stream';
 import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
+import { DiskIo, nodeDiskIo } from './disk-io';
 import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
 import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
 import { JOURNAL_RE, readJournal, UploadJournal } from './upload-journal';
-import { WritePlacement } from './write-placement';
 
 /**
  * Read size for downloads: 1 MiB reads keep syscalls, stream overhead and allocations per
@@ -36,19 +41,6 @@ const READ_CHUNK = 1024 * 1024;
  * instead of writing back the whole file at the end.
  */
 const FLUSH_BEHIND_BYTES = 64 * 1024 * 1024;
-/**
- * An upload's first bytes are written on the event loop's own thread, as nginx writes a request
- * body to its temporary file: a write into the page cache (~0.1 ms per 256 KiB batch here) costs
- * less than the round trip through libuv's thread pool (a wake-up, two context switches, a
- * callback). So small uploads, most of a file host's, are written whole this way (1 MiB uploads:
- * ~7 % less server CPU each in alternated runs). Past this many bytes a big upload's writes go to
- * the pool, where writeback throttling may make a write wait without holding up other requests.
- * While the kernel makes writes slow (memory a VM's host must back first), they go to the pool
- * too (write-placement.ts).
- */
-const SYNC_WRITE_BYTES = 2 * 1024 * 1024;
-/** Times the inline writes and decides whether the next ones stay inline (one per process). */
-const placement = new WritePlacement();
 const ID_RE = /^[0-9a-f]{32}$/;
 const TMP_RE = /^([0-9a-f]{8})-(\d+)-([0-9a-f]{32})\.part$/;
 
@@ -69,66 +61,18 @@ async function unlinkQuietly(p: string): Promise<boolean> {
   }
 }
 
-function openFd(p: string, flags: string): Promise<number> {
-  return new Promise((resolve, reject) => fs.open(p, flags, (err, fd) => (err ? reject(err) : resolve(fd))));
-}
-
-function closeFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve())));
-}
-
-function fsyncFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
-}
-
 /**
- * Closes a descriptor on the event loop's own thread. Closing a file opened only for reading, or
- * one already fsynced, does no I/O, and fs.close would cost a round trip through libuv's thread
- * pool (a wake-up, two context switches and a callback) per download or upload.
+ * Closes a descriptor without waiting for it: closing a file opened only for reading, or one already
+ * fsynced, has nothing to report that anyone could act on. Still on the pool, never the event loop.
  */
-function closeNow(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // Nothing to do about a failed close of a descriptor we are done with.
-  }
-}
-
-/** Whether a write at `position` runs on the event loop's thread (see SYNC_WRITE_BYTES). */
-function writeInline(position: number): boolean {
-  return position < SYNC_WRITE_BYTES && placement.inline();
-}
-
-/**
- * One positional write of an upload: on the event loop's thread below SYNC_WRITE_BYTES while writes
- * are cheap, else on the pool (callback API: no FileHandle promise machinery per chunk).
- */
-function writeAt(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> {
-  if (writeInline(position)) return now(() => placement.timed(() => fs.writeSync(fd, buf, offset, length, position)));
-  return new Promise((resolve, reject) =>
-    fs.write(fd, buf, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
-  );
-}
-
-/** One positional vectored write, placed as writeAt's: a batch's chunks go to the kernel without being joined. */
-function writevAt(fd: number, bufs: Buffer[], position: number): Promise<number> {
-  if (writeInline(position)) return now(() => placement.timed(() => fs.writevSync(fd, bufs, position)));
-  return new Promise((resolve, reject) => fs.writev(fd, bufs, position, (err, n) => (err ? reject(err) : resolve(n))));
-}
-
-/** A synchronous call's result or error as a promise, as the pool's writes give theirs. */
-function now<T>(call: () => T): Promise<T> {
-  try {
-    return Promise.resolve(call());
-  } catch (err) {
-    return Promise.reject(err);
-  }
+function closeLater(io: DiskIo, fd: number): void {
+  io.close(fd).catch(() => {});
 }
 
 /** fsync of an open directory. */
-async function fsyncDirFd(fd: number): Promise<void> {
+async function fsyncDirFd(io: DiskIo, fd: number): Promise<void> {
   try {
-    await fsyncFd(fd);
+    await io.fsync(fd);
   } catch {
     // Some file systems refuse fsync on directories; the entry is then as durable as they make it.
   }
@@ -137,12 +81,6 @@ async function fsyncDirFd(fd: number): Promise<void> {
 /** Read buffers of finished downloads, reused by the next ones (at most this many kept). */
 const spareBuffers: Buffer[] = [];
 const SPARE_BUFFERS_MAX = 16;
-
-function readAt(fd: number, buf: Buffer, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    fs.read(fd, buf, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))),
-  );
-}
 
 function prematureClose(): Error {
   return Object.assign(new Error('the response closed before the object was sent'), {
@@ -169,6 +107,7 @@ export class ObjectReader extends Readable {
     fd: number,
     start: number,
     end = Infinity,
+    private readonly io: DiskIo = nodeDiskIo,
   ) {
     super({ highWaterMark: READ_CHUNK });
     this.fd = fd;
@@ -182,7 +121,7 @@ export class ObjectReader extends Readable {
     const want = Math.min(READ_CHUNK, this.end - this.position + 1);
     if (want <= 0) return void this.push(null);
     const buf = Buffer.allocUnsafeSlow(want);
-    readAt(fd, buf, want, this.position).then(
+    this.io.read(fd, buf, 0, want, this.position).then(
       (n) => {
         if (n === 0) return void this.push(null);
         this.position += n;
@@ -196,7 +135,10 @@ export class ObjectReader extends Readable {
     const fd = this.fd;
     this.fd = undefined;
     if (fd === undefined) return cb(err);
-    fs.close(fd, () => cb(err));
+    this.io.close(fd).then(
+      () => cb(err),
+      () => cb(err),
+    );
   }
 
   /**
@@ -227,7 +169,7 @@ export class ObjectReader extends Readable {
       throw err;
     } finally {
       if (!handedBack) {
-        closeNow(fd);
+        closeLater(this.io, fd);
         this.destroy();
       }
     }
@@ -255,7 +197,7 @@ export class ObjectReader extends Readable {
       while (this.position <= this.end) {
         const buf = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK);
         const want = Math.min(READ_CHUNK, this.end - this.position + 1);
-        const n = await readAt(fd, buf, want, this.position);
+        const n = await this.io.read(fd, buf, 0, want, this.position);
         if (n === 0) {
           if (this.end === Infinity) break;
           throw new Error(`object ${this.id} is shorter than its metadata`);
@@ -277,7 +219,7 @@ export class ObjectReader extends Readable {
       if (writing) await Promise.race([writing, closed]);
     } finally {
       out.off('close', onClose);
-      closeNow(fd);
+      closeLater(this.io, fd);
       this.destroy();
     }
   }
@@ -291,6 +233,8 @@ export interface DiskStoreOptions {
   onNoSpace?: () => void;
   /** Whether downloads may use sendfile(2) when its module was built (FILES_SENDFILE; sendfile.ts). */
   sendfile?: boolean;
+  /** The file-system calls on descriptors (disk-io.ts); a test's fault-injection double replaces them. */
+  io?: DiskIo;
 }
 
 export const DEFAULT_DISK_OPTIONS: DiskStoreOptions = { cacheBytes: 64 * 1024 * 1024, cacheMaxObject: 1024 * 1024 };
@@ -302,6 +246,7 @@ export class DiskStore implements ByteStore {
   private readonly hot: ObjectCache;
   private readonly onNoSpace: () => void;
   private readonly sendfile: boolean;
+  private readonly io: DiskIo;
   /**
    * Object directories known to exist (at most 256), each with a descriptor kept open for the
    * fsync that makes a new object's entry durable: an upload skips their mkdir, open and close.
@@ -318,6 +263,7 @@ export class DiskStore implements ByteStore {
     this.hot = new ObjectCache(options.cacheBytes, options.cacheMaxObject);
     this.onNoSpace = options.onNoSpace ?? (() => {});
     this.sendfile = options.sendfile ?? true;
+    this.io = options.io ?? nodeDiskIo;
     this.journal = new UploadJournal(this.tmpDir, `${HOST_TAG}-${process.pid}`);
   }
 
@@ -325,6 +271,8 @@ export class DiskStore implements ByteStore {
     const store = new DiskStore(root, options);
     await fs.promises.mkdir(store.tmpDir, { recursive: true });
     await fs.promises.mkdir(store.objectsDir, { recursive: true });
+    // Loaded now, not by the first download: loading reads the module's file.
+    if (store.sendfile) sendfileModule();
     return store;
   }
 
@@ -347,7 +295,7 @@ export class DiskStore implements ByteStore {
   private dirFd(dir: string): Promise<number> {
     let fd = this.objectDirs.get(dir);
     if (!fd) {
-      fd = fs.promises.mkdir(dir, { recursive: true }).then(() => openFd(dir, 'r'));
+      fd = fs.promises.mkdir(dir, { recursive: true }).then(() => this.io.open(dir, 'r'));
       this.objectDirs.set(dir, fd);
       // A failure is not remembered: the next upload tries again.
       fd.catch(() => this.objectDirs.delete(dir));
@@ -359,7 +307,7 @@ export class DiskStore implements ByteStore {
   private forgetDir(dir: string): void {
     const fd = this.objectDirs.get(dir);
     this.objectDirs.delete(dir);
-    fd?.then((f) => fs.close(f, () => {})).catch(() => {});
+    fd?.then((f) => closeLater(this.io, f)).catch(() => {});
   }
 
   async create(): Promise<TempObject> {
@@ -380,23 +328,24 @@ export class DiskStore implements ByteStore {
     const dir = path.dirname(finalPath);
     // The journal line first: an object never exists unlisted until metadata refers to it.
     const entry = await this.journal.begin(id);
+    const io = this.io;
     let fd: number | undefined;
     let dirFd: number;
     try {
       dirFd = await this.dirFd(dir);
-      fd = await openFd(finalPath, 'wx').catch(async (err) => {
+      fd = await io.open(finalPath, 'wx').catch(async (err) => {
         // The directory was removed behind our back (its cached descriptor is stale): create it again.
         if (!isEnoent(err)) throw err;
         this.forgetDir(dir);
         dirFd = await this.dirFd(dir);
-        return openFd(finalPath, 'wx');
+        return io.open(finalPath, 'wx');
       });
     } catch (err) {
       await entry.end().catch(() => {});
       throw err;
     }
     // The new directory entry becomes durable while the bytes arrive; commit waits for it.
-    const entryDurable = fsyncDirFd(dirFd);
+    const entryDurable = fsyncDirFd(io, dirFd);
     entryDurable.catch(() => {});
     let position = 0;
     /** Bytes written since the last write-behind flush was started. */
@@ -408,12 +357,12 @@ export class DiskStore implements ByteStore {
       if (flushing || unflushed < FLUSH_BEHIND_BYTES) return;
       unflushed = 0;
       const f = fd!;
-      flushing = new Promise<void>((resolve) =>
-        fs.fdatasync(f, (err) => {
-          if (err) flushError ??= err;
+      flushing = io.fdatasync(f).then(
+        () => void (flushing = undefined),
+        (err) => {
+          flushError ??= err;
           flushing = undefined;
-          resolve();
-        }),
+        },
       );
     };
     const written = (n: number): void => {
@@ -426,7 +375,7 @@ export class DiskStore implements ByteStore {
       async write(chunk) {
         let off = 0;
         while (off < chunk.length) {
-          const n = await writeAt(fd!, chunk, off, chunk.length - off, position);
+          const n = await io.write(fd!, chunk, off, chunk.length - off, position);
           off += n;
           written(n);
         }
@@ -434,7 +383,7 @@ export class DiskStore implements ByteStore {
       async writev(chunks) {
         let rest = chunks;
         while (rest.length > 0) {
-          let n = await writevAt(fd!, rest, position);
+          let n = await io.writev(fd!, rest, position);
           written(n);
           // A short write: go on with the bytes the kernel did not take.
           const next: Buffer[] = [];
@@ -453,11 +402,11 @@ export class DiskStore implements ByteStore {
         // the directory entry (synced since the object was created).
         await flushing;
         if (flushError) throw flushError;
-        await fsyncFd(fd!);
-        // Durable now: the close does no I/O.
+        await io.fsync(fd!);
+        // Durable now: the close does no I/O, and nothing waits for it.
         const f = fd!;
         fd = undefined;
-        closeNow(f);
+        closeLater(io, f);
         await entryDurable;
       },
       async settle() {
@@ -469,7 +418,7 @@ export class DiskStore implements ByteStore {
           const f = fd;
           fd = undefined;
           await flushing;
-          await closeFd(f).catch(() => {});
+          await io.close(f).catch(() => {});
         }
         await unlinkQuietly(finalPath);
         await entry.end();
@@ -477,46 +426,26 @@ export class DiskStore implements ByteStore {
     };
   }
 
-  openRead(id: string, range?: ByteRange): Promise<Readable> {
+  async openRead(id: string, range?: ByteRange): Promise<Readable> {
     // Opening first turns a concurrent unlink into ObjectGoneError before any header is sent;
     // once open, the descriptor keeps the bytes readable even if the object is unlinked.
-    try {
-      const reader = new ObjectReader(id, this.openNow(id), range?.start ?? 0, range?.end);
-      reader.sendfile = this.sendfile;
-      return Promise.resolve(reader);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    const reader = new ObjectReader(id, await this.openObject(id), range?.start ?? 0, range?.end, this.io);
+    reader.sendfile = this.sendfile;
+    return reader;
   }
 
-  /**
-   * Opens an object for reading on the event loop's own thread, as nginx does: an open is a path
-   * lookup in two directories whose entries the kernel caches, cheaper than the round trip
-   * through libuv's thread pool fs.open costs (a wake-up, two context switches, a callback; ~7 %
-   * of a 1 MiB download's CPU in perf). The bytes are still read on the pool, where a page-cache
-   * miss waits without blocking other requests. Throws ObjectGoneError when it does not exist.
-   */
-  private openNow(id: string): number {
+  /** Opens an object for reading. Throws ObjectGoneError when it does not exist. */
+  private async openObject(id: string): Promise<number> {
     try {
-      return fs.openSync(this.objectPath(id), 'r');
+      return await this.io.open(this.objectPath(id), 'r');
     } catch (err) {
       throw isEnoent(err) ? new ObjectGoneError(id) : err;
     }
   }
 
-  /**
-   * On the event loop's own thread, like openNow: a lookup of cached directory entries costs less
-   * than fs.access's round trip through the thread pool (~0.3 ms of the main thread per file
-   * information request under bench/load.js).
-   */
-  async exists(id: string): Promise<boolean> {
+  exists(id: string): Promise<boolean> {
     const p = this.objectPath(id);
-    try {
-      fs.accessSync(p);
-      return true;
-    } catch {
-      return false;
-    }
+    return new Promise((resolve) => fs.access(p, (err) => resolve(!err)));
   }
 
   /**
@@ -540,30 +469,20 @@ export class DiskStore implements ByteStore {
   }
 
   /** Reads a whole small object (or range) into memory: cheaper than a stream for tiny files. */
-  readSmall(id: string, length: number, start = 0): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      let fd: number;
-      try {
-        fd = this.openNow(id);
-      } catch (err) {
-        return reject(err);
-      }
+  async readSmall(id: string, length: number, start = 0): Promise<Buffer> {
+    const fd = await this.openObject(id);
+    try {
       const buf = Buffer.allocUnsafe(length);
       let got = 0;
-      const step = (): void => {
-        fs.read(fd, buf, got, length - got, start + got, (rerr, n) => {
-          if (rerr || n === 0) {
-            closeNow(fd);
-            return rerr ? reject(rerr) : reject(new Error(`object ${id} is shorter than its metadata`));
-          }
-          got += n;
-          if (got < length) return step();
-          closeNow(fd);
-          resolve(buf);
-        });
-      };
-      step();
-    });
+      while (got < length) {
+        const n = await this.io.read(fd, buf, got, length - got, start + got);
+        if (n === 0) throw new Error(`object ${id} is shorter than its metadata`);
+        got += n;
+      }
+      return buf;
+    } finally {
+      closeLater(this.io, fd);
+    }
   }
 
   async release(id: string): Promise<void> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config';
 import type { Database } from '../db/connection';
 import { DiskStore } from './disk';
+import type { DiskIo } from './disk-io';
 import { GridFsStore } from './gridfs';
 import { sendfileModule } from './sendfile';
 import type { ByteStore } from './store';
@@ -10,10 +11,12 @@ import type { ByteStore } from './store';
 export type { ByteStore, ByteRange, TempObject, ReferenceCheck } from './store';
 export { ObjectGoneError, GRACE_PERIOD_MS } from './store';
 export { DiskStore, ObjectReader } from './disk';
+export { type DiskIo, nodeDiskIo } from './disk-io';
 export type { ObjectCacheStats } from './object-cache';
 export { GridFsStore } from './gridfs';
 
-export async function openByteStore(config: Config, db: Database): Promise<ByteStore> {
+/** `diskIo`: a test's fault-injection double for the disk store's file-system calls (disk-io.ts). */
+export async function openByteStore(config: Config, db: Database, diskIo?: DiskIo): Promise<ByteStore> {
   if (config.files.storage === 'gridfs') {
     const native = db.conn.db;
     if (!native) throw new Error('the database connection is not open');
@@ -24,7 +27,13 @@ export async function openByteStore(config: Config, db: Database): Promise<ByteS
   const { objectCacheBytes: cacheBytes, objectCacheMaxObject, sendfile } = config.files;
   const cacheMaxObject = objectCacheMaxObject ?? defaultCacheMaxObject(sendfile && sendfileModule() !== null);
   const onNoSpace = () => db.metrics?.storageFailures.inc({ store: 'files' });
-  return DiskStore.open(path.join(config.dataDir, 'files'), { cacheBytes, cacheMaxObject, onNoSpace, sendfile });
+  return DiskStore.open(path.join(config.dataDir, 'files'), {
+    cacheBytes,
+    cacheMaxObject,
+    onNoSpace,
+    sendfile,
+    io: diskIo,
+  });
 }
 
 /**

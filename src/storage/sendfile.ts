@@ -14,8 +14,13 @@ export interface SendfileModule {
   cancel(job: object): void;
 }
 
-/** Where the build puts the module: dist/native, two levels above both src/storage and dist/storage. */
-export const NATIVE_PATH = path.resolve(__dirname, '..', '..', 'dist', 'native', 'sendfile.node');
+/**
+ * Where the build puts the module: dist/native, two levels above both src/storage and dist/storage.
+ * AGORA_SENDFILE_MODULE names another build instead: the sanitized run of the download tests loads
+ * one built with AddressSanitizer (scripts/sanitized-sendfile-check.sh).
+ */
+export const NATIVE_PATH =
+  process.env.AGORA_SENDFILE_MODULE || path.resolve(__dirname, '..', '..', 'dist', 'native', 'sendfile.node');
 
 let native: SendfileModule | null | undefined;
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { loadConfig, Config } from '../../src/config';
 import { SettableClock } from '../../src/discussion/clock';
 import { Agora, createAgora, withDatabaseName } from '../../src/server';
+import type { DiskIo } from '../../src/storage';
 
 export interface TestServer {
   /** http://127.0.0.1:<port> */
@@ -24,10 +25,13 @@ export interface TestServer {
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-abcdef';
 
-/** `start: false` leaves the start-up work (demo seed, sweepers) to the test: `server.agora.start()`. */
+/**
+ * `start: false` leaves the start-up work (demo seed, sweepers) to the test: `server.agora.start()`;
+ * `diskIo` replaces the disk store's file-system calls (a fault-injection double).
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { start?: boolean } = {},
+  opts: { start?: boolean; diskIo?: DiskIo } = {},
 ): Promise<TestServer> {
   const baseUri = process.env.MONGODB_URI;
   if (!baseUri)
@@ -55,6 +59,7 @@ export async function startTestServer(
     databaseKind: process.env.AGORA_TEST_DATABASE_KIND ?? 'external',
     jwtSecret: config.jwtSecret ?? TEST_JWT_SECRET,
     processMetrics: false,
+    diskIo: opts.diskIo,
   });
   await agora.app.listen({ host: '127.0.0.1', port: 0 });
   if (opts.start !== false) await agora.start();

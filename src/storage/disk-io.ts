@@ -1,0 +1,40 @@
+/**
+ * The file-system calls the disk store makes on an object's descriptors, all asynchronous: each runs
+ * on libuv's thread pool and the event loop only gets its callback, so a disk that stalls (NFS, a
+ * full device queue, writeback throttling) holds up the requests that wait for it and no other.
+ *
+ * The store takes them as one object so a test can put a fault-injection double at this boundary
+ * (a write that hangs, a log of fsyncs in their order); production uses `nodeDiskIo`, a thin
+ * promise wrapper over node:fs's callback API (no FileHandle per call).
+ */
+import fs from 'node:fs';
+
+export interface DiskIo {
+  open(path: string, flags: string): Promise<number>;
+  close(fd: number): Promise<void>;
+  /** One positional write; resolves with the bytes the kernel took. */
+  write(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number>;
+  /** One positional vectored write; resolves with the bytes the kernel took. */
+  writev(fd: number, bufs: Buffer[], position: number): Promise<number>;
+  read(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number>;
+  fsync(fd: number): Promise<void>;
+  fdatasync(fd: number): Promise<void>;
+}
+
+const done =
+  <T>(resolve: (v: T) => void, reject: (e: unknown) => void) =>
+  (err: NodeJS.ErrnoException | null, v: T): void =>
+    err ? reject(err) : resolve(v);
+
+export const nodeDiskIo: DiskIo = {
+  open: (p, flags) => new Promise((resolve, reject) => fs.open(p, flags, done(resolve, reject))),
+  close: (fd) => new Promise((resolve, reject) => fs.close(fd, (err) => (err ? reject(err) : resolve()))),
+  write: (fd, buf, offset, length, position) =>
+    new Promise((resolve, reject) => fs.write(fd, buf, offset, length, position, done(resolve, reject))),
+  writev: (fd, bufs, position) =>
+    new Promise((resolve, reject) => fs.writev(fd, bufs, position, done(resolve, reject))),
+  read: (fd, buf, offset, length, position) =>
+    new Promise((resolve, reject) => fs.read(fd, buf, offset, length, position, done(resolve, reject))),
+  fsync: (fd) => new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve()))),
+  fdatasync: (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()))),
+};

@@ -23,6 +23,13 @@ export interface FilesConfig {
   uploadRateWindowSeconds: number;
   /** Uploads this process receives at once; 0 = unlimited. */
   maxConcurrentUploads: number;
+  /** Of those, the uploads one client address (an IPv6 /64) may hold at once; 0 = no share. */
+  maxUploadsPerAddress: number;
+  /** Seconds without a byte of an upload's body before it is ended with 408; 0 = never. */
+  uploadStallSeconds: number;
+  /** Bytes per second an upload's body must average over each span of `uploadMinRateSeconds`; 0 = any. */
+  uploadMinRate: number;
+  uploadMinRateSeconds: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;
   /**
@@ -36,6 +43,7 @@ export interface FilesConfig {
 
 export function readFilesConfig(r: EnvReader): FilesConfig {
   const authFile = r.raw('FILES_AUTH_FILE');
+  const maxConcurrentUploads = r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000);
   return {
     storage: r.oneOf('FILES_STORAGE', 'disk', ['disk', 'gridfs'] as const),
     maxSize: r.int('FILES_MAX_SIZE', 4 * 1024 * 1024 * 1024, 1),
@@ -50,7 +58,13 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     // many files in a row; the concurrent-upload cap and FILES_MAX_SIZE still bound one process.
     uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 0, 0, 1_000_000),
     uploadRateWindowSeconds: r.int('FILES_UPLOAD_RATE_WINDOW', 15, 1, 86_400 * 30),
-    maxConcurrentUploads: r.int('FILES_MAX_CONCURRENT_UPLOADS', 100, 0, 1_000_000),
+    maxConcurrentUploads,
+    // A quarter of the slots by default (25 of 100): one address cannot take them all, and a legacy
+    // batch client's 20 uploads at a time (docs/files-api.md §3) still fit.
+    maxUploadsPerAddress: r.int('FILES_MAX_UPLOADS_PER_ADDRESS', Math.ceil(maxConcurrentUploads / 4), 0, 1_000_000),
+    uploadStallSeconds: r.int('FILES_UPLOAD_STALL_TIMEOUT', 30, 0, 86_400),
+    uploadMinRate: r.int('FILES_UPLOAD_MIN_RATE', 1024, 0),
+    uploadMinRateSeconds: r.int('FILES_UPLOAD_MIN_RATE_PERIOD', 20, 1, 86_400),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
     objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', undefined, 0),
     sendfile: r.bool('FILES_SENDFILE', true),

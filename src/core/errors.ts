@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'TOO_MANY_REQUESTS'
+  | 'REQUEST_TIMEOUT'
   | 'SERVICE_UNAVAILABLE'
   | 'INSUFFICIENT_STORAGE'
   | 'CLIENT_CLOSED_REQUEST';
@@ -85,6 +86,12 @@ export class TooManyRequestsError extends AppError {
     super(message, reason);
     this.retryAfter = Math.max(1, Math.ceil(retryAfter));
   }
+}
+
+/** The client sent its request body too slowly: it stalled, or crawled below the minimum rate (408). */
+export class RequestTimeoutError extends AppError {
+  readonly code = 'REQUEST_TIMEOUT' as const;
+  readonly status = 408;
 }
 
 /** The client went away mid-request (GraphQL multipart: 499). */

@@ -34,13 +34,15 @@ export function fileTooLarge(): PayloadTooLargeError {
  * still be answered), with ClientClosedRequestError when the source ends prematurely, with the
  * AppError the source was destroyed with, with ValidationError `Bad request` when the source
  * failed otherwise (a malformed multipart body), or with the store's own error. A file longer than
- * one batch is hashed on `hashes`' worker threads when given (hasher.ts).
+ * one batch is hashed on `hashes`' worker threads when given (hasher.ts). When `signal` aborts (the
+ * door found the body too slow), rejects with its reason, the source left as for a 413.
  */
 export function streamInto(
   source: Readable,
   temp: TempObject,
   maxSize: number,
   hashes?: HashPool,
+  signal?: AbortSignal,
 ): Promise<StreamDigest> {
   // Started with the first batch written: on a worker (hasher.ts), or inline for a file that ends
   // within that batch (a round trip to a worker would cost more than hashing it).
@@ -124,6 +126,13 @@ export function streamInto(
     finished(source, { writable: false }, (err) => {
       if (err) fail(err, true);
     });
+    if (signal) {
+      const onAbort = () => fail(signal.reason, false);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const forget = () => signal.removeEventListener('abort', onAbort);
+      sink.once('finish', forget).once('close', forget);
+    }
     source.pipe(sink);
   });
 }

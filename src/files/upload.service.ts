@@ -123,12 +123,13 @@ export class UploadService {
   /**
    * Streams an upload into a temporary object, computing size, SHA-256 and MIME type on the way.
    * Throws PayloadTooLargeError over FILES_MAX_SIZE, ValidationError `Empty file` for 0 bytes and
-   * ClientClosedRequestError when the source ends prematurely; nothing is kept in those cases.
+   * ClientClosedRequestError when the source ends prematurely, the reason of `signal` when it aborts
+   * (a body too slow: RequestTimeoutError); nothing is kept in those cases.
    */
-  async receive(source: Readable): Promise<ReceivedUpload> {
+  async receive(source: Readable, signal?: AbortSignal): Promise<ReceivedUpload> {
     const temp = await this.store.create().catch((err) => Promise.reject(asUploadStorageError(err)));
     try {
-      const digest = await streamInto(source, temp, this.config.maxSize, this.hashes);
+      const digest = await streamInto(source, temp, this.config.maxSize, this.hashes, signal);
       if (digest.size === 0) throw new ValidationError('Empty file', 'EMPTY_FILE');
       return new Received(temp, digest.size, digest.sha256, detectMime(digest.window));
     } catch (err) {

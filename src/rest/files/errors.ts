@@ -7,7 +7,7 @@ import { AppError, ClientClosedRequestError, classifyError, TooManyRequestsError
 import { prefersJson } from './accept';
 import { awaitsContinue } from './expect-continue';
 import { lingerAfterAnswer } from '../../core/lingering-close';
-import { drainBody, isBeingRead, unreadBody } from './unread-body';
+import { drainBody, unreadBody } from './unread-body';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -26,6 +26,7 @@ const BY_REASON: Record<string, string> = {
   FILE_TOO_LARGE: 'File too large',
   UPLOAD_RATE_LIMITED: 'Too many uploads, try again later',
   UPLOADS_BUSY: 'Too many uploads in progress, try again shortly',
+  ADDRESS_UPLOADS_BUSY: 'Too many uploads in progress from this address, try again shortly',
   NO_SPACE: 'Insufficient storage',
 };
 
@@ -34,6 +35,7 @@ const BY_STATUS: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
   404: 'Not found',
+  408: 'Request timeout',
   412: 'Precondition failed',
   413: 'File too large',
   416: 'Range not satisfiable',
@@ -50,7 +52,12 @@ export function messageFor(err: AppError): string {
 /**
  * Sends an error in the format the request prefers. HEAD responses carry no body (Node drops it).
  * A refusal before the body was read drains a small body first (unread-body.ts), so the client
- * reads the answer instead of a broken pipe.
+ * reads the answer instead of a broken pipe. Every other refusal while body is still coming (a
+ * large or chunked body refused before reading it, or one that failed while it arrived) answers
+ * with `Connection: close` and then lingers (lingering-close.ts): the server stops writing but
+ * reads and drops what the client still sends, so the client's writes do not fail with a reset
+ * before it read the answer (Go clients report `write: broken pipe` otherwise). Not for 413: a body
+ * over the size limit is not read a byte further, as documented.
  */
 export function sendError(
   request: FastifyRequest,
@@ -62,17 +69,18 @@ export function sendError(
   if (body === 'drain') {
     return drainBody(request.raw).then((ended) => {
       // Cut short (over the limit): what is left cannot be skipped on a kept-alive connection.
-      if (!ended) reply.header('connection', 'close');
+      if (!ended) closeAfterAnswer(request, reply, status);
       return writeError(request, reply, status, message);
     });
   }
-  // An unread request body (an upload refused early) cannot be skipped on a kept-alive connection.
-  if (body === 'close') reply.header('connection', 'close');
-  // Failed while the body was arriving (no space left, the database away): the client is still
-  // sending; read what it sends after the answer, so the answer reaches it (lingering-close.ts).
-  // Not for 413: a body over the size limit is not read a byte further.
-  if (body === 'close' && status !== 413 && isBeingRead(request)) lingerAfterAnswer(request.raw);
+  if (body === 'close') closeAfterAnswer(request, reply, status);
   return writeError(request, reply, status, message);
+}
+
+/** An unread request body cannot be skipped on a kept-alive connection: close, lingering (above). */
+function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply, status: number): void {
+  reply.header('connection', 'close');
+  if (status !== 413 && !request.raw.complete) lingerAfterAnswer(request.raw);
 }
 
 function writeError(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {

@@ -42,10 +42,13 @@ class FormRun {
     private readonly resolve: (f: FormUpload) => void,
     private readonly reject: (e: unknown) => void,
     private readonly detach: () => void,
+    signal?: AbortSignal,
   ) {
     finished(request.raw, { writable: false }, (err) => {
       if (err) this.fail(clientClosed());
     });
+    // The body is too slow (body-pace.ts): fail with its 408.
+    signal?.addEventListener('abort', () => this.fail(signal.reason), { once: true });
   }
 
   get hasFile(): boolean {
@@ -94,12 +97,13 @@ class FormRun {
   }
 }
 
-/** Reads a multipart/form-data upload (§4.2 step 2). */
+/** Reads a multipart/form-data upload (§4.2 step 2); fails with `signal`'s reason when it aborts. */
 export function readMultipart(
   request: FastifyRequest,
   contentType: string,
   uploads: UploadService,
   maxSize: number,
+  signal?: AbortSignal,
 ): Promise<FormUpload> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -117,7 +121,7 @@ export function readMultipart(
       reject(badRequest());
       return;
     }
-    const run = new FormRun(request, uploads, resolve, reject, () => request.raw.unpipe(bb));
+    const run = new FormRun(request, uploads, resolve, reject, () => request.raw.unpipe(bb), signal);
     bb.on('file', (name, stream, info) => {
       // A malformed body also errors the part in progress; the busboy 'error' handler answers it.
       stream.on('error', () => {});
@@ -148,13 +152,25 @@ export function readMultipart(
 }
 
 /** Reads an application/x-www-form-urlencoded paste (§4.2 step 3): `content` streams, the rest is collected. */
-export function readUrlEncoded(request: FastifyRequest, uploads: UploadService, maxSize: number): Promise<FormUpload> {
+export function readUrlEncoded(
+  request: FastifyRequest,
+  uploads: UploadService,
+  maxSize: number,
+  signal?: AbortSignal,
+): Promise<FormUpload> {
   return new Promise((resolve, reject) => {
     let decoder: UrlEncodedDecoder;
-    const run = new FormRun(request, uploads, resolve, reject, () => {
-      request.raw.unpipe(decoder);
-      decoder.destroy();
-    });
+    const run = new FormRun(
+      request,
+      uploads,
+      resolve,
+      reject,
+      () => {
+        request.raw.unpipe(decoder);
+        decoder.destroy();
+      },
+      signal,
+    );
     decoder = new UrlEncodedDecoder(maxSize, {
       onContent: (stream) => run.receive(stream),
       onField: (name, value) => run.field(name, value),

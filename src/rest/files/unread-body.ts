@@ -2,16 +2,18 @@
  * Refusals made before an upload's body is read (docs/files-api.md §3: origin check, API key,
  * 429, 413 by Content-Length, a body with no fields, an unknown method): the client is usually
  * still sending, and an answer followed by a closed socket reaches curl, Go and browsers as EPIPE
- * or a reset instead of the status. So a body up to 1 MiB is read and discarded first (bounded by
- * the request timeout, which Node enforces) and the connection stays usable; a larger one is
- * refused at once with `Connection: close`, as is a body the client holds back until
- * `100 Continue` (it will not send it now).
+ * or a reset instead of the status. So a body up to 1 MiB is read and discarded first (for at most
+ * DRAIN_MS: a body sent a byte at a time must not hold the answer back) and the connection stays
+ * usable; a larger or slower one is refused at once with `Connection: close`, as is a body the
+ * client holds back until `100 Continue` (it will not send it now); errors.ts then lingers.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 
 /** The largest unread body drained before a refusal is sent. */
 export const DRAIN_LIMIT = 1024 * 1024;
+/** How long a refusal waits for the end of the body it drains. */
+export const DRAIN_MS = 5000;
 
 /** Requests whose body a route started to read (it is then the route's, not ours to drain). */
 const reading = new WeakSet<IncomingMessage>();
@@ -39,12 +41,14 @@ export function unreadBody(request: FastifyRequest, awaitsContinue: boolean): 'n
   return 'drain';
 }
 
-/** Reads and discards the body; true when it ended within DRAIN_LIMIT bytes, false otherwise. */
-export function drainBody(raw: IncomingMessage): Promise<boolean> {
+/** Reads and discards the body; true when it ended within DRAIN_LIMIT bytes and DRAIN_MS, false otherwise. */
+export function drainBody(raw: IncomingMessage, ms = DRAIN_MS): Promise<boolean> {
   reading.add(raw);
   return new Promise((resolve) => {
     let seen = 0;
+    const timer = setTimeout(() => done(false), ms);
     const done = (ended: boolean) => {
+      clearTimeout(timer);
       raw.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
       if (!ended) raw.pause();
       resolve(ended);

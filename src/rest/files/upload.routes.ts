@@ -8,6 +8,7 @@ import { credentialsOf, FilesRouteContext, mediaTypeOf, contentTypeOf } from './
 import { JSON_TYPE, TEXT_TYPE } from './errors';
 import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
 import { continueReading } from './expect-continue';
+import { watchBodyPace } from './body-pace';
 import { baseUrl, filesHeader, isServerPath, isTruthy, nonEmpty, passesOriginCheck } from './http';
 import { presentUpload } from './presenter';
 
@@ -48,8 +49,13 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
       until: responseEnded(reply.raw),
       read: async () => {
         continueReading(request, reply);
-        const received = await uploads.receive(request.raw);
-        return { received, options: headerOptions(request, request.params.name ?? '') };
+        const pace = watchBodyPace(request.raw, settings);
+        try {
+          const received = await uploads.receive(request.raw, pace.signal);
+          return { received, options: headerOptions(request, request.params.name ?? '') };
+        } finally {
+          pace.stop();
+        }
       },
     });
     return respond(request, reply, result, 'PUT');
@@ -70,12 +76,17 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
         continueReading(request, reply);
         let form: FormUpload;
         let requestedName: string;
-        if (media === 'multipart/form-data') {
-          form = await readMultipart(request, contentTypeOf(request)!, uploads, settings.maxSize);
-          requestedName = form.fileName;
-        } else {
-          form = await readUrlEncoded(request, uploads, settings.maxSize);
-          requestedName = `${form.fields.get('filename') ?? ''}.${form.fields.get('extension') || 'txt'}`;
+        const pace = watchBodyPace(request.raw, settings);
+        try {
+          if (media === 'multipart/form-data') {
+            form = await readMultipart(request, contentTypeOf(request)!, uploads, settings.maxSize, pace.signal);
+            requestedName = form.fileName;
+          } else {
+            form = await readUrlEncoded(request, uploads, settings.maxSize, pace.signal);
+            requestedName = `${form.fields.get('filename') ?? ''}.${form.fields.get('extension') || 'txt'}`;
+          }
+        } finally {
+          pace.stop();
         }
         if (!form.received) throw emptyFile();
         const fromHeaders = headerOptions(request, requestedName);

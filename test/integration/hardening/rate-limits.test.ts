@@ -414,6 +414,8 @@ describe('limit 0 and the concurrent-upload cap (FILES_MAX_CONCURRENT_UPLOADS)',
       FILES_UPLOAD_RATE_LIMIT: '0',
       REGISTRATION_RATE_LIMIT: '0',
       FILES_MAX_CONCURRENT_UPLOADS: '2',
+      // The global cap alone: both slow uploads come from 127.0.0.1 (the per-address share has its own suite).
+      FILES_MAX_UPLOADS_PER_ADDRESS: '0',
     });
     port = Number(new URL(s.url).port);
   });

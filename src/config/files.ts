@@ -30,6 +30,8 @@ export interface FilesConfig {
   /** Bytes per second an upload's body must average over each span of `uploadMinRateSeconds`; 0 = any. */
   uploadMinRate: number;
   uploadMinRateSeconds: number;
+  /** Seconds an unfinished resumable upload (§4.10) is kept after its creation. */
+  resumableExpiry: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;
   /**
@@ -65,6 +67,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadStallSeconds: r.int('FILES_UPLOAD_STALL_TIMEOUT', 30, 0, 86_400),
     uploadMinRate: r.int('FILES_UPLOAD_MIN_RATE', 1024, 0),
     uploadMinRateSeconds: r.int('FILES_UPLOAD_MIN_RATE_PERIOD', 20, 1, 86_400),
+    resumableExpiry: r.int('FILES_RESUMABLE_EXPIRY', 86_400, 1, 86_400 * 365),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
     objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', undefined, 0),
     sendfile: r.bool('FILES_SENDFILE', true),

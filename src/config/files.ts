@@ -30,7 +30,7 @@ export interface FilesConfig {
   /** Bytes per second an upload's body must average over each span of `uploadMinRateSeconds`; 0 = any. */
   uploadMinRate: number;
   uploadMinRateSeconds: number;
-  /** Seconds an unfinished resumable upload (§4.10) is kept after its creation. */
+  /** Seconds an unfinished resumable upload (§4.9) is kept after its creation. */
   resumableExpiry: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;

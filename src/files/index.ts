@@ -39,7 +39,7 @@ export interface FilesServices {
   files: FileService;
   apiKeys: ApiKeyService;
   maintenance: FileMaintenance;
-  /** Resumable uploads (tus, §4.10): created, continued, committed through `uploads`. */
+  /** Resumable uploads (tus, §4.9): created, continued, committed through `uploads`. */
   resumable: ResumableService;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Resumable uploads in progress (docs/files-api.md §4.10): one document per upload, keyed by the
+ * Resumable uploads in progress (docs/files-api.md §4.9): one document per upload, keyed by the
  * SHA-256 of its URL's secret token, holding what every instance needs to continue it (offset,
  * length, the partial object's id, the sealed creation options) and the lease of the one request
  * writing to it. The only code that touches the `resumable_uploads` collection.

@@ -1,5 +1,5 @@
 /**
- * Resumable uploads (tus 1.0.0, docs/files-api.md §4.10): bytes arrive over several requests, on
+ * Resumable uploads (tus 1.0.0, docs/files-api.md §4.9): bytes arrive over several requests, on
  * any instance sharing the database and the store, and the last byte commits the file through
  * UploadService.commit, the same code path as a PUT /upload of the same bytes (names, collisions,
  * keys, expiry, durability). State lives in `resumable_uploads`; bytes in the store's partial objects;
@@ -86,7 +86,7 @@ export function uploadNotFound(): NotFoundError {
   return new NotFoundError('Upload not found', 'UPLOAD_NOT_FOUND');
 }
 
-/** §4.10: the errors a door maps to tus statuses. */
+/** §4.9: the errors a door maps to tus statuses. */
 export const offsetMismatch = () => new ConflictError('Upload-Offset does not match', 'UPLOAD_OFFSET_MISMATCH');
 export const uploadLocked = () => new ConflictError('Upload locked by another request', 'UPLOAD_LOCKED');
 export const uploadExpired = () => new NotFoundError('Upload expired', 'UPLOAD_EXPIRED');

@@ -34,7 +34,7 @@ export interface TempObject {
 }
 
 /**
- * A partial object: the bytes of a resumable upload (docs/files-api.md §4.10), written over several
+ * A partial object: the bytes of a resumable upload (docs/files-api.md §4.9), written over several
  * requests, perhaps by several instances sharing the store. Not an object until `asTemp().commit()`.
  */
 export interface PartialWriter {

@@ -196,7 +196,7 @@ export class FileResolver {
 
   @Mutation(() => ResumableUpload, {
     description:
-      'Creates a resumable upload (tus, docs/files-api.md §4.10) of `length` bytes for the viewer (or the ' +
+      'Creates a resumable upload (tus, docs/files-api.md §4.9) of `length` bytes for the viewer (or the ' +
       'Files-Api-Key sent) and answers its upload URL, for a tus client (Uppy, tus-js-client) to send the ' +
       'bytes. Same options and rules as `uploadFile`; errors: 401 API key required, 413 over the size limit, ' +
       '400 empty, 429 TOO_MANY_REQUESTS.',

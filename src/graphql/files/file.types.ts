@@ -77,7 +77,7 @@ export class UploadedFile extends FileFacts {
 
 @ObjectType('ResumableUpload', {
   description:
-    'A resumable upload (tus 1.0.0, docs/files-api.md §4.10): hand `uploadUrl` to a tus client (Uppy, ' +
+    'A resumable upload (tus 1.0.0, docs/files-api.md §4.9): hand `uploadUrl` to a tus client (Uppy, ' +
     'tus-js-client) to send the bytes with PATCH; the last byte stores the file as `PUT /upload` would.',
 })
 export class ResumableUpload {

@@ -11,7 +11,7 @@ import { markBodyRead } from './unread-body';
 
 const waiting = new WeakSet<IncomingMessage>();
 const UPLOAD_PATH = /^\/upload(?:[/?]|$)/;
-/** The methods that send an upload's bytes (PATCH: a resumable upload's, §4.10). */
+/** The methods that send an upload's bytes (PATCH: a resumable upload's, §4.9). */
 const BODY_METHODS = new Set(['PUT', 'POST', 'PATCH']);
 
 export function installExpectContinue(server: Server): void {

@@ -21,7 +21,7 @@ const PATHS: { url: string; allow: HTTPMethods[]; tus?: true }[] = [
   { url: '/upload', allow: ['OPTIONS', 'POST', 'PUT'] },
   { url: '/upload/', allow: ['OPTIONS', 'POST', 'PUT'] },
   { url: '/upload/:name', allow: ['OPTIONS', 'PUT'] },
-  // §4.10: tus answers OPTIONS itself (resumable.routes.ts); PUT still uploads a file named `resumable`.
+  // §4.9: tus answers OPTIONS itself (resumable.routes.ts); PUT still uploads a file named `resumable`.
   { url: '/upload/resumable', allow: ['OPTIONS', 'POST', 'PUT'], tus: true },
   { url: '/upload/resumable/:token', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH'], tus: true },
   { url: '/:filename', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS'] },

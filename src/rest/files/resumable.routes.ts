@@ -1,5 +1,5 @@
 /**
- * Resumable uploads (docs/files-api.md §4.10): tus 1.0.0 with the creation, creation-with-upload,
+ * Resumable uploads (docs/files-api.md §4.9): tus 1.0.0 with the creation, creation-with-upload,
  * termination, expiration and checksum (sha256) extensions at POST /upload/resumable; the upload
  * URLs are /upload/resumable/<token>. Thin: the files domain (ResumableService) holds the rules and
  * commits the finished file through the code path of PUT /upload.
@@ -20,7 +20,7 @@ const TUS_VERSION = '1.0.0';
 const EXTENSIONS = 'creation,creation-with-upload,termination,expiration,checksum';
 const OFFSET_TYPE = 'application/offset+octet-stream';
 
-/** The tus statuses of the domain's refusals (§4.10). */
+/** The tus statuses of the domain's refusals (§4.9). */
 const TUS_ERRORS: Record<string, [number, string]> = {
   UPLOAD_OFFSET_MISMATCH: [409, 'Upload-Offset does not match the stored offset'],
   UPLOAD_LOCKED: [423, 'Upload locked by another request'],

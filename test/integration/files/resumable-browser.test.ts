@@ -1,5 +1,5 @@
 /**
- * The web page case of resumable uploads (docs/files-api.md §4.10): headless Chromium runs
+ * The web page case of resumable uploads (docs/files-api.md §4.9): headless Chromium runs
  * tus-js-client's browser bundle in a page served for the test, and uploads through a proxy that
  * cuts the connection mid-PATCH; the client resumes and the stored file has the page's SHA-256.
  */

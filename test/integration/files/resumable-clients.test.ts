@@ -1,5 +1,5 @@
 /**
- * Resumable uploads with real clients (docs/files-api.md §4.10): tus-js-client in Node through a
+ * Resumable uploads with real clients (docs/files-api.md §4.9): tus-js-client in Node through a
  * proxy that cuts the connection mid-PATCH, two instances continuing one upload, on both stores.
  */
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-/** createResumableUpload and resumableUpload (docs/files-api.md §4.10) over real HTTP, on both stores. */
+/** createResumableUpload and resumableUpload (docs/files-api.md §4.9) over real HTTP, on both stores. */
 import crypto from 'node:crypto';
 import { Factory } from '../../helpers/factories';
 import { TestServer } from '../../helpers/server';

@@ -1,4 +1,4 @@
-/** Resumable uploads (tus 1.0.0, docs/files-api.md §4.10) by hand over raw HTTP, on both stores. */
+/** Resumable uploads (tus 1.0.0, docs/files-api.md §4.9) by hand over raw HTTP, on both stores. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -22,6 +22,7 @@ import type { FilesSettings } from './index';
 import { SNIFF_WINDOW } from './mime';
 import { fileTooLarge } from './receive';
 import type { ResumableRecord, ResumableRepository } from './resumable.repository';
+import { RunningHash, RunningHashes } from './running-hash';
 import type { UploadOptions, UploadResult, UploadService } from './upload.service';
 
 type Logger = { warn(obj: unknown, msg?: string): void };
@@ -93,6 +94,8 @@ export const uploadExpired = () => new NotFoundError('Upload expired', 'UPLOAD_E
 export const checksumMismatch = () => new ValidationError('Checksum mismatch', 'CHECKSUM_MISMATCH');
 
 export class ResumableService {
+  private readonly running = new RunningHashes();
+
   constructor(
     private readonly repo: ResumableRepository,
     private readonly partials: PartialObjects,
@@ -196,8 +199,10 @@ export class ResumableService {
       const signals = [lost.signal, ...(request.signal ? [request.signal] : [])];
       let failure: unknown;
       const digest = request.checksum ? crypto.createHash('sha256') : undefined;
+      let run = this.running.take(id, record.offset, () => this.startHash(record.length));
       try {
-        await pump(request.body, writer, record.length - record.offset, AbortSignal.any(signals), digest);
+        const room = record.length - record.offset;
+        await pump(request.body, writer, room, AbortSignal.any(signals), digest, (bufs) => run?.add(bufs));
       } catch (err) {
         failure = err;
       }
@@ -209,11 +214,20 @@ export class ResumableService {
         written = 0;
       }
       const to = record.offset + written;
-      if (written > 0 && !(await this.repo.advance(id, owner, record.offset, to))) throw uploadLocked();
+      // The running hash must have seen exactly the bytes recorded; otherwise the end reads them back.
+      if (run && run.offset !== to) {
+        run.abort();
+        run = undefined;
+      }
+      if (written > 0 && !(await this.repo.advance(id, owner, record.offset, to))) {
+        run?.abort();
+        throw uploadLocked();
+      }
       record.offset = to;
+      if (run && to < record.length) this.running.keep(id, run);
       if (failure) throw failure;
       if (to < record.length) return { state: stateOf(record) };
-      const result = await this.finish(request, record, owner);
+      const result = await this.finish(request, record, owner, run);
       return { state: stateOf(record), result };
     } finally {
       clearInterval(renewal);
@@ -222,8 +236,15 @@ export class ResumableService {
   }
 
   /** The last byte arrived: hash the stored bytes and commit them as PUT /upload commits a body. */
-  private async finish(request: AppendRequest, record: ResumableRecord, owner: string): Promise<UploadResult> {
-    const { size, sha256, window } = await this.measure(record);
+  private async finish(
+    request: AppendRequest,
+    record: ResumableRecord,
+    owner: string,
+    run: RunningHash | undefined,
+  ): Promise<UploadResult> {
+    const { size, sha256, window } = run
+      ? { size: run.offset, sha256: await run.digest(), window: run.window() }
+      : await this.measure(record);
     const options = unseal<ResumableOptions>(request.token, record.sealed);
     const temp = this.partials.asTemp(record.objectId, record.length);
     let result: UploadResult;
@@ -242,10 +263,15 @@ export class ResumableService {
     return result;
   }
 
+  /** On hashing threads for a file longer than one batch (receive.ts decides alike). */
+  private startHash(length: number) {
+    return this.hashes && length > GATHER_BYTES ? this.hashes.start() : inlineSha256();
+  }
+
   /** Size, SHA-256 and sniff window of a complete partial object, read back once. */
   private async measure(record: ResumableRecord): Promise<{ size: number; sha256: string; window: Buffer }> {
     const source = await this.partials.openRead(record.objectId, record.length);
-    const hash = this.hashes && record.length > GATHER_BYTES ? this.hashes.start() : inlineSha256();
+    const hash = this.startHash(record.length);
     let size = 0;
     const head: Buffer[] = [];
     let headLength = 0;
@@ -317,6 +343,8 @@ function pump(
   room: number,
   signal: AbortSignal,
   digest?: crypto.Hash,
+  /** Told of each batch as it is written (the running hash); a promise asks the stream to wait. */
+  onBatch?: (bufs: Buffer[]) => Promise<void> | undefined,
 ): Promise<void> {
   let size = 0;
   let gathered: Buffer[] = [];
@@ -328,7 +356,7 @@ function pump(
     gathered = [];
     gatheredBytes = 0;
     if (bufs.length === 0) return cb();
-    const write = writer.writev(bufs);
+    const write = Promise.all([writer.writev(bufs), onBatch?.(bufs)]);
     inflight = write.catch(() => {});
     write.then(() => cb(), cb);
   };
@@ -356,7 +384,7 @@ function pump(
       const bufs = gathered;
       gathered = [];
       const keep = bufs.length > 0 && !(err instanceof AppError && err.status === 413);
-      const kept = inflight.then(() => (keep ? writer.writev(bufs) : undefined));
+      const kept = inflight.then(() => (keep ? Promise.all([writer.writev(bufs), onBatch?.(bufs)]) : undefined));
       sink.destroy();
       const reason =
         err instanceof AppError

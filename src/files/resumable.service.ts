@@ -167,11 +167,14 @@ export class ResumableService {
   async append(request: AppendRequest): Promise<{ state: ResumableState; result?: UploadResult }> {
     const id = idOf(request.token);
     let record = await this.live(request.token);
-    if (record.result !== null || request.offset !== record.offset) {
-      if (request.offset === record.offset && record.offset === record.length && request.declaredSize === 0)
-        return { state: stateOf(record) };
+    if (record.result !== null) {
+      // Finished: an empty PATCH at the end is answered as done (a client retrying its last request).
+      if (request.offset === record.length && !request.declaredSize) return { state: stateOf(record) };
       throw offsetMismatch();
     }
+    // All bytes stored but not committed (the commit failed, say the database was away): a PATCH at
+    // the end, empty, goes on to commit them.
+    if (request.offset !== record.offset) throw offsetMismatch();
     const room = record.length - record.offset;
     if (request.declaredSize !== undefined && request.declaredSize > room) throw fileTooLarge();
     const slot = await this.uploads.admit(request.clientAddress, { counted: false });
@@ -204,7 +207,8 @@ export class ResumableService {
         const room = record.length - record.offset;
         await pump(request.body, writer, room, AbortSignal.any(signals), digest, (bufs) => run?.add(bufs));
       } catch (err) {
-        failure = err;
+        // No room for the bytes: 507, as for PUT.
+        failure = asUploadStorageError(err);
       }
       // What arrived is kept (tus: an interrupted PATCH keeps its bytes), unless its checksum fails.
       await writer.close().catch((err) => (failure ??= asUploadStorageError(err)));

@@ -247,10 +247,12 @@ describe.each(BACKENDS)('resumable uploads on %s', (backend) => {
     });
     slow.on('error', () => {});
     slow.write(Buffer.alloc(1000, 1));
-    await eventually(async () => {
-      const r = await patch(url, 0, Buffer.alloc(2000, 2));
-      expect(r.status).toBe(423);
-    });
+    // Once the slow request holds the upload's lease, another PATCH is refused with 423.
+    const uploads = s.agora.db.conn.collection('resumable_uploads');
+    await eventually(async () => expect(await uploads.countDocuments({ lockOwner: { $ne: null } })).toBe(1));
+    const r = await patch(url, 0, Buffer.alloc(2000, 2));
+    expect(r.status).toBe(423);
+    expect(r.text).toBe('Upload locked by another request\n');
     const done = new Promise<number>((resolve) => slow.on('response', (res) => resolve(res.statusCode!)));
     slow.end(Buffer.alloc(1000, 1));
     expect(await done).toBe(204);
@@ -289,6 +291,24 @@ describe.each(BACKENDS)('resumable upload limits on %s', (backend) => {
       expect(await s.agora.services.files.resumable.sweepExpired()).toBe(1);
       expect(await partialBytes(s)).toBe(0);
       expect((await c.req('HEAD', url, { headers: TUS })).status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the files sweep (FILES_CLEANUP_INTERVAL) removes expired uploads and their bytes by itself', async () => {
+    const s = await startFor(backend, { FILES_RESUMABLE_EXPIRY: '1', FILES_CLEANUP_INTERVAL: '1' });
+    try {
+      const c = client(s);
+      const r = await c.req('POST', '/upload/resumable', { headers: { ...TUS, 'upload-length': '100' } });
+      const url = pathOf(r.headers.location);
+      const body = 'x'.repeat(40);
+      expect((await c.req('PATCH', url, { headers: { ...OCTETS, 'upload-offset': '0' }, body })).status).toBe(204);
+      expect(await partialBytes(s)).toBe(40);
+      await eventually(async () => {
+        expect((await c.req('HEAD', url, { headers: TUS })).status).toBe(404);
+        expect(await partialBytes(s)).toBe(0);
+      }, 10_000);
     } finally {
       await s.close();
     }

@@ -99,9 +99,4 @@ export class ResumableRepository {
       .limit(limit)
       .toArray();
   }
-
-  async removeExpired(record: ResumableRecord): Promise<boolean> {
-    const res = await this.coll.deleteOne({ _id: record._id, lockOwner: record.lockOwner, offset: record.offset });
-    return res.deletedCount === 1;
-  }
 }

@@ -186,6 +186,11 @@ export class ResumableService {
     const locked = await this.repo.lock(id, owner, new Date(), LEASE_MS);
     if (!locked) throw uploadLocked();
     record = locked;
+    // Expired while this request waited for the lease: the sweep may be removing it.
+    if (record.expiresAt.getTime() <= Date.now()) {
+      await this.repo.unlock(id, owner).catch(() => {});
+      throw uploadExpired();
+    }
     const lost = new AbortController();
     const renewal = setInterval(() => {
       this.repo.renew(id, owner, new Date(), LEASE_MS).then(
@@ -306,9 +311,11 @@ export class ResumableService {
     const record = await this.repo.find(id);
     if (!record) throw uploadNotFound();
     const owner = crypto.randomBytes(12).toString('hex');
-    if (!(await this.repo.lock(id, owner, new Date(), LEASE_MS))) throw uploadLocked();
+    const locked = await this.repo.lock(id, owner, new Date(), LEASE_MS);
+    if (!locked) throw uploadLocked();
+    // The bytes first: a failure between the two leaves a record (found again), never unowned bytes.
+    if (locked.result === null) await this.partials.remove(locked.objectId);
     if (!(await this.repo.remove(id, owner))) throw uploadNotFound();
-    if (record.result === null) await this.partials.remove(record.objectId);
   }
 
   /** The sweeper: expired uploads and their bytes. Returns how many went. */
@@ -317,9 +324,12 @@ export class ResumableService {
     for (let round = 0; round < 100; round++) {
       const batch = await this.repo.findExpired(new Date(), 500);
       for (const record of batch) {
-        if (!(await this.repo.removeExpired(record))) continue;
-        if (record.result === null) await this.partials.remove(record.objectId);
-        removed++;
+        // Under the upload's lease, as a writer (no request writes meanwhile), the bytes before the record.
+        const owner = crypto.randomBytes(12).toString('hex');
+        const locked = await this.repo.lock(record._id, owner, new Date(), LEASE_MS);
+        if (!locked) continue;
+        if (locked.result === null) await this.partials.remove(locked.objectId);
+        if (await this.repo.remove(record._id, owner)) removed++;
       }
       if (batch.length < 500) break;
     }

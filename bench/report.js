@@ -3,6 +3,7 @@
  * keeps the other group's figures from the previous latest.json, marked with their date.
  */
 'use strict';
+const { tusTable } = require('./tus');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -157,6 +158,7 @@ function writeReport(results) {
     '',
     ...section('API', results.api, apiTable),
     ...section('Files', results.files, filesTable),
+    ...section('Resumable uploads (tus)', results.tus, tusTable),
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'latest.md'), md);
   process.stdout.write(`${md}\n`);

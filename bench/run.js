@@ -3,7 +3,8 @@
  * and writes bench/results/latest.json and bench/results/latest.md.
  *
  *   npm run bench                 every group
- *   npm run bench -- files        one group (files | api)
+ *   npm run bench -- files        one group (files | api | tus); files includes the tus row
+ *   TUS_CHUNK_MB=50               PATCH size of the tus row (bench/tus.js)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
  *   BENCH_CONNECTIONS=8           connections of the API load runs
  *   BENCH_DISTINCT_FILES=500      distinct 1 MiB files uploaded, then downloaded once each, per run (files group)
@@ -21,11 +22,12 @@ const path = require('node:path');
 const { startDatabase, startAgora, tempDir } = require('./lib/agora');
 const { cpuProbeMs } = require('./lib/cpu-probe');
 const { fsyncProbeUs } = require('./lib/fsync-probe');
-const { runFilesBench } = require('./files');
+const { runFilesBench, makeFile } = require('./files');
+const { runTusBench } = require('./tus');
 const { writeReport } = require('./report');
 
 const groups = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const available = { api: fs.existsSync(path.join(__dirname, 'api.js')), files: true };
+const available = { api: fs.existsSync(path.join(__dirname, 'api.js')), files: true, tus: true };
 const wanted = (g) => available[g] && (groups.length === 0 || groups.includes(g));
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
@@ -96,6 +98,22 @@ async function main() {
         results.files = await runFilesBench({ agora, db, workDir, opts, external });
       } finally {
         await agora.stop();
+      }
+    }
+    if (wanted('files') || wanted('tus')) {
+      // Resumable uploads beside plain ones, on a fresh server (bench/tus.js).
+      const agora = await startAgora({
+        mongoUri: `${db.uri}/agora_bench_tus`,
+        dataDir: path.join(workDir, 'agora-tus'),
+        env: { DEMO_SEED: 'false' },
+      });
+      const bigFile = path.join(workDir, 'tus-big.bin');
+      try {
+        makeFile(bigFile, opts.bigBytes);
+        results.tus = await runTusBench({ agora, bigFile, opts });
+      } finally {
+        await agora.stop();
+        fs.rmSync(bigFile, { force: true });
       }
     }
   } finally {

@@ -32,6 +32,8 @@ export interface FilesConfig {
   uploadMinRateSeconds: number;
   /** Disk backend: estimated bytes of file metadata kept in memory (src/files/metadata-cache.ts); 0 = none. */
   metadataCacheBytes: number;
+  /** Seconds an unfinished resumable upload (§4.9) is kept after its creation. */
+  resumableExpiry: number;
   /** Disk backend: bytes of small objects kept in memory (src/storage/object-cache.ts); 0 = none. */
   objectCacheBytes: number;
   /**
@@ -68,6 +70,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     uploadMinRate: r.int('FILES_UPLOAD_MIN_RATE', 1024, 0),
     uploadMinRateSeconds: r.int('FILES_UPLOAD_MIN_RATE_PERIOD', 20, 1, 86_400),
     metadataCacheBytes: r.int('FILES_METADATA_CACHE_BYTES', 16 * 1024 * 1024, 0),
+    resumableExpiry: r.int('FILES_RESUMABLE_EXPIRY', 86_400, 1, 86_400 * 365),
     objectCacheBytes: r.int('FILES_OBJECT_CACHE_BYTES', 64 * 1024 * 1024, 0),
     objectCacheMaxObject: r.int('FILES_OBJECT_CACHE_MAX', undefined, 0),
     sendfile: r.bool('FILES_SENDFILE', true),

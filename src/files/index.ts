@@ -16,12 +16,16 @@ import { FileMaintenance } from './maintenance';
 import { MetadataCache } from './metadata-cache';
 import { UploadGate } from './upload-gate';
 import { UploadService } from './upload.service';
+import { ResumableRepository } from './resumable.repository';
+import { ResumableService } from './resumable.service';
 
 export type { UploadOptions, UploadResult, ReceivedUpload } from './upload.service';
 export type { UploadSlot } from './upload-gate';
 export type { StoredFile } from './file.service';
 export type { ApiKeyInfo } from './apikey.service';
 export type { UploadRequest, WriteCredentials } from './file-writes.service';
+export type { ResumableOptions, ResumableState } from './resumable.service';
+export { ResumableService } from './resumable.service';
 
 /** The file-sharing settings (FILES_*) and what links to files are built from. */
 export type FilesSettings = FilesConfig & Pick<Config, 'publicUrl'>;
@@ -35,6 +39,8 @@ export interface FilesServices {
   files: FileService;
   apiKeys: ApiKeyService;
   maintenance: FileMaintenance;
+  /** Resumable uploads (tus, §4.9): created, continued, committed through `uploads`. */
+  resumable: ResumableService;
 }
 
 function readAuthFile(file: string): Buffer[] {
@@ -57,16 +63,21 @@ export async function createFiles(
   const repo = new FileRepository(ctx.db);
   const cache = store.kind === 'disk' ? new MetadataCache(settings.metadataCacheBytes) : undefined;
   const files = new FileService(repo, store, ctx.log, cache);
-  const maintenance = new FileMaintenance(repo, files, store, ctx.log);
   const msPerMiB = hashMsPerMiB();
   const hashes = new HashPool(defaultHashThreads(msPerMiB));
   const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);
   const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
+  const writes = new FileWritesService(settings, apiKeys, uploads);
+  const resumableRepo = new ResumableRepository(ctx.db);
+  await resumableRepo.ensureIndexes();
+  const resumable = new ResumableService(resumableRepo, store.partials, uploads, writes, settings, ctx.log, hashes);
+  const maintenance = new FileMaintenance(repo, files, store, ctx.log, resumable);
   return {
     services: {
       settings,
       uploads,
-      writes: new FileWritesService(settings, apiKeys, uploads),
+      writes,
+      resumable,
       files,
       apiKeys,
       maintenance,

@@ -5,6 +5,7 @@
 import type { ByteStore } from '../storage';
 import type { FileRepository } from './file.repository';
 import type { FileService } from './file.service';
+import type { ResumableService } from './resumable.service';
 
 type Logger = { info(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
 
@@ -17,6 +18,8 @@ export class FileMaintenance {
     private readonly files: FileService,
     private readonly store: ByteStore,
     private readonly log: Logger,
+    /** Unfinished resumable uploads past their expiry go with their bytes in the same sweep. */
+    private readonly resumable?: ResumableService,
   ) {}
 
   private readonly isReferenced = (ids: string[]) => this.repo.referencedObjects(ids);
@@ -66,8 +69,9 @@ export class FileMaintenance {
   private async pass(full: boolean): Promise<void> {
     try {
       const expired = await this.sweepExpired();
+      const resumable = (await this.resumable?.sweepExpired()) ?? 0;
       const objects = await this.collect(full);
-      if (expired + objects > 0) this.log.info({ expired, objects }, 'files sweep');
+      if (expired + resumable + objects > 0) this.log.info({ expired, resumable, objects }, 'files sweep');
     } catch (err) {
       this.log.error({ err }, 'files sweep failed');
     }

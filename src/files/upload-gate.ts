@@ -41,9 +41,10 @@ export class UploadGate {
    * (Retry-After 1) when the process already receives the maximum of uploads, `ADDRESS_UPLOADS_BUSY`
    * (Retry-After 1) when the address holds its share of them already, `UPLOAD_RATE_LIMITED`
    * (Retry-After until the address's oldest counted upload leaves the window) when the address used
-   * up its uploads. The caller must release the slot once the upload ended, however it ended.
+   * up its uploads (not asked with `counted: false`). The caller must release the slot once the
+   * upload ended, however it ended.
    */
-  async admit(clientAddress: string): Promise<UploadSlot> {
+  async admit(clientAddress: string, options: { counted?: boolean } = {}): Promise<UploadSlot> {
     const cap = this.config.maxConcurrentUploads;
     const share = this.config.maxUploadsPerAddress;
     const group = addressGroup(clientAddress);
@@ -71,6 +72,8 @@ export class UploadGate {
         else this.byAddress.delete(group);
       },
     };
+    // A resumable upload is counted once, at its creation, not once per request that continues it.
+    if (options.counted === false) return slot;
     try {
       const rule = { limit: this.config.uploadRateLimit, windowSeconds: this.config.uploadRateWindowSeconds };
       const retryAfter = await this.limiter.attempt('upload', [`addr:${clientAddress}`], rule, this.now());

@@ -111,8 +111,8 @@ export class UploadService {
    * TooManyRequestsError when this process receives too many uploads at once or the address used
    * up its uploads within the window. Release the slot when the upload ended, however it ended.
    */
-  admit(clientAddress: string): Promise<UploadSlot> {
-    return this.gate.admit(clientAddress);
+  admit(clientAddress: string, options?: { counted?: boolean }): Promise<UploadSlot> {
+    return this.gate.admit(clientAddress, options);
   }
 
   /** Uploads admitted and not yet released in this process. */
@@ -137,6 +137,15 @@ export class UploadService {
       // No room for the bytes (disk, or GridFS's database): 507, never a 500.
       throw asUploadStorageError(err);
     }
+  }
+
+  /**
+   * Bytes received elsewhere, complete and measured (a resumable upload's, resumable.service.ts):
+   * committed by commit() exactly as a received body.
+   */
+  adopt(temp: TempObject, size: number, sha256: string, window: Buffer): ReceivedUpload {
+    if (size === 0) throw new ValidationError('Empty file', 'EMPTY_FILE');
+    return new Received(temp, size, sha256, detectMime(window));
   }
 
   /**

@@ -26,7 +26,16 @@ import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
 import { DiskIo, nodeDiskIo } from './disk-io';
 import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
-import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
+import { DiskPartials } from './disk-partial';
+import {
+  ByteRange,
+  ByteStore,
+  GRACE_PERIOD_MS,
+  ObjectGoneError,
+  PartialObjects,
+  ReferenceCheck,
+  TempObject,
+} from './store';
 import { JOURNAL_RE, readJournal, UploadJournal } from './upload-journal';
 
 /**
@@ -253,6 +262,8 @@ export class DiskStore implements ByteStore {
    */
   private readonly objectDirs = new Map<string, Promise<number>>();
   private readonly journal: UploadJournal;
+  /** Resumable uploads' bytes under `partial/` (disk-partial.ts); set by open(). */
+  partials!: PartialObjects;
 
   private constructor(
     readonly root: string,
@@ -271,6 +282,7 @@ export class DiskStore implements ByteStore {
     const store = new DiskStore(root, options);
     await fs.promises.mkdir(store.tmpDir, { recursive: true });
     await fs.promises.mkdir(store.objectsDir, { recursive: true });
+    store.partials = await DiskPartials.open(path.join(root, 'partial'), (id) => store.objectPath(id), store.io);
     // Loaded now, not by the first download: loading reads the module's file.
     if (store.sendfile) sendfileModule();
     return store;

@@ -10,7 +10,16 @@ import { Readable } from 'node:stream';
 import mongoose from 'mongoose';
 import { isAlive } from '../core/process';
 import { HOST_TAG } from './disk';
-import { ByteRange, ByteStore, GRACE_PERIOD_MS, ObjectGoneError, ReferenceCheck, TempObject } from './store';
+import { GridFsPartials } from './gridfs-partial';
+import {
+  ByteRange,
+  ByteStore,
+  GRACE_PERIOD_MS,
+  ObjectGoneError,
+  PartialObjects,
+  ReferenceCheck,
+  TempObject,
+} from './store';
 
 type Db = mongoose.mongo.Db;
 type ObjectId = mongoose.mongo.ObjectId;
@@ -47,6 +56,8 @@ export class GridFsStore implements ByteStore {
   private readonly chunks;
   private readonly pending;
   private readonly released;
+  /** Resumable uploads' chunks, without a files document until complete (gridfs-partial.ts). */
+  readonly partials: PartialObjects;
 
   constructor(db: Db, bucketName = 'filedata') {
     this.bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: CHUNK_SIZE });
@@ -54,6 +65,7 @@ export class GridFsStore implements ByteStore {
     this.chunks = db.collection(`${bucketName}.chunks`);
     this.pending = db.collection<PendingDoc>(`${bucketName}.pending`);
     this.released = db.collection<ReleasedDoc>(`${bucketName}.released`);
+    this.partials = new GridFsPartials(this.files, this.chunks, CHUNK_SIZE);
   }
 
   /** Creates the indexes GridFS reads rely on (idempotent). */

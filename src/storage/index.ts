@@ -8,7 +8,7 @@ import { GridFsStore } from './gridfs';
 import { sendfileModule } from './sendfile';
 import type { ByteStore } from './store';
 
-export type { ByteStore, ByteRange, TempObject, ReferenceCheck } from './store';
+export type { ByteStore, ByteRange, TempObject, ReferenceCheck, PartialObjects, PartialWriter } from './store';
 export { ObjectGoneError, GRACE_PERIOD_MS } from './store';
 export { DiskStore, ObjectReader } from './disk';
 export { type DiskIo, nodeDiskIo } from './disk-io';

@@ -33,11 +33,42 @@ export interface TempObject {
   abort(): Promise<void>;
 }
 
+/**
+ * A partial object: the bytes of a resumable upload (docs/files-api.md §4.9), written over several
+ * requests, perhaps by several instances sharing the store. Not an object until `asTemp().commit()`.
+ */
+export interface PartialWriter {
+  /** Appends chunks in order at the current end. */
+  writev(chunks: Buffer[]): Promise<void>;
+  /** Bytes written through this writer. */
+  readonly written: number;
+  /** Makes every byte written so far durable and lets go of the object (also after a failed write). */
+  close(): Promise<void>;
+}
+
+export interface PartialObjects {
+  /** A new id for a partial object (nothing is stored until the first write). */
+  newId(): string;
+  /**
+   * Opens the partial object `id` for writing at `offset` (created when absent and offset is 0);
+   * bytes a writer left after `offset` (never recorded) are dropped.
+   */
+  openWriter(id: string, offset: number): Promise<PartialWriter>;
+  /** Reads the first `length` bytes of a partial object (hashing before it is committed). */
+  openRead(id: string, length: number): Promise<Readable>;
+  /** The complete partial object as a temporary object: `commit` makes it an ordinary object. */
+  asTemp(id: string, length: number): TempObject;
+  /** Removes a partial object (idempotent). */
+  remove(id: string): Promise<void>;
+}
+
 /** Answers which of the given object ids metadata still refers to. */
 export type ReferenceCheck = (ids: string[]) => Promise<Set<string>>;
 
 export interface ByteStore {
   readonly kind: 'disk' | 'gridfs';
+  /** Resumable uploads' bytes, kept apart from objects until they are complete. */
+  readonly partials: PartialObjects;
   /** Opens a new temporary object. */
   create(): Promise<TempObject>;
   /**

@@ -31,13 +31,14 @@ export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-abcdef';
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  opts: { start?: boolean; diskIo?: DiskIo } = {},
+  opts: { start?: boolean; diskIo?: DiskIo; shareWith?: TestServer } = {},
 ): Promise<TestServer> {
   const baseUri = process.env.MONGODB_URI;
   if (!baseUri)
     throw new Error('MONGODB_URI is not set: run the tests through jest (globalSetup launches the database)');
-  const dbName = `agora_test_${crypto.randomBytes(6).toString('hex')}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
+  // `shareWith`: a second instance on the same database and data directory (several instances).
+  const dbName = opts.shareWith?.agora.db.conn.name ?? `agora_test_${crypto.randomBytes(6).toString('hex')}`;
+  const dataDir = opts.shareWith?.config.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
   const config = loadConfig({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -81,6 +82,7 @@ export async function startTestServer(
       return { result, commands };
     },
     async close() {
+      if (opts.shareWith) return agora.close();
       try {
         // Events still queued would be written into the dropped database, bringing it back.
         await agora.eventsWritten();

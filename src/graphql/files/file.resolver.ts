@@ -10,7 +10,8 @@ import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
 import { toGlobalId } from '../node/global-id';
 import { GraphQLUpload, Upload } from '../uploads';
-import { FileFacts, FileInfo, UploadedFile } from './file.types';
+import { FileFacts, FileInfo, ResumableUpload, UploadedFile } from './file.types';
+import { GraphQLSafeInt } from 'graphql-scalars';
 
 /**
  * Domain errors become GraphQL errors carrying their HTTP status (413 for a too large upload, …).
@@ -121,6 +122,36 @@ async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promi
   });
 }
 
+const RESUMABLE_PATH = '/upload/resumable/';
+
+/** A resumable upload as GraphQL shows it; `file` once finished (fileNode's access rules). */
+async function presentResumable(ctx: GraphQLContext, token: string): Promise<ResumableUpload> {
+  const { resumable, settings } = ctx.services.files;
+  const base = publicBaseUrl(ctx.request, settings.publicUrl);
+  const state = await resumable.status(token);
+  const out = new ResumableUpload();
+  out.uploadUrl = `${base}${RESUMABLE_PATH}${token}`;
+  out.offset = state.offset;
+  out.length = state.length;
+  out.expiresAt = state.finished ? null : state.expiresAt;
+  const done = state.finished ? await resumable.result(token) : null;
+  out.file = done ? await fileNode(ctx, done.filename) : null;
+  return out;
+}
+
+/** The token of an upload URL (absolute, or its path); NotFound for anything else. */
+function tokenOf(uploadUrl: string): string {
+  let pathname: string;
+  try {
+    pathname = new URL(uploadUrl, 'http://x').pathname;
+  } catch {
+    throw new NotFoundError('Upload not found', 'UPLOAD_NOT_FOUND');
+  }
+  const token = pathname.startsWith(RESUMABLE_PATH) ? pathname.slice(RESUMABLE_PATH.length) : '';
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw new NotFoundError('Upload not found', 'UPLOAD_NOT_FOUND');
+  return token;
+}
+
 const DELETE_KEY =
   'Delete key to set; when the name is taken by a file with this key, that file is overwritten. Generated when absent.';
 const EXPIRES_IN =
@@ -161,6 +192,61 @@ export class FileResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<UploadedFile | null> {
     return store(ctx, file, { filename, randomize, deleteKey, expiresIn, accessKey });
+  }
+
+  @Mutation(() => ResumableUpload, {
+    description:
+      'Creates a resumable upload (tus, docs/files-api.md §4.9) of `length` bytes for the viewer (or the ' +
+      'Files-Api-Key sent) and answers its upload URL, for a tus client (Uppy, tus-js-client) to send the ' +
+      'bytes. Same options and rules as `uploadFile`; errors: 401 API key required, 413 over the size limit, ' +
+      '400 empty, 429 TOO_MANY_REQUESTS.',
+  })
+  createResumableUpload(
+    @Arg('length', () => GraphQLSafeInt, { description: 'The size of the file in bytes.' }) length: number,
+    @Arg('filename', () => String, { nullable: true, description: 'Requested name.' }) filename: string | null,
+    @Arg('randomize', () => Boolean, { nullable: true, description: RANDOMIZE }) randomize: boolean | null,
+    @Arg('deleteKey', () => String, { nullable: true, description: DELETE_KEY }) deleteKey: string | null,
+    @Arg('expiresIn', () => Int, { nullable: true, description: EXPIRES_IN }) expiresIn: number | null,
+    @Arg('accessKey', () => String, { nullable: true, description: ACCESS_KEY }) accessKey: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ResumableUpload> {
+    return mapped(async () => {
+      const { token } = await ctx.services.files.resumable.create({
+        credentials: credentialsOf(ctx),
+        clientAddress: ctx.request.ip,
+        length,
+        metadata: '',
+        options: {
+          requestedName: filename ?? '',
+          randomize: randomize === true,
+          deleteKey: nonEmpty(deleteKey ?? undefined),
+          accessKey: nonEmpty(accessKey ?? undefined),
+          expiry: expiresIn === null ? undefined : String(expiresIn),
+        },
+      });
+      return presentResumable(ctx, token);
+    });
+  }
+
+  @Query(() => ResumableUpload, {
+    nullable: true,
+    description:
+      'A resumable upload by its upload URL: bytes stored so far, and the stored file once finished. Null ' +
+      'when there is no such upload (never created, terminated, or expired).',
+  })
+  async resumableUpload(
+    @Arg('uploadUrl', () => String, {
+      description: 'The URL `createResumableUpload` or `POST /upload/resumable` gave.',
+    })
+    uploadUrl: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ResumableUpload | null> {
+    try {
+      return await presentResumable(ctx, tokenOf(uploadUrl));
+    } catch (err) {
+      if (classifyError(err) instanceof NotFoundError) return null;
+      throw err;
+    }
   }
 
   @Mutation(() => [UploadedFile], {

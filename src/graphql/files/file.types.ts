@@ -74,3 +74,34 @@ export class UploadedFile extends FileFacts {
   })
   file!: FileInfo;
 }
+
+@ObjectType('ResumableUpload', {
+  description:
+    'A resumable upload (tus 1.0.0, docs/files-api.md §4.9): hand `uploadUrl` to a tus client (Uppy, ' +
+    'tus-js-client) to send the bytes with PATCH; the last byte stores the file as `PUT /upload` would.',
+})
+export class ResumableUpload {
+  @Field(() => String, {
+    description: 'The upload URL (HEAD, PATCH, DELETE; GET answers the finished upload). It is the only key to it.',
+  })
+  uploadUrl!: string;
+
+  @Field(() => GraphQLSafeInt, { description: 'Bytes stored so far.' })
+  offset!: number;
+
+  @Field(() => GraphQLSafeInt, { description: 'Bytes the upload will have (Upload-Length).' })
+  length!: number;
+
+  @Field(() => DateTimeScalar, {
+    nullable: true,
+    description: 'When the unfinished upload and its bytes are removed (FILES_RESUMABLE_EXPIRY); null once finished.',
+  })
+  expiresAt!: Date | null;
+
+  @Field(() => FileInfo, {
+    nullable: true,
+    description:
+      'The stored file once the last byte arrived (null before, and when it is protected by an access key not sent).',
+  })
+  file!: FileInfo | null;
+}

@@ -11,12 +11,14 @@ import { markBodyRead } from './unread-body';
 
 const waiting = new WeakSet<IncomingMessage>();
 const UPLOAD_PATH = /^\/upload(?:[/?]|$)/;
+/** The methods that send an upload's bytes (PATCH: a resumable upload's, §4.9). */
+const BODY_METHODS = new Set(['PUT', 'POST', 'PATCH']);
 
 export function installExpectContinue(server: Server): void {
   // Someone else already decides (e.g. another plugin): keep theirs.
   if (server.listenerCount('checkContinue') > 0) return;
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if ((req.method === 'PUT' || req.method === 'POST') && UPLOAD_PATH.test(req.url ?? '')) waiting.add(req);
+    if (BODY_METHODS.has(req.method ?? '') && UPLOAD_PATH.test(req.url ?? '')) waiting.add(req);
     else res.writeContinue();
     server.emit('request', req, res);
   });

@@ -11,15 +11,19 @@ import { FilesRouteContext, stashContentType } from './context';
 import { handleFilesError, sendError } from './errors';
 import { installExpectContinue } from './expect-continue';
 import { readRoutes } from './read.routes';
+import { resumableRoutes } from './resumable.routes';
 import { uploadRoutes } from './upload.routes';
 
 const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
 /** §1: each path, the methods it allows; OPTIONS lists them, anything else is 404 `Not found`. */
-const PATHS: { url: string; allow: HTTPMethods[] }[] = [
+const PATHS: { url: string; allow: HTTPMethods[]; tus?: true }[] = [
   { url: '/upload', allow: ['OPTIONS', 'POST', 'PUT'] },
   { url: '/upload/', allow: ['OPTIONS', 'POST', 'PUT'] },
   { url: '/upload/:name', allow: ['OPTIONS', 'PUT'] },
+  // §4.9: tus answers OPTIONS itself (resumable.routes.ts); PUT still uploads a file named `resumable`.
+  { url: '/upload/resumable', allow: ['OPTIONS', 'POST', 'PUT'], tus: true },
+  { url: '/upload/resumable/:token', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH'], tus: true },
   { url: '/:filename', allow: ['DELETE', 'GET', 'HEAD', 'OPTIONS'] },
   { url: '/selif/:filename', allow: ['GET', 'HEAD', 'OPTIONS'] },
 ];
@@ -38,6 +42,7 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
 
   const ctx: FilesRouteContext = { config, services };
   uploadRoutes(app, ctx);
+  resumableRoutes(app, ctx);
   readRoutes(app, ctx);
 
   const notFound = (request: FastifyRequest, reply: FastifyReply) => sendError(request, reply, 404, 'Not found');
@@ -45,15 +50,16 @@ export const filesRoutes: FastifyPluginAsync<RestOptions> = async (app, { config
   const vary = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('vary', 'Accept');
   };
-  for (const { url, allow } of PATHS) {
+  for (const { url, allow, tus } of PATHS) {
     const allowHeader = allow.join(', ');
     const onRequest = url === '/:filename' ? vary : undefined;
-    app.route({
-      method: 'OPTIONS',
-      url,
-      onRequest,
-      handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send(),
-    });
+    if (!tus)
+      app.route({
+        method: 'OPTIONS',
+        url,
+        onRequest,
+        handler: (_request, reply) => reply.code(200).header('allow', allowHeader).send(),
+      });
     app.route({
       method: METHODS.filter((m) => !allow.includes(m)),
       url,

@@ -107,4 +107,13 @@ export function uploadRoutes(app: FastifyInstance, ctx: FilesRouteContext): void
     app.route({ method: 'POST', url, handler: post });
   }
   app.route({ method: 'PUT', url: '/upload/:name', handler: put });
+  // POST /upload/resumable is tus (resumable.routes.ts); PUT keeps uploading a file of that name.
+  app.route<{ Params: { name?: string } }>({
+    method: 'PUT',
+    url: '/upload/resumable',
+    handler: (request, reply) => {
+      request.params = { name: 'resumable' };
+      return put(request, reply);
+    },
+  });
 }

@@ -66,6 +66,11 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), o
       // Benchmarks upload and register far more often than one client address may.
       FILES_UPLOAD_RATE_LIMIT: '0',
       REGISTRATION_RATE_LIMIT: '0',
+      // A load generator writes as a handful of users, far faster than a person.
+      TOPIC_RATE_LIMIT: '0',
+      COMMENT_RATE_LIMIT: '0',
+      VOTE_RATE_LIMIT: '0',
+      LABEL_RATE_LIMIT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

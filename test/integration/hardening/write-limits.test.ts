@@ -5,6 +5,7 @@
  * clock, is never refused; admins are not limited. Real HTTP (GraphQL) and the real database.
  */
 import { loadConfig } from '../../../src/config';
+import type { CommentView } from '../../../src/discussion/views';
 import { Factory, TestUser } from '../../helpers/factories';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -100,7 +101,7 @@ describe('a script: bursts from one account', () => {
 
   it('votes and labels on 200 comments at once → at most their limits', async () => {
     const topic = await f.topic(admin);
-    const comments = [];
+    const comments: CommentView[] = [];
     for (let i = 0; i < 200; i++) comments.push(await f.comment(admin, topic, { markdown: `c${i}` }));
     const voter = await f.user('voter');
     const votes = await burst(
@@ -139,7 +140,7 @@ describe('a person: never refused at a human pace', () => {
     const start = Date.parse('2026-05-01T10:00:00.000Z');
     const at = (seconds: number) => f.at(new Date(start + seconds * 1000));
     const others = await f.topic(admin);
-    const targets = [];
+    const targets: CommentView[] = [];
     for (let i = 0; i < 60; i++) targets.push(await f.comment(admin, others, { markdown: `target ${i}` }));
     let topics = 0;
     // A topic every 10 minutes, a comment every 30 s, a vote and its undoing every 15 s, a label every 2 minutes.

@@ -24,6 +24,7 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     COMMENT_RATE_LIMIT: '0',
     VOTE_RATE_LIMIT: '0',
     LABEL_RATE_LIMIT: '0',
+    FILES_KEY_CHECK_LIMIT: '0',
     ...extra,
   };
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;

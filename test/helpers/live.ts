@@ -51,6 +51,7 @@ function configEnv(s: TestServer): Record<string, string> {
     COMMENT_RATE_LIMIT: '0',
     VOTE_RATE_LIMIT: '0',
     LABEL_RATE_LIMIT: '0',
+    FILES_KEY_CHECK_LIMIT: '0',
   };
 }
 

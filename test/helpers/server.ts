@@ -51,6 +51,8 @@ export async function startTestServer(
     COMMENT_RATE_LIMIT: '0',
     VOTE_RATE_LIMIT: '0',
     LABEL_RATE_LIMIT: '0',
+    // Nor the wrong-key limit: tests try many wrong keys on one file (files/key-checks.test.ts sets it).
+    FILES_KEY_CHECK_LIMIT: '0',
     ...env,
   });
   const clock = new SettableClock();

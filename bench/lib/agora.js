@@ -43,12 +43,20 @@ function deployedNodeArgs() {
 
 /**
  * Starts `node dist/main.js` against `mongoUri` with the deployed flags; resolves { url, pid, stop,
- * output }. BENCH_NODE_ARGS adds flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * output }. `main` runs another build (a baseline's dist/main.js). BENCH_NODE_ARGS adds flags (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  * `onOutput(text, stream)`, when given, receives what the server writes after it listens (its JSON
  * log lines on stdout, anything on stderr), so a benchmark can count the errors it logged.
  */
-function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), onOutput }) {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
+function startAgora({
+  mongoUri,
+  dataDir,
+  env = {},
+  nodeArgs = benchNodeArgs(),
+  onOutput,
+  main = path.join(DIST, 'main.js'),
+}) {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

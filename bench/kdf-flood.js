@@ -4,9 +4,10 @@
  * `npm run build && node bench/kdf-flood.js` starts the embedded database and the built server,
  * uploads a 1 MiB file and a file protected by a client-chosen access key, then alternates two
  * phases, BENCH_KDF_ROUNDS times (default 3):
- *   - quiet: one client downloads the 1 MiB file BENCH_KDF_DOWNLOADS times (default 40), one at a time;
- *   - flood: the same downloads while BENCH_KDF_CONNECTIONS (default 20) keep-alive connections
- *     from another client read the protected file with wrong keys as fast as they are answered.
+ *   - quiet: one client downloads the 1 MiB file, one at a time, at least BENCH_KDF_DOWNLOADS times
+ *     (default 40) and for at least BENCH_KDF_SECONDS (default 5);
+ *   - flood: BENCH_KDF_CONNECTIONS (default 20) keep-alive connections from another client read the
+ *     protected file with wrong keys as fast as they are answered; after a second, the same downloads.
  * It prints the download's p50 per phase (medians over the rounds), their ratio, what the flood
  * got (401: a key checked with scrypt; 429: refused before it) and the server's CPU seconds per
  * phase (from /proc). Each configuration runs in turn: the defaults (FILES_KEY_CHECK_LIMIT 30 per
@@ -27,6 +28,8 @@ const { median, round } = require('./lib/stats');
 const ROUNDS = Number(process.env.BENCH_KDF_ROUNDS ?? 3);
 const DOWNLOADS = Number(process.env.BENCH_KDF_DOWNLOADS ?? 40);
 const CONNECTIONS = Number(process.env.BENCH_KDF_CONNECTIONS ?? 20);
+const SECONDS = Number(process.env.BENCH_KDF_SECONDS ?? 5);
+const WARM_UP_MS = 1000;
 const MiB = 1024 * 1024;
 
 function send(url, { method = 'GET', headers = {}, body, agent = false } = {}) {
@@ -51,7 +54,8 @@ function cpuSeconds(pid) {
 async function downloads(url) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const times = [];
-  for (let i = 0; i < DOWNLOADS; i++) {
+  const started = Date.now();
+  for (let i = 0; i < DOWNLOADS || Date.now() - started < SECONDS * 1000; i++) {
     const t0 = process.hrtime.bigint();
     const r = await send(`${url}/selif/big.bin`, { agent });
     if (r.status !== 200 || r.bytes !== MiB) throw new Error(`download: ${r.status}, ${r.bytes} bytes`);
@@ -103,8 +107,17 @@ async function round1(t) {
   t.quiet.push(await downloads(t.server.url));
   t.cpuQuiet.push(cpuSeconds(t.server.pid) - cpu);
   cpu = cpuSeconds(t.server.pid);
-  const measured = downloads(t.server.url);
-  const [p50, statuses] = await Promise.all([measured, flood(t.server.url, measured)]);
+  let measured;
+  const started = new Promise((resolve) => setTimeout(resolve, WARM_UP_MS));
+  const ended = started.then(() => (measured = downloads(t.server.url)));
+  const [, statuses] = await Promise.all([
+    ended,
+    flood(
+      t.server.url,
+      ended.then(() => measured),
+    ),
+  ]);
+  const p50 = await measured;
   t.flooded.push(p50);
   t.cpuFlood.push(cpuSeconds(t.server.pid) - cpu);
   for (const [k, v] of Object.entries(statuses)) t.statuses[k] = (t.statuses[k] ?? 0) + v;

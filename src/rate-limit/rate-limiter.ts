@@ -12,6 +12,7 @@
  * did before, let 298 of 300 concurrent login guesses through a limit of 20.
  */
 import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { PreviousHolder, RateLimitRepository } from './rate-limit.repository';
 
 /** What a limit allows; `limit` 0 disables it. */
@@ -46,7 +47,28 @@ interface Taken {
 
 const NOTHING: RateReservation = { release: async () => {} };
 
+/**
+ * How long this process remembers that a counter was full, answering further attempts at it
+ * without asking the database: a flood that already met its limit then costs no round trip per
+ * request (bench/kdf-flood.js). Short, because another holder may give a slot back meanwhile
+ * (a right file key, an attempt refused at its second counter): a refusal is at most this late.
+ */
+const FULL_MEMO_MS = 1000;
+
+/** A counter found full: from when, until when this process trusts that, and when a slot frees up. */
+interface FullMemo {
+  seen: number;
+  trustUntil: number;
+  freeAt: number;
+}
+
 export class RateLimiter {
+  /** Counters recently found full (FULL_MEMO_MS), by key; a few MiB at most. */
+  private readonly full = new LRUCache<string, FullMemo>({
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (_memo, key) => 64 + key.length * 2,
+  });
+
   constructor(private readonly repo: RateLimitRepository) {}
 
   /**
@@ -66,6 +88,8 @@ export class RateLimiter {
     const expiresAt = new Date(now.getTime() + windowSeconds * 1000);
     const holder = crypto.randomBytes(9).toString('base64url');
     const scoped = keys.map((k) => `${scope}:${k}`);
+    const remembered = this.rememberedWait(scoped, now.getTime());
+    if (remembered !== null) return { retryAfter: Math.max(1, Math.ceil(remembered / 1000)) };
     const taken: Taken[] = [];
     for (let i = 0; i < scoped.length; i++) {
       const key = scoped[i]!;
@@ -93,12 +117,29 @@ export class RateLimiter {
     };
   }
 
+  /** The milliseconds to wait when one of `keys` was found full within FULL_MEMO_MS, else null. */
+  private rememberedWait(keys: readonly string[], now: number): number | null {
+    let wait: number | null = null;
+    for (const key of keys) {
+      const memo = this.full.get(key);
+      // A clock that went back (tests set it) is not trusted either.
+      if (memo && memo.seen <= now && now < memo.trustUntil && now < memo.freeAt)
+        wait = Math.max(wait ?? 0, memo.freeAt - now);
+    }
+    return wait;
+  }
+
   /** Takes a free slot of `key` (Taken), or returns the milliseconds until one frees up. */
   private async take(key: string, limit: number, now: Date, expiresAt: Date, holder: string): Promise<Taken | number> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const slots = await this.repo.slots(key, limit);
       const busy = slots.filter((s) => s.expiresAt.getTime() > now.getTime());
-      if (busy.length >= limit) return untilFree(busy, limit, now);
+      if (busy.length >= limit) {
+        const wait = untilFree(busy, limit, now);
+        const t = now.getTime();
+        this.full.set(key, { seen: t, trustUntil: t + FULL_MEMO_MS, freeAt: t + wait });
+        return wait;
+      }
       const slot = randomFreeSlot(new Set(busy.map((s) => s.slot)), limit);
       const previous = await this.repo.take(key, slot, now, expiresAt, holder);
       if (previous !== undefined) return { key, slot, previous };
@@ -113,7 +154,10 @@ export class RateLimiter {
   }
 
   private async giveBack(taken: readonly Taken[], holder: string): Promise<void> {
-    for (const t of taken) await this.repo.giveBack(t.key, t.slot, holder, t.previous);
+    for (const t of taken) {
+      await this.repo.giveBack(t.key, t.slot, holder, t.previous);
+      this.full.delete(t.key);
+    }
   }
 
   /** Forgets attempts whose window ended before `now`. */

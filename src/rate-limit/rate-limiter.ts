@@ -89,7 +89,7 @@ export class RateLimiter {
     const holder = crypto.randomBytes(9).toString('base64url');
     const scoped = keys.map((k) => `${scope}:${k}`);
     const remembered = this.rememberedWait(scoped, now.getTime());
-    if (remembered !== null) return { retryAfter: Math.max(1, Math.ceil(remembered / 1000)) };
+    if (remembered !== null) return { retryAfter: seconds(remembered, windowSeconds) };
     const taken: Taken[] = [];
     for (let i = 0; i < scoped.length; i++) {
       const key = scoped[i]!;
@@ -100,7 +100,7 @@ export class RateLimiter {
         let retryAfterMs = got;
         for (const other of scoped.slice(i + 1))
           retryAfterMs = Math.max(retryAfterMs, await this.wait(other, limit, now));
-        return { retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)) };
+        return { retryAfter: seconds(retryAfterMs, windowSeconds) };
       }
       taken.push(got);
     }
@@ -182,6 +182,15 @@ function randomFreeSlot(held: ReadonlySet<number>, limit: number): number {
   const free: number[] = [];
   for (let s = 0; s < limit; s++) if (!held.has(s)) free.push(s);
   return free[pick(free.length)]!;
+}
+
+/**
+ * Retry-After in whole seconds (≥ 1) for a wait of `ms`, never more than the window: an attempt that
+ * read the clock after this one but took its slot first may expire a few milliseconds after
+ * `now + window`.
+ */
+function seconds(ms: number, windowSeconds: number): number {
+  return Math.min(windowSeconds, Math.max(1, Math.ceil(ms / 1000)));
 }
 
 /** Milliseconds until the oldest of a full counter's attempts leaves the window. */

@@ -131,6 +131,10 @@ function serverEnv() {
     LOGIN_RATE_LIMIT: '1000000',
     FILES_UPLOAD_RATE_LIMIT: '0',
     REGISTRATION_RATE_LIMIT: '0',
+    TOPIC_RATE_LIMIT: '0',
+    COMMENT_RATE_LIMIT: '0',
+    VOTE_RATE_LIMIT: '0',
+    LABEL_RATE_LIMIT: '0',
   };
 }
 

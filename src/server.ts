@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config';
+import { configureKdf } from './core/kdf';
 import { Database } from './db/connection';
 import { Metrics } from './metrics';
 import { buildApp } from './app';
@@ -61,6 +62,7 @@ export function withDatabaseName(uri: string, name: string): string {
 
 export async function createAgora(config: Config, opts: CreateOptions): Promise<Agora> {
   const metrics = new Metrics({ processMetrics: opts.processMetrics });
+  configureKdf(config.kdf);
   const db = await Database.connect(opts.mongoUri, { metrics });
   // The app's logger is created by Fastify; modules built before it log through a placeholder
   // that forwards once the app exists.

@@ -43,12 +43,20 @@ function deployedNodeArgs() {
 
 /**
  * Starts `node dist/main.js` against `mongoUri` with the deployed flags; resolves { url, pid, stop,
- * output }. BENCH_NODE_ARGS adds flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+ * output }. `main` runs another build (a baseline's dist/main.js). BENCH_NODE_ARGS adds flags (e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  * `onOutput(text, stream)`, when given, receives what the server writes after it listens (its JSON
  * log lines on stdout, anything on stderr), so a benchmark can count the errors it logged.
  */
-function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), onOutput }) {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
+function startAgora({
+  mongoUri,
+  dataDir,
+  env = {},
+  nodeArgs = benchNodeArgs(),
+  onOutput,
+  main = path.join(DIST, 'main.js'),
+}) {
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -66,6 +74,11 @@ function startAgora({ mongoUri, dataDir, env = {}, nodeArgs = benchNodeArgs(), o
       // Benchmarks upload and register far more often than one client address may.
       FILES_UPLOAD_RATE_LIMIT: '0',
       REGISTRATION_RATE_LIMIT: '0',
+      // A load generator writes as a handful of users, far faster than a person.
+      TOPIC_RATE_LIMIT: '0',
+      COMMENT_RATE_LIMIT: '0',
+      VOTE_RATE_LIMIT: '0',
+      LABEL_RATE_LIMIT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,6 +17,12 @@ export interface FilesConfig {
   /** Access-key cookie lifetime in seconds; 0 = session cookie. */
   accessCookieExpiry: number;
   /**
+   * Wrong access or delete keys allowed per client address, and per file, within the window
+   * (src/files/key-checks.ts); 0 = no limit.
+   */
+  keyCheckLimit: number;
+  keyCheckWindowSeconds: number;
+  /**
    * Uploads allowed per client address within the window (every upload route of both doors); 0 = no limit (default).
    */
   uploadRateLimit: number;
@@ -58,6 +64,8 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     acceptLinxHeaders: r.bool('FILES_ACCEPT_LINX_HEADERS', true),
     cleanupInterval: r.int('FILES_CLEANUP_INTERVAL', 600, 0),
     accessCookieExpiry: r.int('FILES_ACCESS_COOKIE_EXPIRY', 0, 0),
+    keyCheckLimit: r.int('FILES_KEY_CHECK_LIMIT', 30, 0, 1_000_000),
+    keyCheckWindowSeconds: r.int('FILES_KEY_CHECK_WINDOW', 600, 1, 86_400 * 30),
     // Off by default (docs/files-api.md §3): linx-server has no limit and its batch clients upload
     // many files in a row; the concurrent-upload cap and FILES_MAX_SIZE still bound one process.
     uploadRateLimit: r.int('FILES_UPLOAD_RATE_LIMIT', 0, 0, 1_000_000),

@@ -66,6 +66,8 @@ export interface Config {
   files: FilesConfig;
   graphql: GraphQLConfig;
   live: LiveConfig;
+  /** The scrypt pool (src/core/kdf.ts): worker threads, and jobs that may wait for one. */
+  kdf: { threads: number; maxQueued: number };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -117,6 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
     files: readFilesConfig(r),
     graphql: readGraphQLConfig(r),
     live: readLiveConfig(r),
+    kdf: {
+      threads: r.int('KDF_THREADS', 2, 1, 64),
+      maxQueued: r.int('KDF_QUEUE', 128, 0, 100_000),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

@@ -26,6 +26,7 @@ import { mayModerate, requireAdmin, Viewer } from './viewer';
 import type { CommentView } from './views';
 import { CommentTextInput, PostCommentInput } from './inputs/comment.input';
 import { validateInput } from './inputs/validate';
+import { countWrite } from './write-limits';
 
 const topicLocked = () => new ForbiddenError('This topic is locked', 'TOPIC_LOCKED');
 
@@ -35,6 +36,7 @@ export class CommentService implements CommentApi {
   async post(actor: Actor, input: PostCommentInput): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
     const { markdown } = validateInput(PostCommentInput, input);
+    await countWrite(this.d, viewer, 'comment');
     const parentRef = input.parentId ?? null;
     // The new comment's id is drawn while its topic and parent are read, not after: one round trip
     // fewer per post. A post those reads refuse leaves its number unused (ids are unique and

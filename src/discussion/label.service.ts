@@ -11,6 +11,7 @@ import type { LabelApi, PostRef } from './services';
 import type { CommentLabel, CommentView } from './views';
 import { LabelInput, UnlabelInput } from './inputs/label.input';
 import { validateInput } from './inputs/validate';
+import { countWrite } from './write-limits';
 
 const WEIGHT = 1.0;
 
@@ -23,6 +24,7 @@ export class LabelService implements LabelApi {
   async label(actor: Actor, ref: PostRef, label: CommentLabel, reason?: string | null): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
     validateInput(LabelInput, { label, reason });
+    await countWrite(this.d, viewer, 'label');
     const why = typeof reason === 'string' ? reason.trim() : '';
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't label your own comment", 'OWN_POST');
@@ -45,6 +47,7 @@ export class LabelService implements LabelApi {
   async unlabel(actor: Actor, ref: PostRef, label: CommentLabel): Promise<CommentView> {
     const viewer = await this.d.viewers.require(actor);
     validateInput(UnlabelInput, { label });
+    await countWrite(this.d, viewer, 'label');
     const comment = await loadComment(this.d, viewer, ref);
     const weight = await this.d.labels.remove(comment._id, viewer.userId, label);
     if (weight === null) return this.comments.view(comment, viewer);

@@ -18,6 +18,7 @@ import type { TopicView } from './views';
 import { EditTopicInput, TopicTagsInput } from './inputs/edit-topic.input';
 import { PostTopicInput } from './inputs/post-topic.input';
 import { validateInput } from './inputs/validate';
+import { countWrite } from './write-limits';
 
 /** Tags as stored: normalised, deduplicated (validated already). */
 const storedTags = (tags: readonly string[] | null | undefined) => normalizeTags(tags ?? []).tags;
@@ -32,6 +33,7 @@ export class TopicCommandService {
   async post(actor: Actor, input: PostTopicInput): Promise<TopicView> {
     const viewer = await this.d.viewers.require(actor);
     validateInput(PostTopicInput, input);
+    await countWrite(this.d, viewer, 'topic');
     const groupPath = normalizeGroupPath(input.group)!;
     const title = input.title.trim();
     const markdown = input.markdown ?? '';

@@ -12,6 +12,7 @@ import type { PostKind, PostRef, VoteApi } from './services';
 import { topicView } from './view-builders';
 import type { Viewer } from './viewer';
 import type { CommentView, TopicView } from './views';
+import { countWrite } from './write-limits';
 
 /** What a vote left: the post as the change returned it (as read when nothing changed) and the voter's mark. */
 interface Outcome<Doc> {
@@ -70,6 +71,7 @@ export class VoteService implements VoteApi {
 
   private async onTopic(actor: Actor, ref: PostRef, on: boolean): Promise<Outcome<TopicDoc>> {
     const viewer = await this.d.viewers.require(actor);
+    await countWrite(this.d, viewer, 'vote');
     const topic = await loadTopic(this.d, viewer, ref);
     if (topic.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own topic", 'OWN_POST');
     const now = this.d.clock.now();
@@ -92,6 +94,7 @@ export class VoteService implements VoteApi {
 
   private async onComment(actor: Actor, ref: PostRef, on: boolean): Promise<Outcome<CommentDoc>> {
     const viewer = await this.d.viewers.require(actor);
+    await countWrite(this.d, viewer, 'vote');
     const comment = await loadComment(this.d, viewer, ref);
     if (comment.authorId === viewer.userId) throw new ForbiddenError("You can't vote on your own comment", 'OWN_POST');
     const now = this.d.clock.now();

@@ -9,6 +9,7 @@ import { DiskStore, ObjectGoneError } from '../storage';
 import { isExpired } from './expiry';
 import type { FileRecord, FileRepository } from './file.repository';
 import { isPossibleStoredName } from './filename';
+import type { KeyChecks } from './key-checks';
 import { verifySecret } from './keys';
 import type { MetadataCache } from './metadata-cache';
 
@@ -29,6 +30,8 @@ export class FileService {
     private readonly repo: FileRepository,
     private readonly store: ByteStore,
     private readonly log: Logger,
+    /** The limit on wrong keys, per client address and per file. */
+    private readonly keyChecks: KeyChecks,
     /** Disk backend only (see MetadataCache). */
     private readonly cache?: MetadataCache,
   ) {}
@@ -36,20 +39,26 @@ export class FileService {
   /**
    * The file under `filename` for a read with `accessKey` (undefined = none given). Throws
    * NotFoundError when unknown or expired (deleting the expired file), UnauthenticatedError
-   * `Invalid access key` when the file is protected and the key is missing or wrong.
+   * `Invalid access key` when the file is protected and the key is missing or wrong,
+   * TooManyRequestsError when `clientAddress` or the file used up its wrong keys (key-checks.ts).
    */
-  async findForRead(filename: string, accessKey: string | undefined): Promise<StoredFile> {
+  async findForRead(filename: string, accessKey: string | undefined, clientAddress: string): Promise<StoredFile> {
     const file = await this.findLive(filename);
     if (!file) throw fileNotFound();
-    await this.checkAccess(file, accessKey);
+    await this.checkAccess(file, accessKey, clientAddress);
     return file;
   }
 
-  /** Throws UnauthenticatedError `Invalid access key` unless the file is unprotected or `accessKey` is its key. */
-  async checkAccess(file: StoredFile, accessKey: string | undefined): Promise<void> {
-    if (file.accessKeyHash !== null && !(accessKey && (await verifySecret(accessKey, file.accessKeyHash)))) {
+  /**
+   * Throws UnauthenticatedError `Invalid access key` unless the file is unprotected or `accessKey`
+   * is its key; TooManyRequestsError when a key was given and `clientAddress` or the file used up
+   * its wrong keys (key-checks.ts). A missing key costs nothing and is not counted.
+   */
+  async checkAccess(file: StoredFile, accessKey: string | undefined, clientAddress: string): Promise<void> {
+    const hash = file.accessKeyHash;
+    if (hash === null) return;
+    if (!accessKey || !(await this.keyChecks.run(clientAddress, file.filename, () => verifySecret(accessKey, hash))))
       throw new UnauthenticatedError('Invalid access key', 'INVALID_ACCESS_KEY');
-    }
   }
 
   /**
@@ -110,13 +119,15 @@ export class FileService {
 
   /**
    * Deletes `filename` when `deleteKey` is its delete key (§6). Expired files can be deleted too.
-   * Throws NotFoundError when there is no such file, UnauthenticatedError `Invalid delete key`.
+   * Throws NotFoundError when there is no such file, UnauthenticatedError `Invalid delete key`,
+   * TooManyRequestsError when `clientAddress` or the file used up its wrong keys (key-checks.ts).
    */
-  async delete(filename: string, deleteKey: string | undefined): Promise<void> {
+  async delete(filename: string, deleteKey: string | undefined, clientAddress: string): Promise<void> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const file = isPossibleStoredName(filename) ? await this.repo.findByName(filename) : null;
       if (!file) throw fileNotFound();
-      if (!deleteKey || !(await verifySecret(deleteKey, file.deleteKeyHash))) {
+      const hash = file.deleteKeyHash;
+      if (!deleteKey || !(await this.keyChecks.run(clientAddress, filename, () => verifySecret(deleteKey, hash)))) {
         throw new UnauthenticatedError('Invalid delete key', 'INVALID_DELETE_KEY');
       }
       if (await this.repo.deleteIfUnchanged(file._id, file.objectId)) {

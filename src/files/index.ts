@@ -10,6 +10,7 @@ import { ApiKeyService } from './apikey.service';
 import { FileRepository } from './file.repository';
 import { FileService } from './file.service';
 import { FileWritesService } from './file-writes.service';
+import { KeyChecks } from './key-checks';
 import { parseAuthFile } from './keys';
 import { defaultHashThreads, HashPool, hashMsPerMiB } from './hasher';
 import { FileMaintenance } from './maintenance';
@@ -62,7 +63,7 @@ export async function createFiles(
   if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);
   const repo = new FileRepository(ctx.db);
   const cache = store.kind === 'disk' ? new MetadataCache(settings.metadataCacheBytes) : undefined;
-  const files = new FileService(repo, store, ctx.log, cache);
+  const files = new FileService(repo, store, ctx.log, new KeyChecks(limits, settings), cache);
   const msPerMiB = hashMsPerMiB();
   const hashes = new HashPool(defaultHashThreads(msPerMiB));
   const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);

@@ -4,16 +4,16 @@
  * hash (§10). Comparisons are constant-time.
  */
 import crypto from 'node:crypto';
+import { scrypt as pooledScrypt } from '../core/kdf';
 import { randomString } from './filename';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
+/** On the process's KDF pool (src/core/kdf.ts), never on libuv's pool, which file I/O needs. */
 function scrypt(secret: string | Buffer, salt: string | Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    crypto.scrypt(secret, salt, KEY_LENGTH, SCRYPT, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  return pooledScrypt(secret, salt, KEY_LENGTH, SCRYPT);
 }
 
 /**

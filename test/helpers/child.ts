@@ -11,7 +11,8 @@ export interface ServerProcess {
 }
 
 export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  // No per-address upload/registration limits (tests send many from 127.0.0.1) unless `extra` sets them.
+  // No per-address upload/registration limits nor per-account write limits (tests send many from
+  // 127.0.0.1, as few users) unless `extra` sets them.
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -19,6 +20,11 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     PORT: '0',
     FILES_UPLOAD_RATE_LIMIT: '0',
     REGISTRATION_RATE_LIMIT: '0',
+    TOPIC_RATE_LIMIT: '0',
+    COMMENT_RATE_LIMIT: '0',
+    VOTE_RATE_LIMIT: '0',
+    LABEL_RATE_LIMIT: '0',
+    FILES_KEY_CHECK_LIMIT: '0',
     ...extra,
   };
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;

@@ -47,6 +47,11 @@ function configEnv(s: TestServer): Record<string, string> {
     FILES_CLEANUP_INTERVAL: '0',
     FILES_UPLOAD_RATE_LIMIT: '0',
     REGISTRATION_RATE_LIMIT: '0',
+    TOPIC_RATE_LIMIT: '0',
+    COMMENT_RATE_LIMIT: '0',
+    VOTE_RATE_LIMIT: '0',
+    LABEL_RATE_LIMIT: '0',
+    FILES_KEY_CHECK_LIMIT: '0',
   };
 }
 

@@ -51,6 +51,13 @@ export async function startTestServer(
     // test sets its own (test/integration/hardening/rate-limits.test.ts).
     FILES_UPLOAD_RATE_LIMIT: '0',
     REGISTRATION_RATE_LIMIT: '0',
+    // Nor per-account write limits: test files post, vote and label in loops as one user.
+    TOPIC_RATE_LIMIT: '0',
+    COMMENT_RATE_LIMIT: '0',
+    VOTE_RATE_LIMIT: '0',
+    LABEL_RATE_LIMIT: '0',
+    // Nor the wrong-key limit: tests try many wrong keys on one file (files/key-checks.test.ts sets it).
+    FILES_KEY_CHECK_LIMIT: '0',
     ...env,
   });
   const clock = new SettableClock();

@@ -1,5 +1,9 @@
-/** Password hashing: scrypt from node:crypto with a random per-user salt, verified in constant time. */
+/**
+ * Password hashing: scrypt with a random per-user salt, verified in constant time. scrypt runs on
+ * the process's KDF pool (src/core/kdf.ts), never on libuv's pool or the event loop.
+ */
 import crypto from 'node:crypto';
+import { scrypt as pooledScrypt } from '../../core/kdf';
 
 const N = 16384;
 const R = 8;
@@ -7,11 +11,7 @@ const P = 1;
 const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    crypto.scrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: 128 * n * r * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    );
-  });
+  return pooledScrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: 128 * n * r * 2 });
 }
 
 /** `scrypt$N$r$p$salt$hash` with base64 salt and hash. */

@@ -42,7 +42,12 @@ function deletedComment(c: CommentView): CommentView {
 
 @Resolver()
 export class PostResolver {
-  @Mutation(() => Topic, { nullable: true, description: 'Posts a topic as the logged-in user.' })
+  @Mutation(() => Topic, {
+    nullable: true,
+    description:
+      'Posts a topic as the logged-in user. Limited per account (`TOPIC_RATE_LIMIT` within `TOPIC_RATE_WINDOW`, ' +
+      'admins excepted): over it, TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
+  })
   async postTopic(
     @Arg('input', () => PostTopicInput, { description: 'The topic.' }) input: PostTopicInput,
     @Ctx() ctx: GraphQLContext,
@@ -98,7 +103,9 @@ export class PostResolver {
     nullable: true,
     description:
       'Posts a comment on a topic, or a reply to a comment at any depth (not on locked topics, admins excepted). ' +
-      'Returns its thread node: the new comment record (with `topic` and `parent`), its depth, no replies.',
+      'Returns its thread node: the new comment record (with `topic` and `parent`), its depth, no replies. ' +
+      'Limited per account (`COMMENT_RATE_LIMIT` within `COMMENT_RATE_WINDOW`, admins excepted): over it, ' +
+      'TOO_MANY_REQUESTS (HTTP 429) with `retryAfter`.',
   })
   async postComment(
     @Arg('topicId', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,

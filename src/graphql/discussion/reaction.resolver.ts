@@ -32,7 +32,9 @@ const on = (description: string) => ({ nullable: false as const, defaultValue: t
 export class ReactionResolver {
   @Mutation(() => Topic, {
     nullable: true,
-    description: "Votes for a topic (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
+    description:
+      "Votes for a topic (or takes the vote back with `vote: false`); never on one's own. Idempotent. " +
+      'Limited per account with votes taken back (`VOTE_RATE_LIMIT` within `VOTE_RATE_WINDOW`, admins excepted).',
   })
   async voteTopic(
     @Arg('id', () => ID, { description: TOPIC_ID_DESCRIPTION }) topicArg: string,
@@ -48,7 +50,9 @@ export class ReactionResolver {
 
   @Mutation(() => Comment, {
     nullable: true,
-    description: "Votes for a comment (or takes the vote back with `vote: false`); never on one's own. Idempotent.",
+    description:
+      "Votes for a comment (or takes the vote back with `vote: false`); never on one's own. Idempotent. " +
+      'Limited per account with votes taken back (`VOTE_RATE_LIMIT` within `VOTE_RATE_WINDOW`, admins excepted).',
   })
   async voteComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,
@@ -125,7 +129,8 @@ export class ReactionResolver {
     nullable: true,
     description:
       "Puts a label on a comment that is not one's own (each label once per user), or takes it back with " +
-      '`add: false`. `EXEMPLARY` needs a reason.',
+      '`add: false`. `EXEMPLARY` needs a reason. Limited per account with labels taken back (`LABEL_RATE_LIMIT` ' +
+      'within `LABEL_RATE_WINDOW`, admins excepted).',
   })
   async labelComment(
     @Arg('id', () => ID, { description: COMMENT_ID_DESCRIPTION }) commentArg: string,

@@ -80,9 +80,11 @@ export async function fileNode(ctx: GraphQLContext, filename: string): Promise<F
     await files.checkAccess(
       found,
       nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)),
+      ctx.request.ip,
     );
   } catch (err) {
-    if (classifyError(err)) return null;
+    // A refused check (too many wrong keys) is the client's to wait out, not an absent file.
+    if (classifyError(err) && !(err instanceof TooManyRequestsError)) return null;
     throw err;
   }
   return presentInfo(publicBaseUrl(ctx.request, settings.publicUrl), found);
@@ -304,6 +306,7 @@ export class FileResolver {
         found,
         nonEmpty(accessKey ?? undefined) ??
           nonEmpty(filesHeader(ctx.request.headers, 'access-key', settings.acceptLinxHeaders)),
+        ctx.request.ip,
       );
       return presentInfo(publicBaseUrl(ctx.request, settings.publicUrl), found);
     });
@@ -323,7 +326,7 @@ export class FileResolver {
     return mapped(async () => {
       await ctx.services.files.writes.authorize(credentialsOf(ctx));
       try {
-        await ctx.services.files.files.delete(filename, nonEmpty(deleteKey));
+        await ctx.services.files.files.delete(filename, nonEmpty(deleteKey), ctx.request.ip);
         return true;
       } catch (err) {
         if (err instanceof NotFoundError) return false;

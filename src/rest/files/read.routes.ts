@@ -85,7 +85,7 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     if (file.accessKeyHash === null) return file;
     const { key, source } = await accessKeyOf(request);
     try {
-      await files.checkAccess(file, key);
+      await files.checkAccess(file, key, request.ip);
     } catch (err) {
       if (err instanceof UnauthenticatedError && source === 'cookie') {
         reply.header('set-cookie', cookieHeaders(name, '', `; Expires=${COOKIE_EPOCH}; HttpOnly`));
@@ -213,7 +213,8 @@ export function readRoutes(app: FastifyInstance, ctx: FilesRouteContext): void {
     onRequest: vary,
     handler: async (request, reply) => {
       await ctx.services.files.writes.authorize(credentialsOf(ctx, request));
-      await files.delete(request.params.filename, nonEmpty(filesHeader(request.headers, 'delete-key', linx)));
+      const key = nonEmpty(filesHeader(request.headers, 'delete-key', linx));
+      await files.delete(request.params.filename, key, request.ip);
       return reply.code(200).type(TEXT_TYPE).send('DELETED');
     },
   });

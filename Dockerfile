@@ -8,6 +8,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY native ./native
+COPY scripts/build.js ./scripts/build.js
 COPY scripts/build-native.js ./scripts/build-native.js
 RUN npm run build
 

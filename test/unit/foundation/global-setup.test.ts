@@ -4,20 +4,16 @@
  * fails and that directory goes too (npm test leaves nothing outside the repository).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import globalSetup from '../../setup/global-setup';
 
 const saved = { ...process.env };
-let cache: string;
 beforeEach(() => {
-  cache = fs.mkdtempSync(path.join(__dirname, '.cache-'));
   delete process.env.MONGODB_URI;
-  Object.assign(process.env, { MONGOD_BIN: '/bin/false', AGORA_CACHE_DIR: cache });
+  process.env.MONGOD_BIN = '/bin/false';
 });
 afterEach(() => {
   for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
   Object.assign(process.env, saved);
-  fs.rmSync(cache, { recursive: true, force: true });
 });
 
 it('removes its temporary data directory when no database starts', async () => {

@@ -3,8 +3,8 @@
  *
  * With `monitorCommands` on, the driver builds a CommandSucceededEvent for every reply and, for it,
  * decodes the reply into plain objects, even a cursor's reply that the cursor then decodes again by
- * itself: every find's documents were decoded twice. That was ~7 % of the server's CPU under
- * bench/load.js (bench/README.md). The driver has no public hook that does not decode, so this module
+ * itself: every find's documents were decoded twice (visible in CPU profiles of bench/load.js).
+ * The driver has no public hook that does not decode, so this module
  * wraps two of its internal methods, once per process:
  *   - ConnectionPool.checkOut tags each connection it lends with the meter of the pool's client;
  *   - Connection.command tells a tagged connection's meter of each command sent on it.

@@ -5,9 +5,9 @@
  *
  * Why: `db.command()` runs every command through executeOperation, which starts and ends an
  * implicit session, resolves read preference and options, selects a server and wraps the call in
- * its retry loop. Measured against the embedded database, a `find` of one document by `_id` cost
- * the client 0.18 ms of CPU that way and 0.11 ms through Server.command; under bench/load.js the
- * driver's machinery was the largest avoidable cost of the server's event loop after BSON decoding.
+ * its retry loop. A `find` of one document by `_id` costs the client less CPU through
+ * Server.command; under bench/load.js the driver's machinery was the largest avoidable cost of the
+ * server's event loop after BSON decoding (bench/README.md, Decisions).
  *
  * What is kept: Server.command itself, so the connection pool, authentication, compression, the
  * command meter (command-meter.ts) and command monitoring, the handling of a network error (the

@@ -4,8 +4,8 @@
  *
  * Why: the driver's cursor keeps a batch as a lazily parsed view and wraps every document in
  * another (an index of its fields, kept until the batch is done) before decoding it. For the 5,000
- * comments of one topic that cost more CPU than the decoding itself (~55 ms instead of ~25 ms on
- * the bench machine) and most of a read's garbage. The command's reply is decoded in one pass with
+ * comments of one topic that cost more CPU than the decoding itself and most of a read's garbage
+ * (bench/api.js, the uncached topic). The command's reply is decoded in one pass with
  * the driver's default options, so the documents are those `.lean()` gives.
  */
 import mongoose from 'mongoose';
@@ -50,8 +50,8 @@ function openDb(model: ModelLike): mongoose.mongo.Db {
 /**
  * The document whose `_id` is `id`, or null: one find command of one document. The reads by id
  * of every request (the caller's user record, a topic, a comment, a topic's comment version) take
- * ~0.1–0.15 ms of CPU less this way than through mongoose's findById(…).lean() and the driver's
- * cursor (~0.33 against ~0.18 ms per read on the 2-core bench machine, 8 at a time).
+ * less CPU this way than through mongoose's findById(…).lean() and the driver's cursor
+ * (bench/api.js, server CPU per request).
  */
 export function readById<T>(model: ModelLike, id: number | string): Promise<T | null> {
   // What mongoose would refuse to cast; no stored document has such an id.

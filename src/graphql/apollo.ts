@@ -33,7 +33,7 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
   /**
    * Costs already estimated, by document and then operation name and variables. Apollo hands the same
    * DocumentNode to every request with the same query text (its parsed-document cache), and a front
-   * end sends few distinct queries: the estimate was ~2 % of the server's CPU under bench/load.js.
+   * end sends few distinct queries: the estimate showed in CPU profiles of bench/load.js.
    */
   const costs = new WeakMap<DocumentNode, Map<string, number>>();
   const tooExpensive = (message: string, extra: Record<string, unknown> = {}) =>

@@ -26,8 +26,7 @@ import { WritePlacement } from './write-placement';
 
 /**
  * Read size for downloads: 1 MiB reads keep syscalls, stream overhead and allocations per
- * byte low (a 512 MiB download on 2 cores: ~1.4 GB/s against ~0.6 GB/s with a stream's default
- * 64 KiB reads; bench/ measures it).
+ * byte lower than a stream's default 64 KiB reads (bench/files.js, the 1 GiB download, measures it).
  */
 const READ_CHUNK = 1024 * 1024;
 /**
@@ -38,10 +37,10 @@ const READ_CHUNK = 1024 * 1024;
 const FLUSH_BEHIND_BYTES = 64 * 1024 * 1024;
 /**
  * An upload's first bytes are written on the event loop's own thread, as nginx writes a request
- * body to its temporary file: a write into the page cache (~0.1 ms per 256 KiB batch here) costs
- * less than the round trip through libuv's thread pool (a wake-up, two context switches, a
- * callback). So small uploads, most of a file host's, are written whole this way (1 MiB uploads:
- * ~7 % less server CPU each in alternated runs). Past this many bytes a big upload's writes go to
+ * body to its temporary file: a write into the page cache costs less than the round trip through
+ * libuv's thread pool (a wake-up, two context switches, a callback). So small uploads, most of a
+ * file host's, are written whole this way (less server CPU per 1 MiB upload in alternated runs of
+ * bench/files.js). Past this many bytes a big upload's writes go to
  * the pool, where writeback throttling may make a write wait without holding up other requests.
  * While the kernel makes writes slow (memory a VM's host must back first), they go to the pool
  * too (write-placement.ts).
@@ -492,9 +491,10 @@ export class DiskStore implements ByteStore {
   /**
    * Opens an object for reading on the event loop's own thread, as nginx does: an open is a path
    * lookup in two directories whose entries the kernel caches, cheaper than the round trip
-   * through libuv's thread pool fs.open costs (a wake-up, two context switches, a callback; ~7 %
-   * of a 1 MiB download's CPU in perf). The bytes are still read on the pool, where a page-cache
-   * miss waits without blocking other requests. Throws ObjectGoneError when it does not exist.
+   * through libuv's thread pool fs.open costs (a wake-up, two context switches, a callback; a
+   * visible share of a download's CPU in perf under bench/files.js). The bytes are still read on
+   * the pool, where a page-cache miss waits without blocking other requests. Throws
+   * ObjectGoneError when it does not exist.
    */
   private openNow(id: string): number {
     try {
@@ -506,8 +506,7 @@ export class DiskStore implements ByteStore {
 
   /**
    * On the event loop's own thread, like openNow: a lookup of cached directory entries costs less
-   * than fs.access's round trip through the thread pool (~0.3 ms of the main thread per file
-   * information request under bench/load.js).
+   * than fs.access's round trip through the thread pool (bench/load.js, file information).
    */
   async exists(id: string): Promise<boolean> {
     const p = this.objectPath(id);

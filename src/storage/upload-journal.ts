@@ -3,8 +3,8 @@
  * process may have left half-written. One marker file per upload (create, then unlink) cost each
  * upload an inode allocation and two directory changes in one shared directory; on ext4 an
  * allocation scans past every recently freed inode of its group, so that churn made the marker
- * the upload's most expensive syscall (perf on the bench: ~16 % of the server's CPU in
- * ext4_create). Instead, an upload appends its object id to a journal file of its process:
+ * the upload's most expensive syscall (ext4_create, in perf under bench/files.js). Instead, an
+ * upload appends its object id to a journal file of its process:
  *
  *   tmp/<host>-<pid>-<random>.journal   one line `<object id>\n` per upload begun
  *
@@ -50,8 +50,8 @@ export interface JournalEntry {
 
 /**
  * Appends a line on the event loop's own thread: a few bytes into the page cache, never synced,
- * cheaper than the thread-pool round trip an asynchronous write costs (~7 % of an upload's
- * main-thread time in a CPU profile of the bench).
+ * cheaper than the thread-pool round trip an asynchronous write costs (a CPU profile of
+ * bench/files.js shows it).
  */
 function append(fd: number, line: string): void {
   const n = fs.writeSync(fd, line, null, 'latin1');

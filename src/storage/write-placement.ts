@@ -2,14 +2,13 @@
  * Where an upload's first bytes are written: on the event loop's own thread while the kernel takes
  * them cheaply, on libuv's thread pool while it does not (disk.ts, SYNC_WRITE_BYTES).
  *
- * Why: a write into the page cache costs the writing thread ~0.25 ms of CPU per MiB on memory the
- * kernel has just freed, but ~2.4 ms per MiB on memory the machine's host must back first. That is
- * the case on a fresh VM and on one that hands idle memory back to its host: measured on a 2-core
- * Firecracker VM (DAMON pageout, virtio-balloon), 256 KiB writes took 0.06 ms for the first ~1.5 GiB
- * and ~0.6 ms after, with no dirty-page throttling (each file fdatasynced). On the event loop that
- * cost caps the server's uploads: bench runs that wrote into such memory took ~2 ms more of the
- * event loop per 1 MiB upload. On the pool it runs beside the event loop, at the price of a round
- * trip per write, which costs more than the write itself only while writes are cheap.
+ * Why: a write into the page cache costs the writing thread several times more CPU on memory the
+ * machine's host must back first than on memory the kernel has just freed. That is the case on a
+ * fresh VM and on one that hands idle memory back to its host (a Firecracker VM with DAMON pageout
+ * and virtio-balloon: writes turned slow after the first gigabytes, with no dirty-page throttling).
+ * On the event loop that cost caps the server's uploads (bench/files.js, bench/README.md). On the
+ * pool it runs beside the event loop, at the price of a round trip per write, which costs more
+ * than the write itself only while writes are cheap.
  *
  * How: the time of each inline write of at least MEASURED_BYTES feeds a moving average of ms per
  * MiB. Above SLOW_MS_PER_MIB writes go to the pool, except one in PROBE_EVERY, which stays inline

@@ -15,7 +15,7 @@ type RuleLookup = (target: unknown, schema: unknown, always: boolean, strict: bo
 /**
  * class-validator looks up a class's rules on every validateSync: it walks every class that has
  * rules (an `instanceof` test each) and filters them, then groups the class's rules by property.
- * That was ~1.5 % of the server's CPU under bench/load.js, for an answer that never changes once
+ * That showed in CPU profiles of bench/load.js, for an answer that never changes once
  * the class's module has loaded. Both steps are remembered here, per class, for the way issuesOf
  * calls it (no schema, no groups); a rule added later (a class loaded later) forgets them all.
  * If class-validator's storage no longer has these methods, nothing is remembered.

@@ -1,6 +1,6 @@
 # Build stage: compile TypeScript with the full dependency set, and the sendfile module
 # (native/sendfile.c, src/storage/sendfile.ts) with gcc against the image's own Node headers.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,11 +8,12 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY native ./native
+COPY scripts/build.js ./scripts/build.js
 COPY scripts/build-native.js ./scripts/build-native.js
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled output only, as a non-root user.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \

@@ -13,6 +13,7 @@ const swc = [
 
 /** What both projects share: TypeScript through swc, decorator metadata, node environment. */
 const common = {
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   // cookie@2 (behind fastify's inject) is ESM-only; let swc turn it into CommonJS for Jest. So are
@@ -32,6 +33,8 @@ const common = {
 module.exports = {
   // Jest reads the test timeout from the top level only, not from a project.
   testTimeout: 60000,
+  // Its transform cache inside the repository (ignored by git), not in /tmp: npm test leaves nothing outside.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },

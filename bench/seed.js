@@ -969,21 +969,29 @@ async function verifyAgainstServices(uri, log = () => {}) {
   const { createAgora } = requireDist('server.js');
   const plan = makePlan(VERIFY_SPEC);
   const expected = simulate(plan, ['unused']);
-  const config = loadConfig({
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    MONGODB_URI: uri,
-    DATA_DIR: tempDir('agora-seed-verify-'),
-    DEMO_SEED: 'false',
-    LOG_LEVEL: 'silent',
-  });
-  const agora = await createAgora(config, {
-    mongoUri: uri,
-    databaseKind: 'bench',
-    jwtSecret: 'x'.repeat(40),
-    logger: false,
-    processMetrics: false,
-  });
+  // A data directory of its own (the files store's), removed when the check ends.
+  const dataDir = tempDir('agora-seed-verify-');
+  let agora;
+  try {
+    const config = loadConfig({
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MONGODB_URI: uri,
+      DATA_DIR: dataDir,
+      DEMO_SEED: 'false',
+      LOG_LEVEL: 'silent',
+    });
+    agora = await createAgora(config, {
+      mongoUri: uri,
+      databaseKind: 'bench',
+      jwtSecret: 'x'.repeat(40),
+      logger: false,
+      processMetrics: false,
+    });
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   try {
     await agora.db.dropDatabase();
     await agora.db.syncIndexes();
@@ -1020,6 +1028,7 @@ async function verifyAgainstServices(uri, log = () => {}) {
     await agora.db.dropDatabase();
   } finally {
     await agora.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

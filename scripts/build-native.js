@@ -17,8 +17,14 @@ const outDir = path.join(root, 'dist', 'native');
 const out = path.join(outDir, 'sendfile.node');
 const stamp = path.join(outDir, 'sendfile.node.version');
 
+const quiet = process.env.AGORA_BUILD_QUIET === '1';
+
+function say(msg) {
+  process.stderr.write(`[build] ${msg}\n`);
+}
+
 function skip(why) {
-  console.log(`native sendfile not built (${why}); downloads read and write through Node`);
+  say(`native sendfile module not built (${why}); downloads read and write through Node`);
   process.exit(0);
 }
 
@@ -31,11 +37,15 @@ const upToDate =
   fs.existsSync(stamp) &&
   fs.readFileSync(stamp, 'utf8') === process.version &&
   fs.statSync(out).mtimeMs >= fs.statSync(source).mtimeMs;
-if (upToDate) process.exit(0);
+if (upToDate) {
+  if (!quiet) say(`native sendfile module: up to date for Node ${process.version}, skipped`);
+  process.exit(0);
+}
 
 fs.mkdirSync(outDir, { recursive: true });
 const cc = process.env.CC || 'cc';
 const tmp = path.join(outDir, `sendfile.${process.pid}.tmp.node`);
+say(`native sendfile module: compiling native/sendfile.c for Node ${process.version} with ${cc} (a few seconds) …`);
 const args = ['-O2', '-Wall', '-shared', '-fPIC', '-I', include, '-o', tmp, source, '-lpthread'];
 const built = spawnSync(cc, args, { stdio: ['ignore', 'inherit', 'inherit'] });
 if (built.error || built.status !== 0) {
@@ -50,3 +60,4 @@ if (check.status !== 0) {
 }
 fs.renameSync(tmp, out);
 fs.writeFileSync(stamp, process.version);
+say(`native sendfile module: built ${path.relative(root, out)}`);

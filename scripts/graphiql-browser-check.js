@@ -2,7 +2,10 @@
 /**
  * Checks GraphiQL the way a newcomer uses it, in headless Chromium with every non-loopback host
  * unresolvable (so nothing can load from a CDN): runs each example tab, then logs in, pastes the
- * token into the Authorization header and posts a comment. Screenshots go to the output folder.
+ * token into the Authorization header and posts a comment. A tab passes when its answer has data
+ * (or only asks for a token, which it then gets); an empty answer fails, and the subscription tab
+ * passes only when a comment posted meanwhile arrives in it. Screenshots go to the output folder;
+ * Chromium's profile is a temporary folder, removed at the end.
  *
  *   node --experimental-websocket scripts/graphiql-browser-check.js [http://127.0.0.1:4000] [out-dir]
  *
@@ -22,6 +25,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const port = 9300 + Math.floor(Math.random() * 500);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'graphiql-check-chromium-'));
   const chrome = spawn(
     'chromium',
     [
@@ -33,13 +37,15 @@ async function main() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
-      `--user-data-dir=${fs.mkdtempSync(path.join(os.tmpdir(), 'chrome-'))}`,
+      `--user-data-dir=${profile}`,
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
       `--remote-debugging-port=${port}`,
       'about:blank',
     ],
-    { stdio: 'ignore' },
+    // Its temporary files (a singleton socket folder) go into the profile too.
+    { stdio: 'ignore', env: { ...process.env, TMPDIR: profile } },
   );
+  const chromeExited = new Promise((resolve) => chrome.on('exit', resolve));
   try {
     let targets;
     for (let i = 0; i < 50 && !targets; i++) {
@@ -74,10 +80,42 @@ async function main() {
         Buffer.from((await send('Page.captureScreenshot', { format: 'png' })).data, 'base64'),
       );
     const openTab = (i) => js(`document.querySelectorAll('.graphiql-tab')[${i}].querySelector('button').click()`);
+    const response = () => js(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()`);
     const run = async () => {
       await js(`document.querySelector('.graphiql-execute-button').click()`);
       await sleep(2500);
-      return js(`document.querySelector('.graphiql-response .CodeMirror').CodeMirror.getValue()`);
+      return response();
+    };
+    const gql = async (query, variables, auth) =>
+      (
+        await fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).json();
+    const isSubscription = () =>
+      js(
+        `/^\\s*subscription\\b/m.test(` +
+          `document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue())`,
+      );
+    // A subscription answers nothing until something happens: post a comment in topic 1 while it runs.
+    const runSubscription = async () => {
+      await js(`document.querySelector('.graphiql-execute-button').click()`);
+      await sleep(2000);
+      if (!token) {
+        const login = 'mutation { login(username: "alice", password: "demo-password") { token } }';
+        token = (await gql(login)).data?.login?.token;
+      }
+      const post = 'mutation($t: ID!, $m: String!) { postComment(topicId: $t, markdown: $m) { comment { id } } }';
+      await gql(post, { t: '1', m: `Posted by the GraphiQL check at ${new Date().toISOString()}` }, token);
+      let text = '';
+      for (let i = 0; i < 20 && !text; i++) {
+        await sleep(500);
+        text = await response();
+      }
+      await js(`document.querySelector('.graphiql-execute-button').click()`); // stops it
+      return text;
     };
 
     await send('Page.enable');
@@ -92,13 +130,25 @@ async function main() {
     for (let i = 0; i < names.length; i++) {
       await openTab(i);
       await sleep(600);
-      const body = JSON.parse((await run()) || '{}');
+      const subscription = await isSubscription();
+      const text = subscription ? await runSubscription() : await run();
+      let body;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = {};
+      }
       if (body.data?.login?.token) token = body.data.login.token;
       const needsToken = body.errors?.every((e) => e.extensions?.code === 'UNAUTHENTICATED');
-      console.log(
-        `${names[i]}: ${body.errors ? `errors (${body.errors.map((e) => e.extensions?.code).join(', ')})` : 'data'}`,
-      );
-      if (body.errors && !needsToken) failures += 1;
+      // Only an answer with data passes: an empty pane (nothing came) is a failure.
+      const hasData = body.data != null && Object.values(body.data).some((v) => v != null);
+      const said = body.errors
+        ? `errors (${body.errors.map((e) => e.extensions?.code).join(', ')})`
+        : hasData
+          ? 'data'
+          : `no answer${text ? `: ${text.slice(0, 80)}` : ''}`;
+      console.log(`${names[i]}${subscription ? ' (subscription, a comment posted meanwhile)' : ''}: ${said}`);
+      if (needsToken ? false : body.errors || !hasData) failures += 1;
       await shot(`tab-${i}`);
       if (needsToken && token) {
         const headerTemplate = JSON.stringify({ Authorization: 'Bearer TOKEN' }, null, 2);
@@ -118,6 +168,8 @@ async function main() {
     process.exitCode = failures ? 1 : 0;
   } finally {
     chrome.kill('SIGKILL');
+    await chromeExited;
+    fs.rmSync(profile, { recursive: true, force: true });
   }
 }
 

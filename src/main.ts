@@ -7,6 +7,7 @@ import { resolveJwtSecret } from './config/secret';
 import { launchDatabase } from './db/launcher';
 import { DatabaseSupervisor, SupervisorLog } from './db/supervisor';
 import { createAgora, withDatabaseName } from './server';
+import { downloadPath } from './storage/sendfile';
 import { VERSION } from './version';
 
 function say(msg: string): void {
@@ -102,6 +103,8 @@ async function main(): Promise<void> {
     `Agora ${VERSION} listening on http://${shownHost}:${port} — GraphiQL at /graphiql, REST at ` +
       `/api/beta and /upload`,
   );
+  const gridfs = config.files.storage === 'gridfs';
+  say(`Downloads: ${gridfs ? 'streamed from GridFS (FILES_STORAGE=gridfs)' : downloadPath(config.files.sendfile)}`);
 }
 
 main().catch((err) => {

@@ -7,8 +7,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import { ConfigError, Env, loadConfig } from '../config';
 import { resolveJwtSecret } from '../config/secret';
-import { launchDatabase } from '../db/launcher';
-import { Agora, createAgora, withDatabaseName } from '../server';
+import type { Agora } from '../server';
 import { AppError } from '../core/errors';
 import { CliIO, parseArgs, UsageError } from './command';
 import { commands } from './commands';
@@ -50,6 +49,9 @@ export async function runCli(argv: string[], env: Env, io: CliIO): Promise<numbe
   }
   if (!command.needsDatabase) return runCommand();
 
+  // Loaded only for a command that needs them: `help` and argument errors answer without the app.
+  const { launchDatabase } = await import('../db/launcher');
+  const { createAgora, withDatabaseName } = await import('../server');
   fs.mkdirSync(config.dataDir, { recursive: true });
   let database;
   try {

@@ -10,7 +10,7 @@ import { meterCommands } from './command-meter';
 /**
  * The driver's collection of a model, typed with its documents, for writes already in their stored
  * form: the hot writes (a vote, a comment post, the live events' counter) go through it, skipping
- * mongoose's casting (~0.13 ms of CPU per write on the bench machine; the commands are the same).
+ * mongoose's casting (the commands are the same; bench/api.js, server CPU per write).
  * Reads of whole documents go through src/discussion/whole-read.ts.
  */
 export function collectionOf<T extends mongo.Document>(model: Model<T>): mongo.Collection<T> {

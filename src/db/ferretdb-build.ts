@@ -8,9 +8,10 @@
  * that file and Agora's patch series (third_party/ferretdb/, applied by ferretdb-patches.ts), and
  * built in place with its own go.mod and go.sum. docs/embedded-database.md says what the series changes.
  */
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../core/process';
 import { applySeries, seriesBuildId } from './ferretdb-patches';
 
 export const FERRETDB_VERSION = 'v1.24.2';
@@ -55,6 +56,9 @@ export function ferretdbBuildName(bin: string): string {
 
 type Log = (msg: string) => void;
 
+/** The Go processes running now: an interrupted build stops them before removing their folder. */
+const running = new Set<ChildProcess>();
+
 export function run(
   cmd: string,
   args: string[],
@@ -62,6 +66,8 @@ export function run(
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    child.on('exit', () => running.delete(child));
     let out = '';
     let err = '';
     const feed = (chunk: Buffer, sink: 'out' | 'err') => {
@@ -88,20 +94,34 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
   const target = cachedFerretdbPath(cacheDir);
   const workDir = path.dirname(target);
   fs.mkdirSync(workDir, { recursive: true });
+  removeAbandonedBuilds(workDir);
   const started = Date.now();
   log(
     `No MongoDB-compatible server found: building FerretDB ${FERRETDB_VERSION} with ${goBin} into ${workDir}. ` +
-      'This happens once per machine and takes a few minutes on two cores; later starts take about a second.',
+      `This happens once per machine and takes ${BUILD_ESTIMATE}; later starts take about a second.`,
   );
   const env = goEnv();
   let compiled = 0;
   let phase = 'downloading the module';
   const heartbeat = setInterval(() => {
     const s = Math.round((Date.now() - started) / 1000);
-    log(`  still building FerretDB: ${phase}${compiled ? `, ${compiled} packages compiled` : ''} (${s}s so far)`);
+    log(
+      `  still building FerretDB: ${phase}${compiled ? `, ${compiled} packages compiled` : ''} ` +
+        `(${s}s so far; usually ${BUILD_ESTIMATE})`,
+    );
   }, 10_000);
   // A folder of this process's own: two processes building at once must not share a source tree.
   const src = path.join(workDir, `src-${process.pid}`);
+  // Interrupted (Ctrl-C, SIGTERM) before it ends, the build's folder and partial binary go too; a
+  // build killed outright leaves them to the next build's removeAbandonedBuilds.
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const child of running) child.kill('SIGKILL');
+    fs.rmSync(src, { recursive: true, force: true });
+    fs.rmSync(`${target}.tmp-${process.pid}`, { force: true });
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   try {
     await prepareFerretdbSource(goBin, src, env);
     phase = 'compiling';
@@ -116,10 +136,23 @@ export async function buildFerretdb(goBin: string, cacheDir: string, log: Log): 
     fs.renameSync(tmp, target);
   } finally {
     clearInterval(heartbeat);
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     fs.rmSync(src, { recursive: true, force: true });
   }
   log(`Built FerretDB in ${Math.round((Date.now() - started) / 1000)}s; cached at ${target}.`);
   return target;
+}
+
+/** How long a first build takes (measured by the build's own log line "Built FerretDB in …"). */
+const BUILD_ESTIMATE = 'about 2 minutes on two cores (longer on a busy machine)';
+
+/** Removes the source folders and partial binaries of builds whose process is gone. */
+export function removeAbandonedBuilds(workDir: string): void {
+  for (const name of fs.existsSync(workDir) ? fs.readdirSync(workDir) : []) {
+    const pid = /^(?:src-|ferretdb\.tmp-)(\d+)$/.exec(name)?.[1];
+    if (pid && Number(pid) !== process.pid && !isAlive(Number(pid)))
+      fs.rmSync(path.join(workDir, name), { recursive: true, force: true });
+  }
 }
 
 /** The environment the build and the Go checks run Go in. */

@@ -326,8 +326,8 @@ async function startProcess(
   const dir = path.join(dbDir, kind);
   fs.mkdirSync(dir, { recursive: true });
   const port = await choosePort(choice);
-  // FerretDB spends a fifth of its CPU in Go's garbage collector while decoding documents: a
-  // collection at a quarter of the frequency answers listings ~15% faster, for a few MiB of heap.
+  // FerretDB spends much of its CPU in Go's garbage collector while decoding documents: collecting
+  // a quarter as often answers listings faster for a little more heap (bench/api.js, listings).
   const env = kind === 'ferretdb' ? { ...process.env, GOGC: '400' } : process.env;
   const child = startServer(bin, args(port, dir), path.join(dbDir, `${kind}.log`), env);
   const pid = child.pid;

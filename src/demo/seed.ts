@@ -55,6 +55,8 @@ interface DemoTopic {
   bookmarks?: Who[];
   official?: boolean;
   comments?: DemoComment[];
+  /** Visits recorded among the comments (hours after the topic was posted), so later ones count as new. */
+  visits?: { by: Who; at: number }[];
 }
 
 const GROUPS = [
@@ -76,6 +78,8 @@ const TOPICS: DemoTopic[] = [
     tags: ['ask.recommendations', 'two player'],
     votes: ['bob', 'carol', 'dave', 'admin'],
     bookmarks: ['bob'],
+    // bob read the topic before its latest comments: they show as new for him (README).
+    visits: [{ by: 'bob', at: 4.5 }],
     comments: [
       {
         by: 'carol',
@@ -261,7 +265,6 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
     summary.groups++;
   }
   const who = (w: Who) => actors.get(w)!;
-  const topicIds: number[] = [];
 
   for (const t of TOPICS) {
     at(t.ago);
@@ -273,7 +276,6 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
       tags: t.tags,
     });
     summary.topics++;
-    topicIds.push(topic.id);
     if (t.official) await ds.topics.setOfficial(SYSTEM, topic.id, true);
     for (const v of t.votes ?? []) await ds.votes.vote(who(v), 'topic', topic.id);
     for (const b of t.bookmarks ?? []) await ds.bookmarks.bookmark(who(b), 'topic', topic.id);
@@ -285,7 +287,14 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
     walk(t.comments ?? [], null);
     all.sort((a, b) => a.c.at - b.c.at);
     const posted = new Map<DemoComment, CommentView>();
+    const visits = [...(t.visits ?? [])].sort((a, b) => a.at - b.at);
     for (const { c, parent } of all) {
+      // A visit records the comment count at its time: it must come before the comments after it.
+      while (visits.length > 0 && visits[0]!.at <= c.at) {
+        const v = visits.shift()!;
+        at(t.ago - v.at);
+        await ds.visits.record(who(v.by), topic.id);
+      }
       at(t.ago - c.at);
       const view = await ds.comments.post(who(c.by), {
         topicId: topic.id,
@@ -297,10 +306,11 @@ export async function seedDemo(deps: SeedDeps): Promise<SeedSummary> {
       for (const v of c.votes ?? []) await ds.votes.vote(who(v), 'comment', view.id);
       for (const l of c.labels ?? []) await ds.labels.label(who(l.by), view.id, l.label, l.reason ?? null);
     }
+    for (const v of visits) {
+      at(t.ago - v.at);
+      await ds.visits.record(who(v.by), topic.id);
+    }
   }
-  // bob read the first topic before its latest comments: they show as new for him.
-  at(TOPICS[0]!.ago - 4.5);
-  await ds.visits.record(who('bob'), topicIds[0]!);
   return summary;
 }
 

@@ -209,7 +209,7 @@ for (const field of Object.values(TOPIC_SORT_FIELDS)) {
 // A user's history (topic.repository.ts byAuthor): everyone sees what is neither deleted nor removed,
 // the author and admins what is not deleted. Equality fields first, so that no stored document is
 // read to test them: on the embedded database that read is a parse of its JSON, which made the
-// heavy user's history page cost ~2 ms of SQLite per query with the flags tested row by row.
+// heavy user's history page slow with the flags tested row by row (bench/api.js, user history).
 topicSchema.index({ authorId: 1, deleted: 1, removed: 1, createdAt: -1, _id: -1 });
 topicSchema.index({ authorId: 1, deleted: 1, createdAt: -1, _id: -1 });
 retireIndexes(topicSchema, ['authorId_1_createdAt_-1__id_-1']);
@@ -219,7 +219,8 @@ retireIndexes(topicSchema, ['authorId_1_createdAt_-1__id_-1']);
  * its comments but a post (a post raises the topic's `commentPosts`, the key's other half:
  * CommentRepository.forTopic); no document until the first. A collection of its own, not a field
  * of the topic: an edit or a comment vote would otherwise rewrite the topic document and its 16
- * indexes (a topic update costs the embedded database ~2.2 ms of CPU, this upsert ~0.8 ms).
+ * indexes (a topic update costs the embedded database several times this upsert's CPU; bench/api.js,
+ * database CPU per write).
  */
 export interface CommentVersionDoc {
   _id: number;

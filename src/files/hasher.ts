@@ -2,12 +2,11 @@
  * SHA-256 of uploads, computed on worker threads instead of the event loop where the CPU hashes
  * slowly, and inline where it hashes fast (defaultHashThreads).
  *
- * Why: where the CPU has no SHA extensions the hash is the largest single cost of an upload: it
- * takes ~2.7 ms of CPU per MiB in Node (OpenSSL's AVX2 code), about half of an upload's CPU, and
- * on the event loop it kept the server's one thread 88 % busy under 1 MiB uploads at 8 connections
- * while the second core had room. On a worker thread (another core, as linx-server's goroutines
- * use) the event loop was ~50 % busy and uploads ~20 % faster, alternated (bench/README.md).
- * With SHA extensions the hash is cheaper than the hand-off to a worker, and stays on the event loop.
+ * Why: where the CPU has no SHA extensions the hash is the largest single cost of an upload, and
+ * on the event loop it made the server's one thread the bottleneck of 1 MiB uploads while the
+ * second core had room; on a worker thread (another core, as linx-server's goroutines use) uploads
+ * went faster (bench/files.js; bench/README.md, Decisions). With SHA extensions the hash is cheaper
+ * than the hand-off to a worker, and stays on the event loop.
  *
  * How: receive.ts hands over each batch it writes (256 KiB); the batch is copied once into a buffer
  * of its own whose memory is transferred, not copied again, to the worker. Each job stays on one
@@ -28,7 +27,7 @@ const MAX_IN_FLIGHT = 1024 * 1024;
 
 /**
  * The buffers batches are copied into travel to a worker and back, and are filled again: a fresh
- * one per batch was 1 MiB of new external memory per 1 MiB upload, which drives V8's scavenges.
+ * one per batch was as much new external memory as the upload itself, which drives V8's scavenges.
  * A batch is 256 KiB and at most one socket chunk more (receive.ts); larger ones get a buffer of
  * their own. At most SPARE_MAX are kept (2.5 MiB).
  */
@@ -233,18 +232,17 @@ function whenIdle(w: HashWorker, ms = 10_000): Promise<void> {
 
 /**
  * A hash at or below this many ms of CPU per MiB is done on the event loop. With SHA extensions
- * (sha_ni, ARMv8 SHA2) OpenSSL hashes 1 MiB in ~0.6 ms, and handing it to a worker costs as much
- * again on top (the copy, two messages, two thread wake-ups: 1.2 ms of CPU per MiB against 0.6
- * inline, measured on a 2-core EPYC), while the event loop has room for it. Without them (AVX2
- * code, ~2.7 ms per MiB) the hash on the event loop made it the bottleneck, and a worker pays.
- * The limit sits between the two with room for a machine measured in a slow spell (both ~1.5×).
+ * (sha_ni, ARMv8 SHA2) handing a batch to a worker (the copy, two messages, two thread wake-ups)
+ * costs about as much again as hashing it inline, while the event loop has room for it. Without
+ * them the hash on the event loop made it the bottleneck, and a worker pays. The limit sits
+ * between the two kinds of CPU, with room for a machine measured in a slow spell (hashMsPerMiB
+ * measures this machine at start; bench/files.js measures both choices).
  */
 export const INLINE_HASH_MS_PER_MIB = 1.5;
 
 /**
- * CPU time SHA-256 takes per MiB on this machine: the best of a few passes over 256 KiB
- * (about 1–4 ms in all, once per process). The two kinds of CPU differ by ~4×, well beyond the
- * noise of a busy machine.
+ * CPU time SHA-256 takes per MiB on this machine: the best of five passes over 256 KiB, once per
+ * process. The two kinds of CPU differ by several times, well beyond the noise of a busy machine.
  */
 export function hashMsPerMiB(): number {
   const sample = Buffer.alloc(256 * 1024, 0x5a);
@@ -260,7 +258,8 @@ export function hashMsPerMiB(): number {
 /**
  * Worker threads for the hash: none where the CPU hashes fast (INLINE_HASH_MS_PER_MIB) or on a
  * single core, where a thread would only add switches; otherwise one for each core beyond the
- * event loop's, at most two (one thread hashes ~370 MiB/s even without SHA extensions).
+ * event loop's, at most two (one thread hashes faster than a 2-core machine receives uploads,
+ * bench/files.js).
  */
 export function defaultHashThreads(msPerMiB = hashMsPerMiB()): number {
   if (msPerMiB <= INLINE_HASH_MS_PER_MIB) return 0;

@@ -28,7 +28,8 @@ export async function hashSecret(secret: string): Promise<string> {
 
 /**
  * `sha256$<hash base64>` of a key the server generated (randomDeleteKey): ~178 random bits leave
- * nothing to search, so the ~40 ms of CPU a scrypt costs would only cap small-upload throughput.
+ * nothing to search, so the CPU a scrypt costs (tens of milliseconds by design) would only cap
+ * small-upload throughput.
  */
 export function hashGeneratedSecret(secret: string): string {
   return `sha256$${sha256(secret).toString('base64')}`;

@@ -13,7 +13,7 @@ import { SNIFF_WINDOW } from './mime';
  * Each store write is a round trip through libuv's thread pool, and on a small machine those
  * round trips (a wake-up and two context switches each) cost more CPU than the copy itself:
  * the 64 KiB chunks a socket delivers are written 256 KiB at a time (4 writes per MiB, where
- * writing each batch as soon as the previous write finished took 3–5 writes and more CPU).
+ * writing each batch as soon as the previous write finished took more writes and more CPU).
  */
 const GATHER_BYTES = 256 * 1024;
 

@@ -61,7 +61,7 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
   /**
    * Costs already estimated, by document and then operation name and variables. Apollo hands the same
    * DocumentNode to every request with the same query text (its parsed-document cache), and a front
-   * end sends few distinct queries: the estimate was ~2 % of the server's CPU under bench/load.js.
+   * end sends few distinct queries: the estimate showed in CPU profiles of bench/load.js.
    * Only costs within the limit are kept (a refusal is estimated again: it is cheap next to an attack).
    */
   const costs = new WeakMap<DocumentNode, Map<string, number>>();

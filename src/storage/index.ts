@@ -38,11 +38,11 @@ export async function openByteStore(config: Config, db: Database, diskIo?: DiskI
 
 /**
  * The largest object the object cache keeps when FILES_OBJECT_CACHE_MAX is not set. Through
- * sendfile(2) a download of a larger file costs the same CPU from the page cache as from memory
- * (1 MiB and 256 KiB hot files, measured alike), while admitting it copies it into a fresh buffer
- * (~3 ms of CPU for 1 MiB, against ~0.8 ms for the download) and a scan through more such files
- * than the cache holds admitted one on every second read. Small files still gain from memory
- * (16 KiB: ~0.2 against ~0.3 ms). Without sendfile a 1 MiB hit saves the read's copy and pool trip.
+ * sendfile(2) a download of a larger file costs the same CPU from the page cache as from memory,
+ * while admitting it copies it into a fresh buffer (more CPU than the download itself) and a scan
+ * through more such files than the cache holds admitted one on every second read. Small files still
+ * gain from memory. Without sendfile a 1 MiB hit saves the read's copy and pool trip
+ * (bench/files.js, hot and distinct downloads; bench/README.md, Decisions).
  */
 export function defaultCacheMaxObject(viaSendfile: boolean): number {
   return viaSendfile ? 64 * 1024 : 1024 * 1024;

@@ -23,6 +23,7 @@ export const NATIVE_PATH =
   process.env.AGORA_SENDFILE_MODULE || path.resolve(__dirname, '..', '..', 'dist', 'native', 'sendfile.node');
 
 let native: SendfileModule | null | undefined;
+let loadError: string | undefined;
 
 /** The native module, or null when it was not built (or does not load here). */
 export function sendfileModule(): SendfileModule | null {
@@ -33,11 +34,26 @@ export function sendfileModule(): SendfileModule | null {
       const loaded = { exports: {} };
       process.dlopen(loaded, NATIVE_PATH);
       native = loaded.exports as SendfileModule;
-    } catch {
+    } catch (err) {
+      loadError = (err as Error).message;
       native = null;
     }
   }
   return native;
+}
+
+/** How downloads from disk go out, and why: the start-up log says it. */
+export function downloadPath(enabled: boolean): string {
+  const streams = 'read and written through Node';
+  if (!enabled) return `${streams} (FILES_SENDFILE=false)`;
+  if (process.platform !== 'linux') return `${streams} (sendfile(2) is used on Linux only)`;
+  if (!fs.existsSync(NATIVE_PATH))
+    return (
+      `${streams} (no sendfile module at ${NATIVE_PATH}: \`npm run build\` builds it where a C compiler ` +
+      "and Node's headers are present)"
+    );
+  if (!sendfileModule()) return `${streams} (the sendfile module does not load: ${loadError})`;
+  return `sendfile(2), from the file to the socket (${NATIVE_PATH} loaded)`;
 }
 
 /**

@@ -3,8 +3,8 @@
  * process may have left half-written. One marker file per upload (create, then unlink) cost each
  * upload an inode allocation and two directory changes in one shared directory; on ext4 an
  * allocation scans past every recently freed inode of its group, so that churn made the marker
- * the upload's most expensive syscall (perf on the bench: ~16 % of the server's CPU in
- * ext4_create). Instead, an upload appends its object id to a journal file of its process:
+ * the upload's most expensive syscall (ext4_create, in perf under bench/files.js). Instead, an
+ * upload appends its object id to a journal file of its process:
  *
  *   tmp/<host>-<pid>-<random>.journal   one line `<object id>\n` per upload begun
  *

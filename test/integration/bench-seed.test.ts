@@ -7,6 +7,8 @@
  * DATASET.version moves, so cached datasets are built again).
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import { withDatabaseName } from '../../src/server';
 
 // The built app (npm test builds before jest), as the benchmark uses it.
@@ -19,6 +21,10 @@ jest.setTimeout(120_000);
 it("the bench dataset's documents are the ones the services write for the same events", async () => {
   const uri = withDatabaseName(process.env.MONGODB_URI!, `agora_seed_verify_${crypto.randomBytes(4).toString('hex')}`);
   const said: string[] = [];
+  const scratch = () => fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('agora-seed-verify-'));
+  const before = scratch();
   await seed.verifyAgainstServices(uri, (m) => said.push(m));
   expect(said.join('\n')).toMatch(/^verified: \d+ events replayed .* give exactly the seeded documents/);
+  // Its scratch data directory goes with it (npm test leaves nothing in /tmp).
+  expect(scratch().filter((f) => !before.includes(f))).toEqual([]);
 });

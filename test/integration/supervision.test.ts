@@ -28,7 +28,12 @@ const servers: ServerProcess[] = [];
 beforeAll(() => ensureBuilt());
 
 afterAll(async () => {
-  for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  // Awaited: a child still exiting when the file ends keeps Jest's worker from exiting gracefully.
+  for (const s of servers)
+    if (s.child.exitCode === null && s.child.signalCode === null) {
+      s.child.kill('SIGKILL');
+      await s.exited;
+    }
   for (const dir of dirs) {
     for (const pid of databaseProcesses(dir)) await killHard(pid);
     fs.rmSync(dir, { recursive: true, force: true });

@@ -24,15 +24,24 @@ export default async function globalSetup(): Promise<void> {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-db-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dir });
-  const db = await launchDatabase({
-    dataDir: dir,
-    database: config.database,
-    log: (m) => process.stderr.write(`[test-db] ${m}\n`),
-  });
+  let db: LaunchedDatabase | undefined;
+  let server;
+  try {
+    const config = loadConfig({ ...process.env, DATA_DIR: dir });
+    db = await launchDatabase({
+      dataDir: dir,
+      database: config.database,
+      log: (m) => process.stderr.write(`[test-db] ${m}\n`),
+    });
+    server = await describeServer(db.uri);
+  } catch (err) {
+    // No database (no Go, no mongod, …): the run fails, and leaves nothing behind.
+    await db?.stop().catch(() => {});
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   process.env.MONGODB_URI = db.uri;
   process.env.AGORA_TEST_DATABASE_KIND = db.kind;
-  const server = await describeServer(db.uri);
   process.env.AGORA_TEST_DATABASE_ENGINE = server.engine;
   // For FerretDB the launcher's words say whether it is Agora's build ("FerretDB v1.24.2 + Agora patches").
   process.env.AGORA_TEST_DATABASE_NAME =

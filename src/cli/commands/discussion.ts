@@ -1,5 +1,5 @@
 /** Discussion admin commands: accounts and groups, run as the system (every admin check passes). */
-import { SYSTEM } from '../../discussion';
+import { SYSTEM } from '../../discussion/services';
 import type { Command } from '../command';
 import { positionals, rejectUnknownOptions } from '../command';
 

@@ -30,8 +30,8 @@ export function slugify(title: string): string {
 
 /**
  * Slugs of recently seen titles. Every topic view carries its slug, so a listing computed ~50 of them
- * per request from the same few hundred titles (slugify was ~0.8 % of the server's CPU under
- * bench/load.js). Cleared when full rather than kept in order: a title's slug never changes.
+ * per request from the same few hundred titles (slugify showed in CPU profiles of bench/load.js).
+ * Cleared when full rather than kept in order: a title's slug never changes.
  */
 const SLUGS_MAX = 4096;
 const slugs = new Map<string, string>();

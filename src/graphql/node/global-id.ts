@@ -11,8 +11,9 @@ export type NodeTypeName = 'Topic' | 'Comment' | 'User' | 'Group' | 'FileInfo';
 const TYPES: ReadonlySet<string> = new Set<NodeTypeName>(['Topic', 'Comment', 'User', 'Group', 'FileInfo']);
 
 /**
- * Ids already encoded, per type. A 5,000-comment tree needs 5,000 comment ids per read; encoding
- * them took ~10 ms of CPU each time, a map lookup ~0.5 ms. Bounded: a type's map is emptied when full.
+ * Ids already encoded, per type. A 5,000-comment tree needs 5,000 comment ids per read; a map lookup
+ * costs far less than encoding them again (bench/api.js, GraphQL topic). Bounded: a type's map is
+ * emptied when full.
  */
 const MEMO_LIMIT = 100_000;
 const memos = new Map<NodeTypeName, Map<string, string>>();

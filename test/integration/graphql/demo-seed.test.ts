@@ -3,7 +3,7 @@ import { startTestServer, TestServer } from '../../helpers/server';
 import { DEMO_ADMIN, DEMO_PASSWORD, DEMO_USERS, seedDemoIfEmpty } from '../../../src/demo/seed';
 import { runCli } from '../../../src/cli/main';
 import { loadConfig } from '../../../src/config';
-import { gql, ok } from './helpers';
+import { gql, ok, rest } from './helpers';
 
 describe('with DEMO_SEED on and an empty database', () => {
   let s: TestServer;
@@ -51,6 +51,32 @@ describe('with DEMO_SEED on and an empty database', () => {
       expect(d.login.user.username).toBe(username);
       expect(d.login.user.isAdmin).toBe(username === DEMO_ADMIN.username);
     }
+  });
+
+  it("shows bob topic 1's later comments as new, on both doors (README: an earlier visit)", async () => {
+    const login = await ok(s, 'mutation { login(username: "bob", password: "demo-password") { token } }');
+    const token = login.login.token as string;
+    // Reads only: REST GET /topic/{id} would record a new visit, so the listing is read instead.
+    const d = await ok(
+      s,
+      `{ topic(id: "1") { commentCount newCommentCount lastVisitedAt
+           threads { nodes { isNew descendants { isNew } } } } }`,
+      {},
+      token,
+    );
+    const threads = d.topic.threads.nodes.flatMap((t: any) => [t, ...t.descendants]);
+    const isNew = threads.filter((t: any) => t.isNew).length;
+    expect(d.topic.lastVisitedAt).not.toBeNull();
+    expect(isNew).toBeGreaterThan(0);
+    expect(isNew).toBeLessThan(d.topic.commentCount);
+    // The count is every comment since the visit (docs/discussion-api.md §4.7), bob's own included;
+    // isNew leaves out his own.
+    expect(d.topic.newCommentCount).toBeGreaterThanOrEqual(isNew);
+
+    const listing = await rest(s, '/topics?limit=100', token);
+    expect(listing.status).toBe(200);
+    const topic1 = listing.body.topics.find((t: any) => t.id === '1');
+    expect(topic1.new_comment_count).toBe(d.topic.newCommentCount);
   });
 
   it('does not seed again once users exist', async () => {

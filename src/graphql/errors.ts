@@ -130,9 +130,10 @@ function withoutHttp(formatted: GraphQLFormattedError): GraphQLFormattedError {
  * the answer is 200). A mutation of which every field was refused (each null with an error at that
  * very field, e.g. the one `uploadFile` of an operation) changed nothing and is answered as refused:
  * `data` null. When the operation produced no data, an error that concerns the whole request sets
- * the status: SERVICE_UNAVAILABLE (the database is away) → 503 (with `Retry-After`), INSUFFICIENT_STORAGE (an upload could
- * not be stored) → 507, UNAUTHENTICATED → 401 (with `WWW-Authenticate: Bearer`), FORBIDDEN → 403,
- * TOO_MANY_REQUESTS → 429 (with `Retry-After`); other errors leave Apollo's status. Requests refused
+ * the status: SERVICE_UNAVAILABLE (the database is away) → 503 (with `Retry-After`),
+ * INSUFFICIENT_STORAGE (an upload could not be stored) → 507, UNAUTHENTICATED → 401 (with
+ * `WWW-Authenticate: Bearer`), FORBIDDEN → 403, TOO_MANY_REQUESTS → 429 (with `Retry-After`); other
+ * errors leave Apollo's status. Requests refused
  * before execution (parse, validation, variables, a bad token) keep Apollo's 4xx.
  *
  * A batch shares one response head between its operations, which finish in any order: the status is

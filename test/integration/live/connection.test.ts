@@ -192,7 +192,9 @@ describe('variables', () => {
 
 describe('limits', () => {
   it('the cost limit of HTTP refuses an expensive subscription (each event would run it again)', async () => {
+    // The tree of a 1,000-comment topic, a hundred times: over the limit at subscribe already.
     const t = await f.topic(alice, { title: 'Costly' });
+    await f.bulkComments(alice, t, 1000);
     const aliases = Array.from(
       { length: 100 },
       (_, i) => `a${i}: threads(first: 1000) { nodes { descendants { comment { id36 } } } }`,

@@ -1,7 +1,8 @@
 /** The cost model on the real schema, the depth of the GraphiQL examples, and the DateTime scalar. */
 import { getIntrospectionQuery, parse, validate, specifiedRules } from 'graphql';
 import { buildGraphQLSchema } from '../../../src/graphql/schema';
-import { depthLimitRule, operationCost } from '../../../src/graphql/limits';
+import { depthLimitRule } from '../../../src/graphql/limits';
+import { estimateCost, TopicSizes } from '../../../src/graphql/cost';
 import { readGraphQLConfig } from '../../../src/config/graphql';
 import { EnvReader } from '../../../src/config/reader';
 import { exampleTabs } from '../../../src/graphiql/examples';
@@ -9,7 +10,17 @@ import { DateTimeScalar } from '../../../src/graphql/discussion/scalars';
 
 const schema = buildGraphQLSchema();
 const defaults = readGraphQLConfig(new EnvReader({}));
-const cost = (q: string, vars: Record<string, unknown> = {}) => operationCost(schema, parse(q), undefined, vars);
+/** The bench dataset's largest topic (bench/seed.js). */
+const SIZES: TopicSizes = { byId: new Map(), largest: 5000 };
+const operationCost = (
+  _schema: unknown,
+  doc: ReturnType<typeof parse>,
+  _name: undefined,
+  vars: Record<string, unknown>,
+  sizes: TopicSizes = SIZES,
+) => estimateCost(schema, doc, undefined, vars, sizes);
+const cost = (q: string, vars: Record<string, unknown> = {}, sizes: TopicSizes = SIZES) =>
+  operationCost(schema, parse(q), undefined, vars, sizes);
 
 describe('the cost model', () => {
   it('counts connection sizes', () => {
@@ -47,7 +58,10 @@ describe('the cost model', () => {
 
   it('comment trees of every topic of a page are refused', () => {
     expect(
-      cost('{ topics(first: 100) { edges { node { threads { nodes { comment { id textHtml } } } } } } }'),
+      cost(
+        '{ topics(first: 100) { edges { node { threads { nodes { comment { id textHtml } ' +
+          'descendants { comment { id textHtml } } } } } } } }',
+      ),
     ).toBeGreaterThan(defaults.maxCost);
   });
 });

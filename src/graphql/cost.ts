@@ -213,8 +213,10 @@ export function estimateCost(
       };
     }
     const sameTopic = type === 'Topic' && parent === scope.namedBy;
+    const items = parent.endsWith('Connection') && (field === 'nodes' || field === 'edges');
     if (!sameTopic && (type === 'Topic' || type === 'TopicConnection' || type === 'HistoryConnection')) {
-      scope = { ...scope, comments: sizes.largest, topics: times, threads: undefined };
+      // Each topic value its own tree (the topics of a page, or the same topic again and again).
+      scope = { ...scope, comments: sizes.largest, topics: items ? times * scope.page : times, threads: undefined };
     }
     if (parent === 'Topic' && field === 'threads') {
       const n = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : undefined;
@@ -224,12 +226,11 @@ export function estimateCost(
         scope: { ...scope, page: Math.min(asked, scope.comments), threads: { repeats: 1, antichain: true } },
       };
     }
-    if (type.endsWith('Connection')) {
-      // Topics of a page are distinct values: each its own tree.
-      return { below: times, scope: { ...scope, page: pageSizeOf(args), topics: times * pageSizeOf(args) } };
-    }
-    if (parent.endsWith('Connection') && (field === 'nodes' || field === 'edges')) {
-      return { below: times * scope.page, scope };
+    if (type.endsWith('Connection')) return { below: times, scope: { ...scope, page: pageSizeOf(args) } };
+    if (items) {
+      // The items of a page of topics (or of a history, some of them topics) are so many topic values.
+      const topics = parent === 'TopicConnection' || parent === 'HistoryConnection' ? times * scope.page : scope.topics;
+      return { below: times * scope.page, scope: { ...scope, topics } };
     }
     if (parent === 'CommentThread' && (field === 'replies' || field === 'descendants')) {
       const above = scope.threads ?? { repeats: 1, antichain: true };

@@ -6,9 +6,10 @@
  * - a connection's `nodes`/`edges` run once per item of its page (`first`/`last`, or the default);
  * - a topic's `threads` page holds at most the topic's comments, and every level of comment threads
  *   below it (`replies`, `descendants`) holds at most the topic's comments in all (each comment has
- *   one parent, and the descendants of distinct top-level comments are distinct); a `descendants`
- *   below a `descendants` (where one comment is a descendant of several) counts every comment once
- *   per comment above it;
+ *   one parent, and the descendants of distinct top-level comments are distinct); nested `replies`
+ *   levels hold them once together (the dearest level counts); a `descendants` below a
+ *   `descendants` (where one comment is a descendant of several) counts every comment once per
+ *   comment above it;
  * - a topic named by id (`topic(id:)`, `node(id:)`, `nodes(ids:)`, `topicActivity(topicId:)`) has its
  *   stored comment count; a topic reached any other way (a listing, a history, a comment's topic, a
  *   live event's topic) the largest count of any topic (TopicSizes).
@@ -148,19 +149,31 @@ export function estimateCost(
     return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
   };
 
-  const walkSet = (set: SelectionSetNode, type: GraphQLCompositeType, times: number, scope: Scope): number => {
+  /**
+   * The cost of a selection set run `times` times. `levels`, inside a `replies` level: the costs of the
+   * `replies` levels below go there instead of into the sum (their caller bounds them together).
+   */
+  const walkSet = (
+    set: SelectionSetNode,
+    type: GraphQLCompositeType,
+    times: number,
+    scope: Scope,
+    levels?: number[],
+  ): number => {
     let cost = 0;
     for (const sel of set.selections) {
       if (++nodes > maxNodes) throw new GraphQLError('Query has too many nodes to estimate');
       if (!included(sel)) continue;
       if (sel.kind === Kind.FIELD) {
-        cost += walkField(sel, type, times, scope);
+        const c = walkField(sel, type, times, scope);
+        if (levels && isLevel(type, sel, scope)) levels.push(c);
+        else cost += c;
       } else {
         const set2 = sel.kind === Kind.INLINE_FRAGMENT ? sel.selectionSet : fragments.get(sel.name.value)?.selectionSet;
         const on = sel.kind === Kind.INLINE_FRAGMENT ? sel.typeCondition : fragments.get(sel.name.value)?.typeCondition;
         const cond = on ? schema.getType(on.name.value) : type;
         if (set2 && cond && (isObjectType(cond) || isInterfaceType(cond) || cond === type))
-          cost += walkSet(set2, cond as GraphQLCompositeType, times, scope);
+          cost += walkSet(set2, cond as GraphQLCompositeType, times, scope, levels);
       }
     }
     return cost;
@@ -185,8 +198,24 @@ export function estimateCost(
       return times;
     }
     const { below, scope: inner } = childOf(parent.name, field.name, type.name, args, times, scope);
-    return times + walkSet(node.selectionSet, type, below, inner);
+    if (!isLevel(parent, node, scope)) return times + walkSet(node.selectionSet, type, below, inner);
+    // Nested `replies` levels hold distinct comments (each at one depth), the topic's in all: their
+    // cost is at most the topic's comments times the dearest level's fields, each counted here at the
+    // topic's comments. Several `replies` of one level are several walks of the same comments.
+    const levels: number[] = [];
+    const own = walkSet(node.selectionSet, type, below, inner, levels);
+    return (
+      times +
+      Math.max(
+        own,
+        levels.reduce((a, b) => a + b, 0),
+      )
+    );
   };
+
+  /** A `replies` field below comments none of which is an ancestor of another: a level of the tree. */
+  const isLevel = (parent: GraphQLCompositeType, node: FieldNode, scope: Scope): boolean =>
+    parent.name === 'CommentThread' && node.name.value === 'replies' && scope.threads?.antichain !== false;
 
   const topicNamed = (value: unknown): number => {
     const values = Array.isArray(value) ? value : [value];

@@ -104,6 +104,18 @@ describe('the cost model uses the sizes the server knows', () => {
     expect(cost(flat, {}, sized(100))).toBeLessThan(1000);
   });
 
+  it("nested replies levels share the topic's comments (each comment sits at one depth)", () => {
+    const levels = (n: number): string => (n === 0 ? 'depth' : `depth replies { ${levels(n - 1)} }`);
+    const tree = (n: number) => `{ topic(id: "t1") { threads { nodes { replies { ${levels(n)} } } } } }`;
+    // topic, threads, nodes; 50 `replies` on the top-level comments; then each level's 100 `depth` and
+    // 100 `replies` fields, the levels bounded together by the dearest one.
+    expect(cost(tree(0), {}, sized(100))).toBe(3 + 50 + 100);
+    expect(cost(tree(2), {}, sized(100))).toBe(3 + 50 + 100 + 100 + 100);
+    // Two branches of one level are two walks of the same comments.
+    const twice = '{ topic(id: "t1") { threads { nodes { replies { a: replies { depth } b: replies { depth } } } } } }';
+    expect(cost(twice, {}, sized(100))).toBe(3 + 50 + 2 * (100 + 100));
+  });
+
   it('fields left out by @skip/@include cost nothing', () => {
     const q =
       'query($x: Boolean!) { topic(id: "t1") { threads { nodes { descendants @include(if: $x) { depth } } } } }';

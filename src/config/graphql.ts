@@ -36,7 +36,7 @@ export function readGraphQLConfig(r: EnvReader): GraphQLConfig {
     batching: r.bool('GRAPHQL_BATCHING', false),
     maxBatch: r.int('GRAPHQL_MAX_BATCH', 10, 1, 1000),
     maxDepth: r.int('GRAPHQL_MAX_DEPTH', 15, 2, 1000),
-    maxCost: r.int('GRAPHQL_MAX_COST', 20_000, 10, 100_000_000),
+    maxCost: r.int('GRAPHQL_MAX_COST', 200_000, 10, 100_000_000),
     maxTokens: r.int('GRAPHQL_MAX_TOKENS', 10_000, 100, 1_000_000),
     maxSelections: r.int('GRAPHQL_MAX_SELECTIONS', 2_000, 10, 1_000_000),
     maxAliases: r.int('GRAPHQL_MAX_ALIASES', 100, 0, 1_000_000),

@@ -11,6 +11,9 @@ import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
 import { httpStatusPlugin, makeFormatError } from './errors';
 import { checkCost, depthLimitRule, documentLimitsRule } from './limits';
+import { topicIdsOf, TopicSizes } from './cost';
+import { topicSizes } from './topic-sizes';
+import { topicsById } from './discussion/loaders';
 import { buildGraphQLSchema } from './schema';
 import { jitGateway } from './jit-executor';
 
@@ -41,15 +44,15 @@ export function documentStore(maxBytes: number) {
   };
 }
 
-/** Variable sets whose cost is remembered per document (the estimate is a pure function of them). */
+/** Variable sets whose cost is remembered per document (the estimate is a pure function of them and the sizes). */
 const COSTS_PER_DOCUMENT = 32;
 /** Longer variables (a comment's text, say) are not remembered: they seldom come twice. */
 const COST_KEY_MAX = 512;
 
 /** The key of a remembered cost, or undefined for variables too long (or too deep) to remember. */
-function costKey(operationName: string | undefined, variables: unknown): string | undefined {
+function costKey(operationName: string | undefined, variables: unknown, sizes: TopicSizes): string | undefined {
   try {
-    const key = JSON.stringify([operationName ?? null, variables ?? null]);
+    const key = JSON.stringify([operationName ?? null, variables ?? null, sizes.largest, [...sizes.byId]]);
     return key.length <= COST_KEY_MAX ? key : undefined;
   } catch {
     // Nested deeper than JSON.stringify goes: graphql-js refuses such variables anyway.
@@ -68,15 +71,29 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, contextValue }) {
           const operationName = request.operationName ?? undefined;
           // No operation by that name (or several without one): execution refuses it (400). The
           // estimator would crash on it (an anonymous operation has no name to compare).
           if (!getOperationAST(document, operationName)) return;
-          const key = costKey(operationName, request.variables);
+          // The sizes of the topics it names, through the loader execution then reads them from.
+          const sizes = await topicSizes(
+            contextValue.services.discussion,
+            topicIdsOf(document, operationName, request.variables ?? {}),
+            (ids) => topicsById(contextValue).loadMany(ids),
+          );
+          // The same document and variables cost anew when the sizes changed.
+          const key = costKey(operationName, request.variables, sizes);
           let known = costs.get(document);
           if (key !== undefined && known?.has(key)) return;
-          const checked = checkCost(schema, document, operationName, request.variables, { maxCost, maxSelections });
+          const checked = checkCost(
+            schema,
+            document,
+            operationName,
+            request.variables,
+            { maxCost, maxSelections },
+            sizes,
+          );
           if (checked === undefined) return;
           if (checked instanceof GraphQLError) throw checked;
           if (!known) costs.set(document, (known = new Map()));

@@ -9,8 +9,8 @@
  *   selection set (the pairwise comparison of graphql-js's OverlappingFieldsCanBeMergedRule).
  * - depthLimitRule: the deepest selection, fragments followed (memoized; cycles count 0, graphql-js
  *   rejects them anyway).
- * - operationCost: the cost estimate of graphql-query-complexity, where connection sizes multiply
- *   the cost of their children.
+ * - checkCost: the operation's estimated cost (cost.ts: the fields it resolves, from the sizes the
+ *   server knows) against the cost limit.
  */
 import {
   ASTVisitor,
@@ -26,7 +26,7 @@ import {
   SelectionSetNode,
   ValidationContext,
 } from 'graphql';
-import { fieldExtensionsEstimator, simpleEstimator, getComplexity } from 'graphql-query-complexity';
+import { estimateCost, TopicSizes } from './cost';
 
 export interface DocumentLimits {
   maxSelections: number;
@@ -350,28 +350,6 @@ export function depthLimitRule(maxDepth: number) {
   };
 }
 
-/**
- * The estimated cost of one operation; connection fields declare their cost via `complexity`.
- * `maxNodes` bounds the selections the estimator walks (it expands fragments without memo); over it,
- * getComplexity throws.
- */
-export function operationCost(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | undefined,
-  variables: Record<string, unknown> | undefined,
-  maxNodes?: number,
-): number {
-  return getComplexity({
-    schema,
-    query: document,
-    operationName,
-    variables: variables ?? {},
-    estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-    ...(maxNodes !== undefined ? { maxQueryNodes: maxNodes } : {}),
-  });
-}
-
 /** The refusal of an operation over the cost limit (the same over HTTP and WebSocket). */
 export function tooExpensive(message: string, maxCost: number, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, {
@@ -380,10 +358,10 @@ export function tooExpensive(message: string, maxCost: number, extra: Record<str
 }
 
 /**
- * The cost of an operation checked against `maxCost`: its cost when within, else the refusal to
- * answer. Undefined when its variables do not coerce: graphql-js refuses them before anything runs
- * (BAD_USER_INPUT), so there is no cost to bound. Any other refusal of the estimator (its node
- * limit) refuses the operation: it must never skip the cost limit.
+ * The cost of an operation (cost.ts) checked against `maxCost`: its cost when within, else the
+ * refusal to answer. Undefined when its variables do not coerce: graphql-js refuses them before
+ * anything runs (BAD_USER_INPUT), so there is no cost to bound. A document too large to estimate
+ * (beyond what validation admits) is refused: it must never skip the cost limit.
  */
 export function checkCost(
   schema: GraphQLSchema,
@@ -391,15 +369,19 @@ export function checkCost(
   operationName: string | undefined,
   variables: Record<string, unknown> | undefined,
   limits: { maxCost: number; maxSelections: number },
+  sizes: TopicSizes,
 ): number | GraphQLError | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+  if (coerced.errors) return undefined;
   let cost: number;
   try {
     // Validation already bounded the selections (fragments expanded); the margin keeps the
-    // estimator's own node limit out of the way of anything that passed it.
-    cost = operationCost(schema, document, operationName, variables, 2 * limits.maxSelections + 10);
+    // estimate's own node limit out of the way of anything that passed it.
+    cost = estimateCost(schema, document, operationName, coerced.coerced, sizes, 2 * limits.maxSelections + 10);
   } catch (err) {
     if (!(err instanceof GraphQLError)) throw err;
-    if (!variablesCoerce(schema, document, operationName, variables)) return undefined;
     return tooExpensive(
       `Query is too expensive: it has too many nodes to estimate within the limit of ${limits.maxCost}`,
       limits.maxCost,
@@ -412,17 +394,4 @@ export function checkCost(
       { cost },
     );
   return cost;
-}
-
-/** Whether the operation's variables coerce (when they do not, graphql-js refuses the request itself). */
-export function variablesCoerce(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | undefined,
-  variables: Record<string, unknown> | undefined,
-): boolean {
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return false;
-  const { errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
-  return !errors || errors.length === 0;
 }

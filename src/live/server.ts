@@ -39,6 +39,8 @@ import type { Metrics } from '../metrics';
 import type { Services } from '../services';
 import { makeFormatError } from '../graphql/errors';
 import { checkCost, depthLimitRule, documentLimitsRule } from '../graphql/limits';
+import { topicIdsOf } from '../graphql/cost';
+import { topicSizes } from '../graphql/topic-sizes';
 import { buildGraphQLSchema } from '../graphql/schema';
 import type { LiveGraphQLContext } from '../graphql/subscriptions/resolver';
 import { CLOSE, LiveConnection } from './connection';
@@ -135,7 +137,7 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
       await hub.add(conn);
       return true;
     },
-    onSubscribe: (ctx, _id, payload) => {
+    onSubscribe: async (ctx, _id, payload) => {
       if (Object.keys(ctx.subscriptions).length > config.live.maxSubscriptionsPerConnection) {
         return [
           new GraphQLError(
@@ -173,11 +175,22 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
           (e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'BAD_USER_INPUT' } }),
         );
       }
-      // The cost limit of HTTP: each event runs this selection again, so it is bounded as a query is.
-      const cost = checkCost(schema, document, payload.operationName ?? undefined, payload.variables ?? undefined, {
-        maxCost: config.graphql.maxCost,
-        maxSelections: config.graphql.maxSelections,
-      });
+      // The cost limit of HTTP, with the topic's size now; each event checks it again with the size
+      // then (src/graphql/subscriptions/resolver.ts).
+      const actor = connections.get(ctx.extra.socket)?.actor ?? ANONYMOUS;
+      const sizes = await topicSizes(
+        services.discussion,
+        topicIdsOf(document, payload.operationName ?? undefined, payload.variables ?? {}),
+        (ids) => services.discussion.topics.findByIds(actor, ids),
+      );
+      const cost = checkCost(
+        schema,
+        document,
+        payload.operationName ?? undefined,
+        payload.variables ?? undefined,
+        { maxCost: config.graphql.maxCost, maxSelections: config.graphql.maxSelections },
+        sizes,
+      );
       if (cost instanceof GraphQLError) return [withoutHttp(cost)];
       return {
         schema,

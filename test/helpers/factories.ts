@@ -9,6 +9,7 @@ import type { Actor } from '../../src/core/actor';
 import { SYSTEM } from '../../src/discussion';
 import type { CommentLabel, CommentView, DiscussionServices, TopicView, UserView } from '../../src/discussion';
 import type { SettableClock } from '../../src/discussion/clock';
+import { discussionModels } from '../../src/discussion/models';
 import type { Agora } from '../../src/server';
 import { JSON_ACCEPT, request } from '../integration/files/helpers';
 
@@ -139,6 +140,46 @@ export class Factory {
     });
     if (r.status !== 200) throw new Error(`upload failed: ${r.status} ${r.text}`);
     return r.json();
+  }
+
+  /**
+   * `count` comments by `author` on `topic`, written in bulk through the app's models (posting each
+   * through the services takes minutes on FerretDB at this size): a tenth top-level, each followed by
+   * a chain of replies, depth stored; the topic's counts raised as posts raise them.
+   */
+  async bulkComments(author: TestUser, topic: TopicView, count: number): Promise<void> {
+    const m = discussionModels(this.server.agora.db);
+    const counter = await m.Counter.findOneAndUpdate(
+      { _id: 'comment' },
+      { $inc: { seq: count } },
+      { upsert: true, returnDocument: 'after' },
+    ).lean();
+    const first = counter!.seq - count + 1;
+    const at = new Date();
+    const docs = [];
+    for (let i = 0; i < count; i++) {
+      const top = i % 10 === 0;
+      docs.push({
+        _id: first + i,
+        topicId: topic.id,
+        parentId: top ? null : first + i - 1,
+        depth: i % 10,
+        authorId: author.id,
+        authorUsername: author.username,
+        topicAuthorId: topic.authorId,
+        markdown: `Bulk comment ${i}`,
+        html: `<p>Bulk comment ${i}</p>`,
+        createdAt: new Date(at.getTime() + i),
+        editedAt: null,
+        voteCount: 0,
+        deleted: false,
+        removed: false,
+        labelWeights: { exemplary: 0, noise: 0, offtopic: 0, joke: 0, malice: 0 },
+        interesting: false,
+      });
+    }
+    for (let i = 0; i < docs.length; i += 2000) await m.Comment.insertMany(docs.slice(i, i + 2000), { lean: true });
+    await m.Topic.updateOne({ _id: topic.id }, { $inc: { commentCount: count, commentPosts: count } });
   }
 
   /** Sets a stored file's expiry directly in the database (to test expiry without waiting). */

@@ -5,13 +5,6 @@ import { User } from './user.type';
 import type { CommentNode, ThreadNode, UserNode } from './nodes';
 
 /**
- * Cost of `replies` and `descendants` for the cost limit: every comment of a tree appears once,
- * whatever the nesting, so the topic's `threads` estimate (topic.resolver.ts) already counts them;
- * a nested selection costs its fields once per level (linear in depth), not a product of fan-outs.
- */
-export const repliesComplexity = ({ childComplexity }: { childComplexity: number }): number => 1 + childComplexity;
-
-/**
  * A comment as a record: every field has one value for one viewer, wherever the comment is read
  * (a topic's threads, a feed, a mutation's answer, `node`). Its place in a tree (depth, replies,
  * collapsed, new since the last visit) is on CommentThread. Plain fields are served by the
@@ -125,7 +118,6 @@ export class CommentThread {
 
   @Field(() => [CommentThread], {
     description: "The direct replies, in the tree's order; deleted comments without replies are pruned.",
-    complexity: repliesComplexity,
   })
   replies!: ThreadNode[];
 }

@@ -105,24 +105,13 @@ export function toPageArgs(
   return out;
 }
 
-/** Estimated number of items of a connection field, for the cost limit. */
+/** Items of a connection's page (its size argument, or the default), for the cost limit (cost.ts). */
 export function pageSizeOf(args: Record<string, unknown>): number {
   const n =
     (typeof args.first === 'number' ? args.first : undefined) ??
     (typeof args.last === 'number' ? args.last : undefined) ??
     DEFAULT_PAGE_SIZE;
   return Math.max(1, Math.min(MAX_PAGE_SIZE, n));
-}
-
-/** The cost of a connection: its items' cost times the page size, plus the connection itself. */
-export function connectionComplexity({
-  args,
-  childComplexity,
-}: {
-  args: Record<string, unknown>;
-  childComplexity: number;
-}): number {
-  return 1 + pageSizeOf(args) * childComplexity;
 }
 
 export interface Edge<N> {

@@ -1,6 +1,6 @@
 /** CommentThread.descendants: a thread's replies at every depth, flat, in display order. */
 import { FieldResolver, Resolver, Root } from 'type-graphql';
-import { CommentThread, repliesComplexity } from './comment.type';
+import { CommentThread } from './comment.type';
 import { descendantsOf, ThreadNode } from './nodes';
 
 @Resolver(() => CommentThread)
@@ -10,7 +10,6 @@ export class ThreadResolver {
       'Every reply below this comment, at any depth, in display order (depth-first, as REST nests them), ' +
       'each with its ' +
       '`depth`: a client renders a whole thread with one flat selection.',
-    complexity: repliesComplexity,
   })
   descendants(@Root() t: ThreadNode): ThreadNode[] {
     return descendantsOf(t);

@@ -11,20 +11,12 @@ import { topicTrees } from './topic-trees';
 import { childFields, selectsFieldBelow } from './lookahead';
 import { ThreadNode, threadTree, TopicNode, topicNode } from './nodes';
 import { discussion } from './request-scope';
-import { ConnectionArgs, connectionComplexity, pageSizeOf, toConnection, toPageArgs } from './paging';
+import { ConnectionArgs, toConnection, toPageArgs } from './paging';
 import { threadPage, threadPageArgs, THREADS_DEFAULT_PAGE_SIZE, THREADS_MAX_PAGE_SIZE } from './threads';
 import { Topic } from './topic.type';
 
 /** The `threads` fields selected right below a topic. */
 const threadsFields = (info: GraphQLResolveInfo) => childFields(info).filter((f) => f.name === 'threads');
-
-/**
- * Estimated comments of a topic, for the cost limit: a page of threads holds at most the topic's
- * comments (estimated as before at 100, whatever the page size); a small page about four
- * comments per thread (a top-level comment and its replies).
- */
-export const TOPIC_COMMENTS_ESTIMATE = 100;
-const COMMENTS_PER_THREAD_ESTIMATE = 4;
 
 const ORDER_DESCRIPTION =
   "How siblings are sorted at every level. Null or omitted: the logged-in viewer's preferred order " +
@@ -91,26 +83,12 @@ function tree(
   );
 }
 
-/** The cost of a page of threads: its comments (bounded by the topic's estimate) times one comment's selection. */
-function threadsComplexity({
-  args,
-  childComplexity,
-}: {
-  args: Record<string, unknown>;
-  childComplexity: number;
-}): number {
-  const threads =
-    typeof args.first === 'number' || typeof args.last === 'number' ? pageSizeOf(args) : THREADS_DEFAULT_PAGE_SIZE;
-  return 1 + Math.min(TOPIC_COMMENTS_ESTIMATE, threads * COMMENTS_PER_THREAD_ESTIMATE) * childComplexity;
-}
-
 @Resolver(() => Topic)
 export class TopicResolver {
   @Query(() => TopicConnection, {
     description:
       'The topic listing of every group (REST `GET /topics`): deleted, removed and (for a logged-in ' +
       'viewer) ignored topics are left out.',
-    complexity: connectionComplexity,
   })
   async topics(@Args(() => TopicsArgs) args: TopicsArgs, @Ctx() ctx: GraphQLContext): Promise<TopicConnection> {
     const page = await discussion(ctx).topics.list(ctx.actor, {
@@ -183,7 +161,6 @@ export class TopicResolver {
       `${THREADS_DEFAULT_PAGE_SIZE} per page unless \`first\`/\`last\` say otherwise (at most ` +
       `${THREADS_MAX_PAGE_SIZE}), each with all its replies ` +
       '(`replies`, nested, or `descendants`, flat in display order); deleted comments without replies are pruned.',
-    complexity: threadsComplexity,
   })
   async threads(
     @Root() topic: TopicNode,

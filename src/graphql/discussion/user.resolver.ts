@@ -11,7 +11,7 @@ import { memo, primeTopic, primeUser, usersById, usersByName } from './loaders';
 import { childFields } from './lookahead';
 import { commentNode, topicNode, UserNode, userNode } from './nodes';
 import { discussion } from './request-scope';
-import { ConnectionArgs, connectionComplexity, toConnection, toPageArgs } from './paging';
+import { ConnectionArgs, toConnection, toPageArgs } from './paging';
 import { DateTimeScalar } from './scalars';
 import { User, UserSettings } from './user.type';
 
@@ -126,7 +126,6 @@ export class UserResolver {
       '`t-<id36>` / `c-<id36>`. ' +
       'FORBIDDEN when the user is banned, deleted their account, or shows their history only to ' +
       'logged-in users and the viewer is anonymous.',
-    complexity: connectionComplexity,
   })
   async history(
     @Root() u: UserNode,
@@ -147,7 +146,6 @@ export class UserResolver {
 
   @FieldResolver(() => TopicConnection, {
     description: "The user's topics, newest first (REST `GET /user/{username}/topics`).",
-    complexity: connectionComplexity,
   })
   async topics(
     @Root() u: UserNode,
@@ -167,7 +165,6 @@ export class UserResolver {
 
   @FieldResolver(() => CommentConnection, {
     description: "The user's comments, newest first (REST `GET /user/{username}/comments`).",
-    complexity: connectionComplexity,
   })
   async comments(
     @Root() u: UserNode,

@@ -69,7 +69,6 @@ export class NodeResolver {
     description:
       'The objects with these global ids, in the same order; null in place of each `node(id:)` would ' +
       'answer null for (at most 100 ids).',
-    complexity: ({ args, childComplexity }) => 1 + (Array.isArray(args.ids) ? args.ids.length : 1) * childComplexity,
   })
   nodes(
     @Arg('ids', () => [ID], { description: 'Global ids (at most 100).' }) ids: string[],

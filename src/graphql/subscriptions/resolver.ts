@@ -4,8 +4,8 @@
  * (src/live), which queues the messages this subscriber may see; each message is mapped here to
  * the schema's types, with fresh per-event loaders.
  */
-import { GraphQLError } from 'graphql';
-import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { DocumentNode, GraphQLError, GraphQLResolveInfo, Kind } from 'graphql';
+import { Arg, Ctx, ID, Info, Resolver, Root, Subscription } from 'type-graphql';
 import { UnauthenticatedError } from '../../core/errors';
 import { normalizeGroupPath } from '../../discussion/rules/group-path';
 import type { Interest, LiveMessage } from '../../live/messages';
@@ -15,6 +15,9 @@ import type { GraphQLContext } from '../context';
 import { commentNode, ThreadNode, topicNode } from '../discussion/nodes';
 import { discussion } from '../discussion/request-scope';
 import { id36Of } from '../node/global-id';
+import { estimateCost, topicIdsOf } from '../cost';
+import { tooExpensive } from '../limits';
+import { largestTopic } from '../topic-sizes';
 import { LiveEventKind, LiveEventPayload } from './types';
 
 /** The context of an operation run over WebSocket (src/live/server.ts). */
@@ -43,6 +46,40 @@ async function subscribe(
 ) {
   const live = liveOf(ctx);
   return live.hub.subscribe(live.connection, await interest(ctx), typeof after === 'string' ? after : null);
+}
+
+/**
+ * Each event runs the subscription's selection again, on the topic as it is now: the cost limit
+ * checked at subscribe is checked again with the topic's current comment count (the event carries
+ * the topic). Over the limit, this event is answered with the refusal instead (the subscription
+ * stays: a later event within the limit is sent again, and the client may resubscribe smaller).
+ */
+async function withinCostLimit(ctx: LiveGraphQLContext, info: GraphQLResolveInfo, m: LiveMessage): Promise<void> {
+  const document: DocumentNode = {
+    kind: Kind.DOCUMENT,
+    definitions: [info.operation, ...Object.values(info.fragments)],
+  };
+  const name = info.operation.name?.value;
+  const comments = m.topic.commentCount;
+  const byId = new Map(topicIdsOf(document, name, info.variableValues).map((id) => [id, comments]));
+  const largest = Math.max(comments, await largestTopic(ctx.services.discussion));
+  const { maxCost, maxSelections } = ctx.config.graphql;
+  const cost = estimateCost(
+    info.schema,
+    document,
+    name,
+    info.variableValues,
+    { byId, largest },
+    2 * maxSelections + 10,
+  );
+  if (cost > maxCost) {
+    throw tooExpensive(
+      `Event not sent: the subscription's selection on the topic as it is now (${comments} comments) has an ` +
+        `estimated cost of ${cost}, over the limit of ${maxCost}; subscribe again with a smaller selection`,
+      maxCost,
+      { cost },
+    );
+  }
 }
 
 function payload(ctx: LiveGraphQLContext, m: LiveMessage): LiveEventPayload {
@@ -90,13 +127,15 @@ export class LiveResolver {
         args.after,
       ),
   })
-  topicActivity(
+  async topicActivity(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('topicId', () => ID, { description: 'The topic: its global `id`, or its `id36` (the REST id).' })
     _topicId: string,
     @Arg('after', () => String, AFTER) _after?: string | null,
-  ): LiveEventPayload {
+  ): Promise<LiveEventPayload> {
+    await withinCostLimit(ctx, info, m);
     return payload(ctx, m);
   }
 
@@ -115,16 +154,18 @@ export class LiveResolver {
         args.after,
       ),
   })
-  newTopics(
+  async newTopics(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('group', () => String, {
       nullable: true,
       description: 'A group path (with or without `~`); its subgroups are included. Null: every group.',
     })
     _group?: string | null,
     @Arg('after', () => String, AFTER) _after?: string | null,
-  ): LiveEventPayload {
+  ): Promise<LiveEventPayload> {
+    await withinCostLimit(ctx, info, m);
     return payload(ctx, m);
   }
 
@@ -143,11 +184,13 @@ export class LiveResolver {
         args.after,
       ),
   })
-  myReplies(
+  async myReplies(
     @Root() m: LiveMessage,
     @Ctx() ctx: LiveGraphQLContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('after', () => String, AFTER) _after?: string | null,
-  ): LiveEventPayload {
+  ): Promise<LiveEventPayload> {
+    await withinCostLimit(ctx, info, m);
     return payload(ctx, m);
   }
 }

@@ -55,8 +55,8 @@ login, posting a comment`, () => {
 
   it('refuses an operation above the cost limit (connection sizes multiply), before running it', async () => {
     const q =
-      `{ topics(first: 100) { edges { node { threads { nodes { comment { id } replies { comment ` +
-      `{ id } replies { comment { id } } } } } } } } }`;
+      `{ topics(first: 100) { edges { node { author { topics(first: 100) { nodes { author { comments(first: 100) ` +
+      `{ nodes { id } } } } } } } } } }`;
     const r = await gql(s, q);
     expect(r.status).toBe(400);
     expect(r.body.errors?.[0]?.message).toMatch(/too expensive/);
@@ -65,16 +65,16 @@ login, posting a comment`, () => {
 
   it('counts the page size: the same selection passes with first: 2 but not with first: 100', async () => {
     const sel =
-      'edges { node { threads { nodes { descendants { comment { id author { username } textHtml ' +
-      'voteCount createdAt } } } } } }';
+      'edges { node { author { topics(first: 100) { nodes { author { comments(first: 100) { nodes { id ' +
+      'textHtml } } } } } } } }';
     expect((await gql(s, `{ topics(first: 2) { ${sel} } }`)).status).toBe(200);
     expect((await gql(s, `{ topics(first: 100) { ${sel} } }`)).status).toBe(400);
   });
 
   it('estimates the same document with other variables anew (costs are remembered per variables)', async () => {
     const q =
-      'query Page($n: Int) { topics(first: $n) { edges { node { threads { nodes { descendants { comment ' +
-      '{ id author { username } textHtml voteCount createdAt } } } } } } } }';
+      'query Page($n: Int) { topics(first: $n) { edges { node { author { topics(first: 100) { nodes { author { ' +
+      'comments(first: 100) { nodes { id textHtml } } } } } } } } } }';
     // Alternating, so a cost remembered for the wrong variables would pass or refuse the next one.
     for (let i = 0; i < 3; i++) {
       expect((await gql(s, q, { n: 2 })).status).toBe(200);

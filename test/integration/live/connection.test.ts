@@ -192,7 +192,9 @@ describe('variables', () => {
 
 describe('limits', () => {
   it('the cost limit of HTTP refuses an expensive subscription (each event would run it again)', async () => {
+    // The tree of a 1,000-comment topic, a hundred times: over the limit at subscribe already.
     const t = await f.topic(alice, { title: 'Costly' });
+    await f.bulkComments(alice, t, 1000);
     const aliases = Array.from(
       { length: 100 },
       (_, i) => `a${i}: threads(first: 1000) { nodes { descendants { comment { id36 } } } }`,
@@ -223,6 +225,49 @@ describe('limits', () => {
     await settle();
     expect(ok.got.errors).toEqual([]);
     ok.stop();
+  });
+
+  it('each event re-runs the selection within the cost limit, on the topic as it is then', async () => {
+    // Cheap at subscribe (the topic is empty); a tree of a thousand comments a hundred times later.
+    const t = await f.topic(alice, { title: 'Growing' });
+    const aliases = Array.from(
+      { length: 100 },
+      (_, i) => `a${i}: threads(first: 1000) { nodes { descendants { comment { id36 } } } }`,
+    ).join(' ');
+    const query = `subscription($t: ID!) { topicActivity(topicId: $t) { cursor kind topic { ${aliases} } } }`;
+    const c = liveClient(wsUrlOf(s.url));
+    try {
+      const q = c.subscribe(query, { t: t.id36 });
+      await settle();
+      expect(q.got.errors).toEqual([]);
+      await f.voteTopic(await f.user(), t);
+      await q.got.count(1);
+      expect(q.got.messages[0].errors).toBeUndefined();
+      expect(q.got.messages[0].data.topicActivity.kind).toBe('TOPIC_VOTES_CHANGED');
+
+      await f.bulkComments(alice, t, 1000);
+      await f.voteTopic(await f.user(), t);
+      await q.got.count(2);
+      const refused = q.got.messages[1];
+      expect(refused.data?.topicActivity ?? null).toBeNull();
+      expect(refused.errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(
+            new RegExp(
+              "^Event not sent: the subscription's selection on the topic as it is now \\(1000 comments\\) " +
+                'has an estimated cost of \\d+, over the limit of \\d+',
+            ),
+          ),
+          extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED', maxCost: expect.any(Number) }),
+        }),
+      ]);
+      expect(refused.errors[0].extensions.http).toBeUndefined();
+      // Nothing of the tree was computed or sent.
+      expect(JSON.stringify(refused).length).toBeLessThan(2000);
+      q.stop();
+    } finally {
+      await c.dispose();
+    }
   });
 
   it(`at most LIVE_MAX_SUBSCRIPTIONS per connection; completing one frees its place`, async () => {

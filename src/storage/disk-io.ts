@@ -38,3 +38,31 @@ export const nodeDiskIo: DiskIo = {
   fsync: (fd) => new Promise((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve()))),
   fdatasync: (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()))),
 };
+
+/**
+ * Writes every byte of `chunks` at `position`, going on after a short write with the bytes the
+ * kernel did not take; `written` is told of each write's count as it lands.
+ */
+export async function writevAll(
+  io: DiskIo,
+  fd: number,
+  chunks: Buffer[],
+  position: number,
+  written: (n: number) => void,
+): Promise<void> {
+  let rest = chunks;
+  while (rest.length > 0) {
+    let n = await io.writev(fd, rest, position);
+    position += n;
+    written(n);
+    const next: Buffer[] = [];
+    for (const c of rest) {
+      if (n >= c.length) n -= c.length;
+      else {
+        next.push(n > 0 ? c.subarray(n) : c);
+        n = 0;
+      }
+    }
+    rest = next;
+  }
+}

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { DiskIo } from './disk-io';
+import { writevAll, type DiskIo } from './disk-io';
 import type { PartialObjects, PartialWriter, TempObject } from './store';
 
 const ID_RE = /^[0-9a-f]{32}$/;
@@ -65,20 +65,7 @@ export class DiskPartials implements PartialObjects {
         return position - offset;
       },
       async writev(chunks) {
-        let rest = chunks;
-        while (rest.length > 0) {
-          let n = await io.writev(fd, rest, position);
-          position += n;
-          const next: Buffer[] = [];
-          for (const c of rest) {
-            if (n >= c.length) n -= c.length;
-            else {
-              next.push(n > 0 ? c.subarray(n) : c);
-              n = 0;
-            }
-          }
-          rest = next;
-        }
+        await writevAll(io, fd, chunks, position, (n) => (position += n));
       },
       async close() {
         if (closed) return;

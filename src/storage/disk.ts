@@ -24,7 +24,7 @@ import { Readable, type Writable } from 'node:stream';
 import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
-import { DiskIo, nodeDiskIo } from './disk-io';
+import { DiskIo, nodeDiskIo, writevAll } from './disk-io';
 import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
 import { DiskPartials } from './disk-partial';
 import {
@@ -392,21 +392,7 @@ export class DiskStore implements ByteStore {
         }
       },
       async writev(chunks) {
-        let rest = chunks;
-        while (rest.length > 0) {
-          let n = await io.writev(fd!, rest, position);
-          written(n);
-          // A short write: go on with the bytes the kernel did not take.
-          const next: Buffer[] = [];
-          for (const c of rest) {
-            if (n >= c.length) n -= c.length;
-            else {
-              next.push(n > 0 ? c.subarray(n) : c);
-              n = 0;
-            }
-          }
-          rest = next;
-        }
+        await writevAll(io, fd!, chunks, position, written);
       },
       async commit() {
         // Durable before visible: the last write-behind flush, the fsync of the whole file, and

@@ -4,8 +4,8 @@
  * access keys, the linx auth file) goes through here.
  *
  * Why: node:crypto's async scrypt runs on libuv's thread pool, which also runs every file read,
- * write and fsync (src/threadpool.ts sizes it at 32). A flood of wrong keys (~55 ms of CPU each)
- * filled that pool, and other clients' downloads waited behind it (up to 60× slower: issue 43).
+ * write and fsync (src/threadpool.ts sizes it at 32). A flood of wrong keys (each a deliberately
+ * costly scrypt) filled that pool, and other clients' downloads waited behind it (bench/kdf-flood.js measures it).
  * Here at most `threads` scrypts run at once, on threads libuv does not use, and at most
  * `maxQueued` wait; beyond that the caller is refused (TooManyRequestsError KDF_BUSY, Retry-After
  * 1) instead of the queue growing: the rate limits in front (login, registration, key checks) keep

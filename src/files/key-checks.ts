@@ -1,8 +1,8 @@
 /**
  * The limit on wrong keys (issue 43): a client-chosen access or delete key is checked with scrypt
- * (~55 ms of CPU, keys.ts), so a flood of wrong keys was unmetered KDF work, and a weak key could
- * be searched online. Each check of a presented key takes its place in two shared counters first,
- * the client address's and the file's (src/rate-limit: taken before the check, so concurrent
+ * (tens of milliseconds of CPU by design, keys.ts), so a flood of wrong keys was unmetered KDF
+ * work, and a weak key could be searched online. Each check of a presented key takes its place in
+ * two shared counters first, the client address's and the file's (src/rate-limit: taken before the check, so concurrent
  * checks cannot pass the limit), and gives it back when the key was right: only wrong keys count.
  * Once either counter holds FILES_KEY_CHECK_LIMIT wrong keys within FILES_KEY_CHECK_WINDOW, checks
  * are refused without running the KDF: TooManyRequestsError (429, Retry-After until the oldest

@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { DocumentNode, getOperationAST, GraphQLError } from 'graphql';
 import type { GraphQLConfig } from '../config';
 import type { GraphQLContext } from './context';
-import { httpStatusPlugin, makeFormatError } from './errors';
+import { asGraphQLError, httpStatusPlugin, makeFormatError } from './errors';
 import { checkCost, depthLimitRule, documentLimitsRule } from './limits';
 import { topicIdsOf, TopicSizes } from './cost';
 import { topicSizes } from './topic-sizes';
@@ -77,11 +77,14 @@ function costLimitPlugin(maxCost: number, maxSelections: number): ApolloServerPl
           // estimator would crash on it (an anonymous operation has no name to compare).
           if (!getOperationAST(document, operationName)) return;
           // The sizes of the topics it names, through the loader execution then reads them from.
+          // A failed read (the database away) is answered as execution would answer it: 503.
           const sizes = await topicSizes(
             contextValue.services.discussion,
             topicIdsOf(document, operationName, request.variables ?? {}),
             (ids) => topicsById(contextValue).loadMany(ids),
-          );
+          ).catch((err: unknown) => {
+            throw asGraphQLError(err);
+          });
           // The same document and variables cost anew when the sizes changed.
           const key = costKey(operationName, request.variables, sizes);
           let known = costs.get(document);

@@ -197,6 +197,7 @@ export class FileResolver {
   }
 
   @Mutation(() => ResumableUpload, {
+    nullable: true,
     description:
       'Creates a resumable upload (tus, docs/files-api.md §4.9) of `length` bytes for the viewer (or the ' +
       'Files-Api-Key sent) and answers its upload URL, for a tus client (Uppy, tus-js-client) to send the ' +

@@ -66,10 +66,10 @@ class KdfWorker {
   dead = false;
 
   constructor(onIdle: (w: KdfWorker) => void) {
-    this.worker.unref();
     this.worker.on('message', (m: Reply) => {
       const job = this.job;
       this.job = undefined;
+      this.worker.unref();
       if (job && job.id === m.id) {
         if (m.key) job.resolve(Buffer.from(m.key.buffer, m.key.byteOffset, m.key.byteLength));
         else job.reject(new Error(`scrypt failed: ${m.error}`));
@@ -85,10 +85,15 @@ class KdfWorker {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`scrypt worker exited (${code})`)));
+    // After the listeners: adding a 'message' listener refs the worker again, and an idle pool
+    // must never keep a process alive (a test run's workers, a CLI command).
+    this.worker.unref();
   }
 
   run(job: Job): void {
     this.job = job;
+    // A job in flight keeps the process alive until it answers, as node:crypto's scrypt does.
+    this.worker.ref();
     this.worker.postMessage({
       id: job.id,
       secret: job.secret,

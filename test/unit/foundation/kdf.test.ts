@@ -2,12 +2,15 @@
  * The scrypt pool (src/core/kdf.ts): the same keys as node:crypto, a bounded queue, and libuv's
  * thread pool left to file I/O while passwords and keys are hashed.
  */
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { TooManyRequestsError } from '../../../src/core/errors';
 import { KdfPool } from '../../../src/core/kdf';
 import { hashPassword, verifyPassword } from '../../../src/discussion/auth/password';
 import { hashSecret, verifySecret } from '../../../src/files/keys';
+import { ensureBuilt, ROOT } from '../../helpers/dist';
 
 const PARAMS = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -69,5 +72,23 @@ describe('password and key hashing use the pool, not libuv’s thread pool', () 
     const key = await hashSecret('a delete key');
     expect(await verifySecret('a delete key', key)).toBe(true);
     expect(await verifySecret('another', key)).toBe(false);
+  });
+});
+
+describe('KdfPool and the process', () => {
+  // A pool's workers must keep a process alive while a job runs (a CLI command awaiting a hash) and
+  // never once it is idle (a test worker, a CLI command that is done): a process with an idle pool
+  // exits by itself.
+  it('keeps the process alive for its jobs, and never once they are done', () => {
+    ensureBuilt();
+    const script = `
+      const { KdfPool } = require(${JSON.stringify(path.join(ROOT, 'dist', 'core', 'kdf.js'))});
+      const pool = new KdfPool({ threads: 2, maxQueued: 8 });
+      const jobs = [1, 2, 3, 4, 5].map((i) => pool.scrypt('secret' + i, 'salt', 32, { N: 1024, r: 8, p: 1 }));
+      Promise.all(jobs).then((keys) => console.log('hashed', keys.length));`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.signal).toBeNull(); // not ended by the timeout: it exited by itself
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe('hashed 5');
   });
 });

@@ -39,6 +39,22 @@ export async function startTestServer(
   // `shareWith`: a second instance on the same database and data directory (several instances).
   const dbName = opts.shareWith?.agora.db.conn.name ?? `agora_test_${crypto.randomBytes(6).toString('hex')}`;
   const dataDir = opts.shareWith?.config.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
+  try {
+    return await startIn(dataDir, dbName, baseUri, env, opts);
+  } catch (err) {
+    // A server that did not start (a test expecting that, or a fault) leaves no data directory.
+    if (!opts.shareWith) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startIn(
+  dataDir: string,
+  dbName: string,
+  baseUri: string,
+  env: Record<string, string>,
+  opts: { start?: boolean; diskIo?: DiskIo; shareWith?: TestServer },
+): Promise<TestServer> {
   const config = loadConfig({
     PATH: process.env.PATH,
     HOME: process.env.HOME,

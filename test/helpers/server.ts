@@ -39,13 +39,24 @@ export async function startTestServer(
   // `shareWith`: a second instance on the same database and data directory (several instances).
   const dbName = opts.shareWith?.agora.db.conn.name ?? `agora_test_${crypto.randomBytes(6).toString('hex')}`;
   const dataDir = opts.shareWith?.config.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agora-test-data-'));
+  users.set(dataDir, (users.get(dataDir) ?? 0) + 1);
   try {
     return await startIn(dataDir, dbName, baseUri, env, opts);
   } catch (err) {
-    // A server that did not start (a test expecting that, or a fault) leaves no data directory.
-    if (!opts.shareWith) fs.rmSync(dataDir, { recursive: true, force: true });
+    // A server that did not start leaves no data directory behind.
+    release(dataDir);
     throw err;
   }
+}
+
+/** Instances using each data directory: it is removed when the last of them closes. */
+const users = new Map<string, number>();
+
+function release(dataDir: string): void {
+  const left = (users.get(dataDir) ?? 1) - 1;
+  if (left > 0) return void users.set(dataDir, left);
+  users.delete(dataDir);
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 async function startIn(
@@ -105,14 +116,19 @@ async function startIn(
       return { result, commands };
     },
     async close() {
-      if (opts.shareWith) return agora.close();
       try {
-        // Events still queued would be written into the dropped database, bringing it back.
-        await agora.eventsWritten();
-        await agora.db.dropDatabase();
+        if (opts.shareWith) return await agora.close();
+        try {
+          // Events still queued would be written into the dropped database, bringing it back.
+          await agora.eventsWritten();
+          await agora.db.dropDatabase();
+        } finally {
+          await agora.close();
+        }
       } finally {
-        await agora.close();
-        fs.rmSync(dataDir, { recursive: true, force: true });
+        // The data directory goes with the last instance using it (one that shares it may close
+        // after its owner), even when closing failed.
+        release(dataDir);
       }
     },
   };

@@ -30,7 +30,12 @@ it('closes a connection more than LIVE_QUEUE_LIMIT messages behind (1008), keeps
   }
   const healthy = liveClient(wsUrlOf(s.url));
   const sub = healthy.subscribe(query, { id: topic.id36 });
-  await new Promise((r) => setTimeout(r, 500));
+  // Every subscription registered before the comments are posted: a subscription begins at the
+  // log's end when it is registered, so one registered late (a loaded machine) would miss them.
+  const subscriptions = async () => (await s.agora.metrics.liveSubscriptions.get()).values[0]?.value ?? 0;
+  const ready = Date.now() + 20_000;
+  while ((await subscriptions()) < 101 && Date.now() < ready) await new Promise((r) => setTimeout(r, 50));
+  expect(await subscriptions()).toBe(101);
   // The slow client stops reading: what the server writes piles up in its buffers, then in the queue.
   (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
   const big = 'x'.repeat(40_000);

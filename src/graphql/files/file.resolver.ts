@@ -10,6 +10,7 @@ import type { GraphQLContext } from '../context';
 import { domainExtensions } from '../errors';
 import { toGlobalId } from '../node/global-id';
 import { GraphQLUpload, Upload } from '../uploads';
+import { watchBodyPace } from '../../core/body-pace';
 import { FileFacts, FileInfo, ResumableUpload, UploadedFile } from './file.types';
 import { GraphQLSafeInt } from 'graphql-scalars';
 
@@ -108,7 +109,15 @@ async function store(ctx: GraphQLContext, file: Upload, o: UploadOptions): Promi
       until: responseEnded(ctx.reply.raw),
       read: async () => {
         const upload = await file.promise;
-        const received = await ctx.services.files.uploads.receive(upload.createReadStream());
+        // The body must keep its pace (body-pace.ts), as on PUT /upload: a stalled or crawling
+        // request is ended with 408 and its slot freed (the multipart onSend hook closes it).
+        const pace = watchBodyPace(ctx.request.raw, ctx.services.files.settings);
+        let received;
+        try {
+          received = await ctx.services.files.uploads.receive(upload.createReadStream(), pace.signal);
+        } finally {
+          pace.stop();
+        }
         const options = {
           requestedName: o.filename ?? upload.filename.slice(upload.filename.lastIndexOf('/') + 1),
           randomize: o.randomize === true,

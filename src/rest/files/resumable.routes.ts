@@ -9,7 +9,7 @@ import { AppError, classifyError, ValidationError } from '../../core/errors';
 import { responseEnded } from '../../core/files-headers';
 import type { ResumableOptions, ResumableState, UploadResult } from '../../files';
 import { prefersJson } from './accept';
-import { watchBodyPace } from './body-pace';
+import { watchBodyPace } from '../../core/body-pace';
 import { credentialsOf, FilesRouteContext, mediaTypeOf } from './context';
 import { handleFilesError, JSON_TYPE, sendError, TEXT_TYPE } from './errors';
 import { continueReading } from './expect-continue';

@@ -8,7 +8,7 @@ import { credentialsOf, FilesRouteContext, mediaTypeOf, contentTypeOf } from './
 import { JSON_TYPE, TEXT_TYPE } from './errors';
 import { badRequest, FormUpload, readMultipart, readUrlEncoded } from './forms';
 import { continueReading } from './expect-continue';
-import { watchBodyPace } from './body-pace';
+import { watchBodyPace } from '../../core/body-pace';
 import { baseUrl, filesHeader, isServerPath, isTruthy, nonEmpty, passesOriginCheck } from './http';
 import { presentUpload } from './presenter';
 

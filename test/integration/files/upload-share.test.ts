@@ -294,6 +294,41 @@ describe('a body that stalls or crawls', () => {
     sock.destroy();
   }, 20_000);
 
+  it(`a GraphQL uploadFile whose file part stops is answered 408 REQUEST_TIMEOUT, the slot freed, nothing kept, \
+and the answer is read while the client keeps the connection open`, async () => {
+    const before = (await metadata(s)).length;
+    const boundary = 'paceBoundary';
+    const part = (field: string, value: string, file?: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"${file ? `; filename="${file}"` : ''}\r\n\r\n` +
+      value;
+    const query = 'mutation($file: Upload!) { uploadFile(file: $file) { filename } }';
+    // The file part begins and then nothing more comes: the body is declared far longer.
+    const body =
+      `${part('operations', JSON.stringify({ query, variables: { file: null } }))}\r\n` +
+      `${part('map', JSON.stringify({ '0': ['variables.file'] }))}\r\n` +
+      part('0', 'the first bytes of the file', 'stalled.txt');
+    const sock = net.connect(port, '127.0.0.1');
+    let data = '';
+    sock.on('data', (d: Buffer) => (data += d.toString('latin1')));
+    sock.on('error', () => {});
+    const started = Date.now();
+    sock.write(
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.2.0.3\r\nApollo-Require-Preflight: true\r\n' +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${body}`,
+    );
+    try {
+      await eventually(() => expect(data).toContain('REQUEST_TIMEOUT'), 8000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+      expect(data).toMatch(/^HTTP\/1\.1 408 /);
+      expect(data.toLowerCase()).toContain('\r\nconnection: close');
+      await eventually(() => expect(s.agora.services.files.uploads.inProgress).toBe(0));
+      await eventually(async () => expect((await storeCounts(s)).temporary).toBe(0));
+      expect((await metadata(s)).length).toBe(before);
+    } finally {
+      sock.destroy();
+    }
+  }, 20_000);
+
   it('an upload at full speed is not affected (16 MiB through the same rules)', async () => {
     const body = Buffer.alloc(16 * 1024 * 1024, 0x66);
     const res = await request(s.url, 'PUT', '/upload/fast.bin', { body });

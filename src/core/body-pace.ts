@@ -3,7 +3,9 @@
  * FILES_UPLOAD_MIN_RATE_PERIOD): without it a client holds its upload slot for the whole request
  * timeout by sending a byte every few seconds, and a hundred such sockets hold every slot. A body
  * that stalls or crawls is ended with 408 `Request timeout` (RequestTimeoutError), answered in the
- * door's format; the connection then closes, lingering (errors.ts).
+ * door's format; the connection then closes, lingering (REST: rest/files/errors.ts; GraphQL
+ * multipart: graphql/uploads/multipart.ts). Every upload of both doors is watched: PUT and POST
+ * /upload, tus PATCHes, and GraphQL's uploadFile.
  *
  * Bytes are counted on the connection (`socket.bytesRead`), so every framing counts alike (raw,
  * chunked, multipart, url-encoded), fields before the file part included. Time during which this
@@ -11,8 +13,8 @@
  * batch, or not read yet) is not the client's: it counts neither as a stall nor against the rate.
  */
 import type { IncomingMessage } from 'node:http';
-import type { FilesConfig } from '../../config';
-import { RequestTimeoutError } from '../../core/errors';
+import type { FilesConfig } from '../config';
+import { RequestTimeoutError } from './errors';
 
 export type PaceRules = Pick<FilesConfig, 'uploadStallSeconds' | 'uploadMinRate' | 'uploadMinRateSeconds'>;
 

@@ -200,25 +200,30 @@ it('runs the urql snippet on Node: a topic tree goes through graphcache without 
   expect(out.split('\n')).toHaveLength(2);
 });
 
-it('runs the tus-js-client snippet on Node: the finished upload answers what PUT /upload would', async () => {
-  const snippet = here(block('The same with [tus-js-client]', 'js'));
-  // `file` in the form the snippet's comment gives for Node, from a folder holding big.iso.
-  expect(snippet).toContain("on Node a Buffer or fs.createReadStream('big.iso')");
-  const bytes = crypto.randomBytes(3_000_000);
-  await fs.promises.writeFile(path.join(dir, 'big.iso'), bytes);
-  const given = "import fs from 'node:fs';\nconst file = fs.createReadStream('big.iso');\n";
-  const before = Math.floor(Date.now() / 1000);
-  // It prints the answer's JSON as Node's console shows an object, closed by `}` on a line of its own.
-  const out = await runModule('tus.mjs', `${given}${snippet}`, /^\}$|Error/m);
-  const after = Math.floor(Date.now() / 1000);
-  expect(out).toMatch(/^\{\n/);
-  expect(out).toMatch(/^ {2}filename: 'big\d*\.iso',$/m);
-  expect(out).toContain(`  sha256sum: '${sha256(bytes)}',\n  size: '3000000',\n`);
-  // Files-Expiry: 86400 went with the creation.
-  const expiry = Number(/^ {2}expiry: '(\d+)',$/m.exec(out)?.[1]);
-  expect(expiry).toBeGreaterThanOrEqual(before + 86400);
-  expect(expiry).toBeLessThanOrEqual(after + 86400);
-});
+// `file` in both forms the snippet's comment gives for Node, from a folder holding big.iso.
+it.each([
+  ['a ReadStream', "import fs from 'node:fs';\nconst file = fs.createReadStream('big.iso');\n"],
+  ['a Buffer', "import fs from 'node:fs';\nconst file = fs.readFileSync('big.iso');\n"],
+])(
+  'runs the tus-js-client snippet on Node with %s: the finished upload answers what PUT /upload would',
+  async (_, given) => {
+    const snippet = here(block('The same with [tus-js-client]', 'js'));
+    expect(snippet).toContain("on Node a Buffer or fs.createReadStream('big.iso')");
+    const bytes = crypto.randomBytes(3_000_000);
+    await fs.promises.writeFile(path.join(dir, 'big.iso'), bytes);
+    const before = Math.floor(Date.now() / 1000);
+    // It prints the answer's JSON as Node's console shows an object, closed by `}` on a line of its own.
+    const out = await runModule('tus.mjs', `${given}${snippet}`, /^\}$|Error/m);
+    const after = Math.floor(Date.now() / 1000);
+    expect(out).toMatch(/^\{\n/);
+    expect(out).toMatch(/^ {2}filename: 'big\d*\.iso',$/m);
+    expect(out).toContain(`  sha256sum: '${sha256(bytes)}',\n  size: '3000000',\n`);
+    // Files-Expiry: 86400 went with the creation.
+    const expiry = Number(/^ {2}expiry: '(\d+)',$/m.exec(out)?.[1]);
+    expect(expiry).toBeGreaterThanOrEqual(before + 86400);
+    expect(expiry).toBeLessThanOrEqual(after + 86400);
+  },
+);
 
 it('runs the live-updates snippet on Node: a comment posted meanwhile arrives', async () => {
   const snippet = here(block('## Live updates', 'js'));

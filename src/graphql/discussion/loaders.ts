@@ -7,6 +7,7 @@ import { ANONYMOUS } from '../../core/actor';
 import type { CommentView, GroupView, TopicView, UserView } from '../../discussion/views';
 import { GraphQLContext, loader } from '../context';
 import { orNull } from './or-null';
+import { rememberTopicSize } from '../topic-sizes';
 
 /** A value computed once per request (e.g. the groups list, a topic's comment tree). */
 export function memo<T>(ctx: GraphQLContext, key: string, create: () => T): T {
@@ -94,6 +95,8 @@ export function groupsByPath(ctx: GraphQLContext): Promise<Map<string, GroupView
 
 export function primeTopic(ctx: GraphQLContext, t: TopicView): void {
   topicsById(ctx).clear(t.id).prime(t.id, t);
+  // The cost estimate of the next operations naming it needs no read of its own (topic-sizes.ts).
+  rememberTopicSize(services(ctx), t.id, t.commentCount);
 }
 
 export function primeUser(ctx: GraphQLContext, u: UserView): void {

@@ -155,6 +155,30 @@ comments`, () => {
   });
 });
 
+describe('the cost estimate of a topic named by id', () => {
+  it.each([
+    ['anonymous', false],
+    ['logged in', true],
+  ])(
+    'costs no read of its own once a read saw the topic: the same commands as REST GET /topic/{id} (%s)',
+    async (_label, logged) => {
+      const q = `{ topic(id: "${big.id36}") { title threads(first: 10) { nodes { comment { id } } } } }`;
+      const token = logged ? viewer.token : undefined;
+      await measure(q, token);
+      const { commands } = await measure(q, token);
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      await fetch(`${s.url}/api/beta/topic/${big.id36}`, { headers });
+      const rest = await s.countCommands(async () => {
+        const r = await fetch(`${s.url}/api/beta/topic/${big.id36}`, { headers });
+        expect(r.status).toBe(200);
+        return r.text();
+      });
+      console.info(`topic(id) ${_label}: GraphQL ${commands}, REST ${rest.commands} commands`);
+      expect(commands).toBeLessThanOrEqual(rest.commands);
+    },
+  );
+});
+
 describe('user { history(first: 100) } with fragments on the union', () => {
   const Q =
     '{ user(username: "alice") { history(first: 100) { edges { node { ... on Topic { group { path } } ' +

@@ -8,7 +8,8 @@
  * graphql-jit compiles it) and reads the RSS again once they stop.
  *
  *   npm run build && node bench/abuse.js
- *   ABUSE_DISTINCT=10000 ABUSE_COMMENTS=300   (defaults)
+ *   ABUSE_DISTINCT=10000 ABUSE_COMMENTS=300 ABUSE_SETTLE_SECONDS=30   (defaults)
+ *   ABUSE_ONLY_DISTINCT=1   only the distinct documents; BENCH_NODE_ARGS adds V8 flags to the server's
  *
  * Targets: every attack answered within 1.5 s (per request; the distinct-documents attack is many
  * requests, each held to it), /healthz never waits more than 300 ms, RSS growth over the catalog
@@ -23,11 +24,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const WebSocket = require('ws');
-const { startDatabase, startAgora, tempDir } = require('./lib/agora');
+const { startDatabase, startAgora, tempDir, benchNodeArgs } = require('./lib/agora');
 const { rssBytes } = require('./lib/memory');
 
 const DISTINCT = Number(process.env.ABUSE_DISTINCT ?? 10_000);
 const COMMENTS = Number(process.env.ABUSE_COMMENTS ?? 300);
+/** "Once they stop": how long the server is left quiet before the distinct documents' RSS is read. */
+const SETTLE_SECONDS = Number(process.env.ABUSE_SETTLE_SECONDS ?? 30);
 const MAX_SECONDS = Number(process.env.ABUSE_MAX_SECONDS ?? 900);
 const ANSWER_MS = 1500;
 const HEALTH_MS = 300;
@@ -247,11 +250,17 @@ async function distinctAttack(pid) {
   );
   const seconds = (performance.now() - started) / 1000;
   const rssPeak = rssBytes(pid);
-  // "Once they stop": a quiet moment for the collector, then the resident set.
-  await new Promise((r) => setTimeout(r, 10_000));
+  // "Once they stop": a quiet moment for the collector (V8's memory reducer acts after some seconds
+  // of low allocation), then the resident set; sampled every 5 s meanwhile, for the report.
+  const settling = [];
+  for (let t = 5; t <= SETTLE_SECONDS; t += 5) {
+    await new Promise((r) => setTimeout(r, 5_000));
+    settling.push(+(rssBytes(pid) / MiB).toFixed(1));
+  }
   return {
     rssBefore,
     rssPeak,
+    settling,
     rssAfter: rssBytes(pid),
     heapBefore,
     heapAfter: await heapUsedMiB(),
@@ -345,6 +354,7 @@ async function main() {
       rssBeforeMiB: +(d.rssBefore / MiB).toFixed(1),
       rssPeakMiB: +(d.rssPeak / MiB).toFixed(1),
       rssAfterMiB: +(d.rssAfter / MiB).toFixed(1),
+      rssSettlingMiB: d.settling,
       heapBeforeMiB: d.heapBefore,
       heapAfterMiB: d.heapAfter,
       seconds: +d.seconds.toFixed(1),
@@ -367,6 +377,7 @@ async function main() {
     results.loadAverage = os.loadavg().map((l) => +l.toFixed(2));
     const gib = (os.totalmem() / 1024 ** 3).toFixed(0);
     results.machine = `${os.cpus().length} cores, ${gib} GiB, Node ${process.version}`;
+    results.serverNodeArgs = benchNodeArgs().join(' ');
     write(results);
   } catch (err) {
     log(`setup or run failed: ${err.stack ?? err}`);
@@ -383,7 +394,8 @@ function distinctLine(d) {
   return (
     `Distinct documents: ${d.name} (${d.requests} requests, ${d.refused} refused, ${d.seconds} s): ` +
     `slowest answer ${d.answerMs} ms, longest /healthz ${d.healthzMaxMs} ms, RSS ${d.rssBeforeMiB} → peak ` +
-    `${d.rssPeakMiB} → ${d.rssAfterMiB} MiB 10 s after (V8 heap in use ${d.heapBeforeMiB} → ${d.heapAfterMiB} MiB; ` +
+    `${d.rssPeakMiB} → ${d.rssAfterMiB} MiB ${SETTLE_SECONDS} s after (every 5 s: ` +
+    `${(d.rssSettlingMiB ?? []).join(', ')}; V8 heap in use ${d.heapBeforeMiB} → ${d.heapAfterMiB} MiB; ` +
     `target ≤ +${RSS_DISTINCT / MiB} MiB of RSS): ${d.ok ? 'held' : '**not held**'}.`
   );
 }
@@ -395,7 +407,8 @@ function write(results) {
   const lines = [
     `# Abuse run (bench/abuse.js), ${results.when}`,
     '',
-    `${results.machine}; load average ${results.loadAverage.join(' / ')} (a shared machine: timings are contaminated).`,
+    `${results.machine}; server flags \`${results.serverNodeArgs}\`; load average ${results.loadAverage.join(' / ')} ` +
+      '(a shared machine: timings are contaminated).',
     `Targets: answered ≤ ${ANSWER_MS} ms, /healthz ≤ ${HEALTH_MS} ms, ` +
       `RSS growth ≤ ${RSS_CATALOG / MiB} MiB over the catalog.`,
     '',

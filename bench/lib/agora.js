@@ -167,4 +167,14 @@ async function mongoStats(url) {
   return { commands, seconds };
 }
 
-module.exports = { ROOT, DIST, requireDist, startDatabase, startAgora, tempDir, mongoCommands, mongoStats };
+module.exports = {
+  ROOT,
+  DIST,
+  requireDist,
+  startDatabase,
+  startAgora,
+  tempDir,
+  mongoCommands,
+  mongoStats,
+  benchNodeArgs,
+};

@@ -13,6 +13,7 @@
  */
 import crypto from 'node:crypto';
 import { DiskIoDouble } from '../../helpers/disk-io-double';
+import { Command, commandLog, idsOf, journaledBefore, Logged, onGridFsObject } from '../../helpers/command-log';
 import { watchingCommands } from '../../helpers/exchanges';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { client, JSON_ACCEPT, metadata } from './helpers';
@@ -21,6 +22,8 @@ import { client, JSON_ACCEPT, metadata } from './helpers';
 const SIZES = [10, 300 * 1024, 3 * 1024 * 1024 + 7];
 /** Concurrent uploads: the order must hold for each of them, not only for one at a time. */
 const CONCURRENT = 24;
+/** The GridFS collections that hold an object's bytes. */
+const BYTES = ['filedata.chunks', 'filedata.files'];
 
 async function uploadAll(s: TestServer): Promise<void> {
   const c = client(s);
@@ -34,20 +37,6 @@ async function uploadAll(s: TestServer): Promise<void> {
     ),
   );
   for (const r of all) expect(r.status).toBe(200);
-}
-
-type Command = Record<string, unknown>;
-
-/** The ids of documents a write command touches: inserted `_id`/`files_id`/`objectId`, updated `_id`s. */
-function idsOf(name: string, c: Command): string[] {
-  const ids: unknown[] = [];
-  if (name === 'insert') {
-    for (const d of c.documents as Command[]) ids.push(d.objectId, d.files_id, d._id);
-  } else if (name === 'update' || name === 'delete') {
-    const list = (c.updates ?? c.deletes) as { q: Command }[];
-    for (const u of list) ids.push(u.q._id);
-  }
-  return ids.filter((v) => v !== undefined && v !== null).map(String);
 }
 
 describe('disk store', () => {
@@ -111,56 +100,22 @@ describe('GridFS store', () => {
   });
 
   it('each object is journaled before the metadata insert that answers the upload', async () => {
-    type Seen = { what: 'sent' | 'answered'; name: string; collection: string; ids: string[]; j: unknown };
-    const seen: Seen[] = [];
-    const note = (what: Seen['what']) => (name: string, c: Command) =>
-      seen.push({
-        what,
-        name,
-        collection: String(c[name]),
-        ids: idsOf(name, c),
-        j: (c.writeConcern as Command | undefined)?.j,
-      });
-    await watchingCommands(s, () => uploadAll(s), note('sent'), note('answered'));
+    const log = await commandLog(s, () => uploadAll(s));
     const docs = (await metadata(s)) as { objectId: string }[];
     expect(docs).toHaveLength(SIZES.length + CONCURRENT);
     for (const { objectId: id } of docs) {
-      const insert = seen.findIndex(
+      const insert = log.findIndex(
         (e) => e.what === 'sent' && e.name === 'insert' && e.collection === 'files' && e.ids.includes(id),
       );
       expect(insert).toBeGreaterThan(0);
-      expect(seen[insert]!.j).toBe(true);
-      const isByteWrite = (e: Seen) =>
-        e.name === 'insert' &&
-        (e.collection === 'filedata.chunks' || e.collection === 'filedata.files') &&
-        e.ids.includes(id);
-      const byteWrites = seen.filter((e) => e.what === 'sent' && isByteWrite(e));
+      expect(log[insert]!.j).toBe(true);
+      const onObject = onGridFsObject(id);
+      const isByteWrite = (e: Logged) => e.name === 'insert' && BYTES.includes(e.collection) && onObject(e);
       // At least one chunk and the files document.
-      expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(['filedata.chunks', 'filedata.files']));
-      const lastAnswered = seen.reduce((last, e, i) => (e.what === 'answered' && isByteWrite(e) ? i : last), -1);
-      expect(seen.filter((e) => e.what === 'answered' && isByteWrite(e))).toHaveLength(byteWrites.length);
-      expect(lastAnswered).toBeLessThan(insert);
-      // A journaled write of the store's, sent after the bytes were acknowledged, answered before the insert.
-      const barrier = seen.findIndex(
-        (e, i) =>
-          i > lastAnswered &&
-          e.what === 'sent' &&
-          e.j === true &&
-          e.collection.startsWith('filedata.') &&
-          e.ids.includes(id),
-      );
-      const answered =
-        barrier > 0 &&
-        seen.some(
-          (e, i) =>
-            i > barrier &&
-            i < insert &&
-            e.what === 'answered' &&
-            e.j === true &&
-            e.ids.includes(id) &&
-            e.collection.startsWith('filedata.'),
-        );
-      expect({ id, journaled: barrier > 0 && barrier < insert && answered }).toEqual({ id, journaled: true });
+      const byteWrites = log.filter((e) => e.what === 'sent' && isByteWrite(e));
+      expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(BYTES));
+      // Each answered, then a journaled write of the store's sent and answered, before the insert.
+      expect({ id, journaled: journaledBefore(log, insert, isByteWrite, onObject) }).toEqual({ id, journaled: true });
     }
   });
 });

@@ -84,6 +84,9 @@ export function journaledBefore(
   });
 }
 
+/** The collections of the GridFS bucket 'filedata' that hold an object's bytes. */
+export const GRIDFS_BYTES = ['filedata.chunks', 'filedata.files'];
+
 /** The commands on a GridFS object `id`: on its bucket's collections (chunks, files, markers) naming it. */
 export function onGridFsObject(id: string, bucket = 'filedata'): (e: Logged) => boolean {
   return (e) => e.collection.startsWith(`${bucket}.`) && e.ids.includes(id);

@@ -13,7 +13,15 @@
  */
 import crypto from 'node:crypto';
 import { DiskIoDouble } from '../../helpers/disk-io-double';
-import { Command, commandLog, idsOf, journaledBefore, Logged, onGridFsObject } from '../../helpers/command-log';
+import {
+  Command,
+  commandLog,
+  GRIDFS_BYTES,
+  idsOf,
+  journaledBefore,
+  Logged,
+  onGridFsObject,
+} from '../../helpers/command-log';
 import { watchingCommands } from '../../helpers/exchanges';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { client, JSON_ACCEPT, metadata } from './helpers';
@@ -22,8 +30,6 @@ import { client, JSON_ACCEPT, metadata } from './helpers';
 const SIZES = [10, 300 * 1024, 3 * 1024 * 1024 + 7];
 /** Concurrent uploads: the order must hold for each of them, not only for one at a time. */
 const CONCURRENT = 24;
-/** The GridFS collections that hold an object's bytes. */
-const BYTES = ['filedata.chunks', 'filedata.files'];
 
 async function uploadAll(s: TestServer): Promise<void> {
   const c = client(s);
@@ -110,10 +116,10 @@ describe('GridFS store', () => {
       expect(insert).toBeGreaterThan(0);
       expect(log[insert]!.j).toBe(true);
       const onObject = onGridFsObject(id);
-      const isByteWrite = (e: Logged) => e.name === 'insert' && BYTES.includes(e.collection) && onObject(e);
+      const isByteWrite = (e: Logged) => e.name === 'insert' && GRIDFS_BYTES.includes(e.collection) && onObject(e);
       // At least one chunk and the files document.
       const byteWrites = log.filter((e) => e.what === 'sent' && isByteWrite(e));
-      expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(BYTES));
+      expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(GRIDFS_BYTES));
       // Each answered, then a journaled write of the store's sent and answered, before the insert.
       expect({ id, journaled: journaledBefore(log, insert, isByteWrite, onObject) }).toEqual({ id, journaled: true });
     }

@@ -13,7 +13,7 @@
  * writes (chunks, files document) before the metadata insert.
  */
 import crypto from 'node:crypto';
-import { commandLog, journaledBefore, Logged, onGridFsObject } from '../../helpers/command-log';
+import { commandLog, GRIDFS_BYTES, journaledBefore, Logged, onGridFsObject } from '../../helpers/command-log';
 import { DiskIoDouble } from '../../helpers/disk-io-double';
 import { watchingCommands } from '../../helpers/exchanges';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -112,11 +112,11 @@ describe('resumable uploads on the GridFS store', () => {
 
     const docs = (await metadata(s)) as { objectId: string; filename: string }[];
     expect(docs.map((d) => d.filename)).toEqual(['resumed-gridfs.bin']);
-    const doc = docs[0];
-    const onObject = onGridFsObject(doc!.objectId);
-    const isChunkWrite = (e: Logged) =>
-      ['insert', 'update'].includes(e.name) && e.collection === 'filedata.chunks' && onObject(e);
-    const isByteWrite = (e: Logged) => isChunkWrite(e) || (e.collection === 'filedata.files' && onObject(e));
+    const id = docs[0]!.objectId;
+    const onObject = onGridFsObject(id);
+    const isWrite = (e: Logged) => ['insert', 'update'].includes(e.name) && onObject(e);
+    const isChunkWrite = (e: Logged) => isWrite(e) && e.collection === 'filedata.chunks';
+    const isByteWrite = (e: Logged) => isWrite(e) && GRIDFS_BYTES.includes(e.collection);
 
     // 1. Each PATCH: its chunk writes answered, then journaled, before the (journaled) offset update.
     const offsets = log
@@ -142,12 +142,12 @@ describe('resumable uploads on the GridFS store', () => {
 
     // 2. The object (its chunks and files document) journaled before the metadata insert, itself j: true.
     const insert = log.findIndex(
-      (e) => e.what === 'sent' && e.name === 'insert' && e.collection === 'files' && e.ids.includes(doc!.objectId),
+      (e) => e.what === 'sent' && e.name === 'insert' && e.collection === 'files' && e.ids.includes(id),
     );
     expect(insert).toBeGreaterThan(offsets.at(-1)!.i);
     expect(log[insert]!.j).toBe(true);
     const byteWrites = log.filter((e, i) => i < insert && e.what === 'sent' && isByteWrite(e));
-    expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(['filedata.chunks', 'filedata.files']));
+    expect(new Set(byteWrites.map((e) => e.collection))).toEqual(new Set(GRIDFS_BYTES));
     expect(journaledBefore(log, insert, isByteWrite, onObject)).toBe(true);
 
     // 3. An ordinary file now.

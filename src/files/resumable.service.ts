@@ -23,6 +23,7 @@ import { SNIFF_WINDOW } from './mime';
 import { fileTooLarge } from './receive';
 import type { ResumableRecord, ResumableRepository } from './resumable.repository';
 import { RunningHash, RunningHashes } from './running-hash';
+import type { UploadSlot } from './upload-gate';
 import type { UploadOptions, UploadResult, UploadService } from './upload.service';
 
 type Logger = { warn(obj: unknown, msg?: string): void };
@@ -177,15 +178,23 @@ export class ResumableService {
     if (request.offset !== record.offset) throw offsetMismatch();
     const room = record.length - record.offset;
     if (request.declaredSize !== undefined && request.declaredSize > room) throw fileTooLarge();
-    const slot = await this.uploads.admit(request.clientAddress, { counted: false });
-    void request.until.then(
-      () => slot.release(),
-      () => slot.release(),
-    );
+    // The lease before the upload slot: a PATCH racing the upload's writer is told 423 (retry this
+    // upload later), whatever the crowd at its address; only a writer takes a slot.
     const owner = crypto.randomBytes(12).toString('hex');
     const locked = await this.repo.lock(id, owner, new Date(), LEASE_MS);
     if (!locked) throw uploadLocked();
     record = locked;
+    let slot: UploadSlot;
+    try {
+      slot = await this.uploads.admit(request.clientAddress, { counted: false });
+    } catch (err) {
+      await this.repo.unlock(id, owner).catch(() => {});
+      throw err;
+    }
+    void request.until.then(
+      () => slot.release(),
+      () => slot.release(),
+    );
     // Expired while this request waited for the lease: the sweep may be removing it.
     if (record.expiresAt.getTime() <= Date.now()) {
       await this.repo.unlock(id, owner).catch(() => {});

@@ -26,8 +26,9 @@
  * users, 60 tagged topics with comment trees of up to ~40 comments, and 200 stored files of 1 KiB–1 MiB
  * (downloaded with a Zipf-like popularity; the object cache's hit rate is reported). Every
  * request comes from 127.0.0.1, so the per-address upload and registration limits are switched off
- * for the run (FILES_UPLOAD_RATE_LIMIT=0, REGISTRATION_RATE_LIMIT=0; they would turn a single-address
- * load generator into 429s); the global cap on concurrent uploads stays at its default.
+ * for the run (FILES_UPLOAD_RATE_LIMIT=0, FILES_MAX_UPLOADS_PER_ADDRESS=0, REGISTRATION_RATE_LIMIT=0:
+ * they would turn a single-address load generator into 429s); the global cap on concurrent uploads
+ * stays at its default.
  */
 'use strict';
 const { gql } = require('./lib/graphql');
@@ -613,7 +614,12 @@ async function main() {
     agora = await startAgora({
       mongoUri: `${db.uri.replace(/\/$/, '')}/agora_load`,
       dataDir: path.join(workDir, 'agora'),
-      env: { DEMO_SEED: 'true', FILES_UPLOAD_RATE_LIMIT: '0', REGISTRATION_RATE_LIMIT: '0' },
+      env: {
+        DEMO_SEED: 'true',
+        FILES_UPLOAD_RATE_LIMIT: '0',
+        FILES_MAX_UPLOADS_PER_ADDRESS: '0',
+        REGISTRATION_RATE_LIMIT: '0',
+      },
       onOutput: watcher.onOutput,
     });
     const started = Date.now();

@@ -342,12 +342,9 @@ export function graphqlMultipart(app: FastifyInstance, limits: MultipartLimits):
       state.responding = true;
       if (state.aborted || state.ended) return payload;
       if (state.limitHit || reply.statusCode === 413 || reply.statusCode === 429 || reply.statusCode === 408) {
-        // Do not store the rest of an oversized, refused (rate-limited) or too slow upload: answer
-        // and close. Except after 413, what the client still sends is read into nothing for a while
-        // (lingering-close.ts), so the answer reaches it instead of a reset.
+        // Do not read the rest of an oversized, refused (rate-limited) or too slow upload: answer and close.
         request.raw.unpipe(state.bb);
         reply.header('connection', 'close');
-        if (!state.limitHit && reply.statusCode !== 413 && !request.raw.complete) lingerAfterAnswer(request.raw);
         return payload;
       }
       state.drain();

@@ -430,7 +430,7 @@ function write(results) {
     `# Abuse run (bench/abuse.js), ${results.when}`,
     '',
     `${results.machine}; server flags \`${results.serverNodeArgs}\`; load average ${results.loadAverage.join(' / ')} ` +
-      '(a shared machine: timings are contaminated).',
+      '(timings move with whatever else runs: read the load against the core count).',
     `Targets: answered ≤ ${ANSWER_MS} ms, /healthz ≤ ${HEALTH_MS} ms, ` +
       `RSS growth ≤ ${RSS_CATALOG / MiB} MiB over the catalog.`,
     '',

@@ -38,10 +38,9 @@ module.exports = {
   // Its transform cache inside the repository (ignored by git), not in /tmp: npm test leaves nothing outside.
   cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   maxWorkers: 2,
-  // A worker whose heap passed this after a test file is replaced by a fresh one. Without it each of the two
-  // workers ended the run at ~1.3 GiB of heap (2.7 GiB RSS: every file loads the app's modules anew) and
-  // took over Jest's 500 ms to exit after its 'exit' event, which Jest reports as a worker "failed to exit
-  // gracefully" though no handle was open (5 runs in 5; with the limit: 4 replacements, none forced).
+  // A worker whose heap passed this after a test file is replaced by a fresh one. Every file loads the app's
+  // modules anew, so a worker's heap grows with each; a worker that large outlasted Jest's 500 ms to exit,
+  // which Jest reports as a worker "failed to exit gracefully" though no handle was open (issue 44's note).
   workerIdleMemoryLimit: '800MB',
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },

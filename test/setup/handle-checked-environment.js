@@ -24,9 +24,15 @@ function counts() {
 
 function grown(before, after) {
   const more = [];
-  for (const [type, n] of after) if (n > (before.get(type) ?? 0)) more.push(`${type} ×${n - (before.get(type) ?? 0)}`);
+  for (const [type, n] of after) {
+    const extra = n - (before.get(type) ?? 0);
+    if (extra > 0) more.push(`${type} ×${extra}`);
+  }
   return more;
 }
+
+/** A test file's path from the repository's test/ folder on. */
+const shortName = (testPath) => testPath.replace(/.*\/test\//, 'test/');
 
 /**
  * The open TCP sockets this worker opened (net.client.socket) or accepted (net.server.socket), each with
@@ -75,7 +81,7 @@ class HandleCheckedEnvironment extends TestEnvironment {
     await super.setup();
     this.before = counts();
     this.generation = ++current.generation;
-    current.file = this.testPath.replace(/.*\/test\//, 'test/');
+    current.file = shortName(this.testPath);
   }
 
   async teardown() {
@@ -85,8 +91,8 @@ class HandleCheckedEnvironment extends TestEnvironment {
       more = grown(this.before, counts());
     }
     await super.teardown();
-    const before = earlier.slice(-3).map((p) => p.replace(/.*\/test\//, 'test/'));
-    earlier.push(this.testPath);
+    const before = earlier.slice(-3);
+    earlier.push(shortName(this.testPath));
     if (more.length === 0) return;
     throw new Error(
       `${this.testPath} left open after its last hook (${SETTLE_MS} ms later): ${more.join(', ')}.` +

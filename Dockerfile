@@ -29,20 +29,21 @@ EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", \
        "fetch('http://127.0.0.1:4000/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# No heap shrinking while idle (memory reducer) and a young generation that stays at V8's default maximum
-# (16 MB semi-spaces): after an idle spell V8 shrank both, and under the next burst of uploads it ran a
-# full GC every ~10 requests, doubling their CPU (README, Performance). An old generation allowed to
-# reach 128 MB before its first full GC: with the ~35 MB V8 keeps live, the room left after each full
-# GC was smaller than the young generation, so under a burst of slow uploads V8 started a full GC
-# every ~20 requests and their CPU doubled (bench/README.md). A young generation that may grow to 128 MB
-# semi-spaces under load: with 200 connections a request's objects outlived the 16 MB default's
-# scavenges and were promoted, then collected by full GCs (server CPU per request -5 to -15 % in
-# bench/load.js at 64 MB, for ~100 MB more peak RSS; 128 MB gave ~6 % more requests per second than
-# 64, for ~110 MB more).
+# No heap shrinking while idle (memory reducer): after an idle spell V8 shrank the heap, and under the
+# next burst of uploads it ran a full GC every ~10 requests, doubling their CPU (README, Performance).
+# An old generation allowed to reach 128 MB before its first full GC: with the ~35 MB V8 keeps live, the
+# room left after each full GC was smaller than the young generation, so under a burst of slow uploads
+# V8 started a full GC every ~20 requests and their CPU doubled (bench/README.md).
+# The rest bounds what a burst leaves resident, because nothing gives it back afterwards (issue 40): a
+# young generation of at most 32 MB semi-spaces (V8 keeps the semi-spaces a burst grew, 256 MB at 128 MB
+# ones) and an old generation that grows by half its live size between full GCs instead of up to 4x.
+# 10,000 distinct GraphQL documents (bench/abuse.js) then leave RSS +108 MiB instead of +438 MiB, and
+# bench/load.js peaks at ~290 MiB instead of ~610, for ~10-15 % more server CPU per request under load
+# (bench/README.md, decisions). 128 MB semi-spaces gave ~6 % more requests per second than 64.
 # No compilation cache: V8 keeps the code of every `new Function` source it compiled, keyed by the
 # source, for as long as it likes; graphql-jit compiles each GraphQL document into such sources, so a
 # client sending thousands of distinct documents grew the heap without bound (bench/abuse.js: 3,000
 # distinct documents, 1.5 GiB of heap in use 30 s after; with the flag the heap levels off, bounded by
 # the compiled-query cache's budget). Node and the other libraries compile each source once anyway.
-CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=128", "--initial-old-space-size=128", \
-     "--no-memory-reducer", "--no-compilation-cache", "dist/main.js"]
+CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=32", "--initial-old-space-size=128", \
+     "--heap-growing-percent=50", "--no-memory-reducer", "--no-compilation-cache", "dist/main.js"]

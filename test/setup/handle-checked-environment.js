@@ -91,13 +91,13 @@ class HandleCheckedEnvironment extends TestEnvironment {
       more = grown(this.before, counts());
     }
     await super.teardown();
-    const before = earlier.slice(-3);
+    const previous = earlier.slice(-3);
     earlier.push(shortName(this.testPath));
     if (more.length === 0) return;
     throw new Error(
       `${this.testPath} left open after its last hook (${SETTLE_MS} ms later): ${more.join(', ')}.` +
         ' Close what the file opens in afterAll/afterEach.' +
-        ` This worker (pid ${process.pid}) ran before it: ${before.join(', ') || 'nothing'}.` +
+        ` This worker (pid ${process.pid}) ran before it: ${previous.join(', ') || 'nothing'}.` +
         openSockets(this.generation),
     );
   }

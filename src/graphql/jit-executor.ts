@@ -23,15 +23,19 @@ import {
   BREAK,
   DocumentNode,
   execute,
+  getNamedType,
   getVariableValues,
   GraphQLError,
   GraphQLSchema,
+  isEnumType,
   isInterfaceType,
   isUnionType,
   printSchema,
+  TypeInfo,
   valueFromASTUntyped,
   VariableDefinitionNode,
   visit,
+  visitWithTypeInfo,
 } from 'graphql';
 import { CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
@@ -92,6 +96,37 @@ export function hasStringLiteral(document: DocumentNode): boolean {
       return BREAK;
     },
   });
+  return found;
+}
+
+/**
+ * Whether `document` selects a field of an enum type anywhere (fragments included).
+ *
+ * Why it matters: by default graphql-jit checks and serializes every leaf through a runtime call
+ * that is handed, eagerly, the field's location and response path as fresh arrays; on a topics page
+ * that was ~5 KB of garbage per topic and a third of GraphQL's extra CPU over REST (bench/api.js).
+ * Its `disableLeafSerialization` keeps the null and error checks and hands on the resolved value of
+ * a built-in scalar or enum as it is. That is graphql-js's answer when the value is already in its
+ * serialized form, which our resolvers give for String, ID, Int and Boolean (the view builders make
+ * them; test/integration/graphql/executor-parity.test.ts runs every such field of the schema through
+ * both executors). Not for enums: ours map names to other internal values (ACTIVITY is 'activity'),
+ * so an operation that selects one keeps the serialization.
+ */
+export function selectsEnumField(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const type = typeInfo.getType();
+        if (type && isEnumType(getNamedType(type))) {
+          found = true;
+          return BREAK;
+        }
+      },
+    }),
+  );
   return found;
 }
 
@@ -164,8 +199,9 @@ export function jitGateway(schema: GraphQLSchema, options: JitOptions): GatewayI
     const name = rc.operationName ?? '';
     let query = plan.operations.get(name);
     if (!query) {
-      query = compileQuery(schema, rc.document, rc.operationName ?? undefined) as
-        CompiledQuery | GatewayExecutionResult;
+      query = compileQuery(schema, rc.document, rc.operationName ?? undefined, {
+        disableLeafSerialization: !selectsEnumField(schema, rc.document),
+      }) as CompiledQuery | GatewayExecutionResult;
       plan.operations.set(name, query);
       const bytes = COMPILED_BYTES_FIXED + COMPILED_BYTES_PER_SELECTION * expandedSelections(rc.document);
       // A new entry each time: the cache measures an entry when it is set, evicting others to make room.

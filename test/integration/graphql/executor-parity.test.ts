@@ -7,7 +7,26 @@
  * 400 "Internal server error"), directives on fields, spreads and inline fragments, named fragments,
  * aliases, variables of every input type the schema takes (Int, Boolean, ID, String, enums, lists,
  * input objects), explicit nulls and bad values.
+ *
+ * The server compiles every document at once (GRAPHQL_JIT_COMPILE_AFTER=0), so no answer of the
+ * first path comes from graphql-js. graphql-jit hands on the values of built-in scalars unserialized
+ * (jit-executor.ts, selectsEnumField): generated documents select every String, ID, Int, Float and
+ * Boolean field a query can reach, so a resolver that gives such a field a value in another form
+ * than graphql-js would serialize it to (a number for a String, say) fails here.
  */
+import {
+  getNamedType,
+  GraphQLField,
+  GraphQLNamedType,
+  GraphQLSchema,
+  isAbstractType,
+  isEnumType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+  isSpecifiedScalarType,
+} from 'graphql';
+import { buildGraphQLSchema } from '../../../src/graphql/schema';
 import { startTestServer, TestServer } from '../../helpers/server';
 import { Factory, TestUser } from '../../helpers/factories';
 import type { TopicView } from '../../../src/discussion/views';
@@ -18,9 +37,16 @@ let s: TestServer;
 let alice: TestUser;
 let topic: TopicView;
 let commentId: string;
+let filename: string;
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // Generated whole-schema documents (below) need more than the default token and alias limits.
+  s = await startTestServer({
+    GRAPHQL_JIT_COMPILE_AFTER: '0',
+    GRAPHQL_MAX_ALIASES: '2000',
+    GRAPHQL_MAX_TOKENS: '100000',
+    GRAPHQL_MAX_SELECTIONS: '20000',
+  });
   const f = new Factory(s, { group: 'tech' });
   alice = await f.user('alice');
   const bob = await f.user('bob');
@@ -33,6 +59,10 @@ beforeAll(async () => {
   await f.comment(alice, topic, { markdown: 'A reply', parent: c1 });
   commentId = c1.id36;
   await f.voteTopic(bob, topic);
+  await f.voteComment(alice, c1);
+  await f.label(alice, c1, 'exemplary', 'Well put');
+  await f.visit(alice, topic);
+  filename = ((await f.upload('notes.txt', 'some notes')) as { filename: string }).filename;
 });
 afterAll(async () => s?.close());
 
@@ -136,6 +166,122 @@ const CORPUS: Case[] = [
   },
 ];
 
+/** Variables for the required arguments of generated selections, by argument name and type. */
+const REQUIRED: Record<string, { variable: string; type: string }> = {
+  id: { variable: 'id', type: 'ID!' },
+  ids: { variable: 'ids', type: '[ID!]!' },
+  username: { variable: 'u', type: 'String!' },
+  path: { variable: 'g', type: 'String!' },
+  filename: { variable: 'f', type: 'String!' },
+};
+/** How many object levels below a root field a generated selection goes. */
+const GENERATED_DEPTH = 6;
+
+/**
+ * A selection of every field of `type` that needs no argument beyond REQUIRED's, objects expanded
+ * while `depth` lasts and never into a type already on the path; enum leaves are left out (they keep
+ * their serialization, see selectsEnumField). Adds each built-in scalar leaf to `covered`, each
+ * variable used to `used`.
+ */
+function selectionOf(
+  schema: GraphQLSchema,
+  type: GraphQLNamedType,
+  path: Set<string>,
+  depth: number,
+  covered: Set<string>,
+  used: Set<string>,
+  /** Prefixes the response names (the fields of each possible type of an abstract one, which may clash). */
+  alias = '',
+): string {
+  if (isAbstractType(type)) {
+    const parts = schema
+      .getPossibleTypes(type)
+      .filter((t) => !path.has(t.name))
+      .map((t) => {
+        const inner = selectionOf(schema, t, new Set([...path, t.name]), depth, covered, used, `${t.name}_`);
+        return inner ? `... on ${t.name} { ${inner} }` : '';
+      });
+    return ['__typename', ...parts.filter(Boolean)].join(' ');
+  }
+  if (!isObjectType(type)) return '';
+  const parts: string[] = [];
+  for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
+    const required = field.args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
+    if (required.some((a) => REQUIRED[a.name]?.type !== String(a.type))) continue;
+    // Pages of two keep the estimated cost of a whole-schema selection within the limit.
+    const given = required.map((a) => `${a.name}: $${REQUIRED[a.name]!.variable}`);
+    if (field.args.some((a) => a.name === 'first' && String(a.type) === 'Int')) given.push('first: 2');
+    const args = given.length ? `(${given.join(', ')})` : '';
+    const named = getNamedType(field.type);
+    const as = alias ? `${alias}${field.name}: ` : '';
+    let part = '';
+    if (isLeafType(named)) {
+      if (isEnumType(named)) continue;
+      part = `${as}${field.name}${args}`;
+      if (isSpecifiedScalarType(named)) covered.add(`${type.name}.${field.name}`);
+    } else if (depth > 0 && !path.has(named.name)) {
+      const inner = selectionOf(schema, named, new Set([...path, named.name]), depth - 1, covered, used);
+      if (inner) part = `${as}${field.name}${args} { ${inner} }`;
+    }
+    if (!part) continue;
+    for (const a of required) used.add(a.name);
+    parts.push(part);
+  }
+  return parts.join(' ');
+}
+
+/** One generated document per root query field, with the variables it declares. */
+function generatedDocuments(schema: GraphQLSchema): { field: string; query: string; covered: Set<string> }[] {
+  const query = schema.getQueryType()!;
+  return Object.keys(query.getFields()).flatMap((name) => {
+    const covered = new Set<string>();
+    const used = new Set<string>();
+    const one = new Map([[name, query.getFields()[name]!]]);
+    const inner = selectionOf(
+      schema,
+      Object.assign(Object.create(Object.getPrototypeOf(query)), query, { getFields: () => Object.fromEntries(one) }),
+      new Set(['Query']),
+      GENERATED_DEPTH,
+      covered,
+      used,
+    );
+    if (!inner) return [];
+    const decls = [...used].map((a) => `$${REQUIRED[a]!.variable}: ${REQUIRED[a]!.type}`).join(', ');
+    return [{ field: name, query: `query Q${decls ? `(${decls})` : ''} { ${inner} }`, covered }];
+  });
+}
+
+/**
+ * Every built-in scalar field (its arguments fillable) of every object type a query can reach, found
+ * by walking the schema from Query without a depth limit: what the generated documents must cover.
+ */
+function reachableScalarFields(schema: GraphQLSchema): Set<string> {
+  const fields = new Set<string>();
+  const seen = new Set<string>(['Query']);
+  const queue: GraphQLNamedType[] = [schema.getQueryType()!];
+  const fillable = (f: GraphQLField<unknown, unknown>) =>
+    f.args.every(
+      (a) => !isNonNullType(a.type) || a.defaultValue !== undefined || REQUIRED[a.name]?.type === String(a.type),
+    );
+  while (queue.length > 0) {
+    const type = queue.shift()!;
+    const next = isAbstractType(type) ? [...schema.getPossibleTypes(type)] : [];
+    if (isObjectType(type))
+      for (const f of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
+        if (!fillable(f)) continue;
+        const named = getNamedType(f.type);
+        if (isSpecifiedScalarType(named)) fields.add(`${type.name}.${f.name}`);
+        else if (!isLeafType(named)) next.push(named);
+      }
+    for (const t of next) {
+      if (seen.has(t.name)) continue;
+      seen.add(t.name);
+      queue.push(t);
+    }
+  }
+  return fields;
+}
+
 describe('graphql-jit and graphql-js answer the same', () => {
   it.each(CORPUS.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     for (const variables of c.variables()) {
@@ -146,6 +292,33 @@ describe('graphql-jit and graphql-js answer the same', () => {
       // Never a server fault on either path.
       expect(JSON.stringify(jit.body)).not.toMatch(/INTERNAL_SERVER_ERROR/);
     }
+  });
+
+  it('every built-in scalar field a query reaches: the same answer, with data, on both paths', async () => {
+    const schema = buildGraphQLSchema();
+    const docs = generatedDocuments(schema);
+    // Global ids: node(id:) takes only those (topic(id:) takes both).
+    const ids = await post('query Q($t: ID!) { topic(id: $t) { id threads { nodes { comment { id } } } } }', {
+      t: topic.id36,
+    });
+    const t = (ids.body.data as { topic: { id: string; threads: { nodes: { comment: { id: string } }[] } } }).topic;
+    const variables = { id: t.id, ids: [t.id, t.threads.nodes[0]!.comment.id], u: 'alice', g: 'tech', f: filename };
+    const covered = new Set<string>();
+    for (const doc of docs) {
+      const jit = await post(doc.query, variables, alice.token);
+      const js = await post(doc.query + FORCE_GRAPHQL_JS, variables, alice.token);
+      expect({ field: doc.field, ...jit }).toEqual({ field: doc.field, ...js });
+      // A refusal (limits, validation) would be the same on both paths and prove nothing.
+      const outcome = { field: doc.field, status: jit.status, errors: jit.body.errors };
+      expect(outcome).toEqual({ field: doc.field, status: 200, errors: undefined });
+      const data = jit.body.data as Record<string, unknown>;
+      expect({ field: doc.field, present: data[doc.field] !== null }).toEqual({ field: doc.field, present: true });
+      for (const f of doc.covered) covered.add(f);
+    }
+    // The documents reach the types that matter, and cover each of their scalar fields.
+    for (const t of ['Topic', 'Comment', 'User', 'Group', 'CommentThread', 'FileInfo', 'PageInfo', 'ServerInfo'])
+      expect([...covered].some((f) => f.startsWith(`${t}.`))).toBe(true);
+    expect(covered).toEqual(reachableScalarFields(schema));
   });
 
   it('a default is applied on the jit path (the answer is not an error)', async () => {

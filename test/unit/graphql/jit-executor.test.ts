@@ -1,7 +1,7 @@
 /** The graphql-jit executor behind Apollo (src/graphql/jit-executor.ts): what it must keep of graphql-js. */
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from '@apollo/server-gateway-interface';
 import { buildSchema, getOperationAST, GraphQLError, GraphQLSchema, GraphQLUnionType, parse } from 'graphql';
-import { hasStringLiteral, jitGateway } from '../../../src/graphql/jit-executor';
+import { hasStringLiteral, jitGateway, selectsEnumField } from '../../../src/graphql/jit-executor';
 import { buildGraphQLSchema } from '../../../src/graphql/schema';
 
 const sdl = buildSchema(`
@@ -157,5 +157,31 @@ describe('string literals never reach generated code', () => {
       true,
     );
     expect(hasStringLiteral(parse('{ f(input: { a: [1, { b: """x""" }] }) }'))).toBe(true);
+  });
+});
+
+describe('enum outputs keep their serialization (selectsEnumField)', () => {
+  const enums = buildSchema(`
+    enum Order { NEWEST, VOTES }
+    type Settings { order: Order!, orders: [Order!]!, size: Int! }
+    type Query { settings: Settings, size: Int }
+  `);
+  // Internal values other than the names, as the schema's enums have (ACTIVITY is 'activity').
+  const order = enums.getType('Order') as unknown as { getValues(): { value: unknown }[] };
+  for (const v of order.getValues()) v.value = String((v as unknown as { name: string }).name).toLowerCase();
+  enums.getQueryType()!.getFields().settings!.resolve = () => ({ order: 'votes', orders: ['newest'], size: 3 });
+  enums.getQueryType()!.getFields().size!.resolve = () => 7;
+
+  it('finds an enum field anywhere (fragments included) and nothing else', () => {
+    expect(selectsEnumField(enums, parse('{ settings { size } size }'))).toBe(false);
+    expect(selectsEnumField(enums, parse('{ settings { order } }'))).toBe(true);
+    expect(selectsEnumField(enums, parse('{ settings { ...F } } fragment F on Settings { orders }'))).toBe(true);
+    expect(selectsEnumField(enums, parse('{ settings { ... on Settings { size } } }'))).toBe(false);
+  });
+
+  it('an operation selecting enums answers their names on the compiled path, as graphql-js does', async () => {
+    const r = await run(await executorOf(enums), '{ settings { order orders size } size }');
+    expect(r.errors).toBeUndefined();
+    expect(r.data).toEqual({ settings: { order: 'VOTES', orders: ['NEWEST'], size: 3 }, size: 7 });
   });
 });

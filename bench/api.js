@@ -226,11 +226,29 @@ async function measureScenario(agora, s, opts, log) {
 }
 
 /**
+ * Unmeasured load on scenario `s` for as long as a measured run lasts, with as many connections
+ * (a scenario of seconds per request gets its first requests only: it runs few enough anyway).
+ */
+async function warmUp(agora, s, opts) {
+  await call(agora.url, s);
+  const first = await call(agora.url, s);
+  if (first.ms * 10 > opts.seconds * 1000) return;
+  const target = { url: agora.url + s.path, method: s.method, headers: s.headers, body: s.body };
+  const r = await once({ ...target, connections: opts.connections, duration: opts.seconds });
+  if (r.non2xx + r.errors + r.timeouts > 0) throw new Error(`${s.name}: warm-up requests failed`);
+  await settle(agora);
+}
+
+/**
  * The scenarios of one comparison (REST and GraphQL for the same data) measured in alternation,
  * one run each in turn, so a machine whose speed drifts during the bench (a shared VM) slows both
  * alike; each figure is then the median over the runs, as in measureScenario.
  */
 async function measureInterleaved(agora, group, opts, log) {
+  // Each door's path warmed first, measured by nothing: V8 optimizes a function only after many
+  // calls (and compiles it on a thread of the server's own), so a run on a fresh path pays for
+  // compiling as well, as the files group measured (bench/files.js, benchTargets).
+  for (const s of group) await warmUp(agora, s, opts);
   const perRun = group.map(() => []);
   for (let i = 0; i < opts.runs; i++) {
     for (const [k, s] of group.entries())

@@ -28,9 +28,12 @@ const { median, round } = require('./lib/stats');
 const MiB = 1024 * 1024;
 /** Distinct files each server is warmed up with (see benchTargets). */
 const WARM_FILES = 128;
-/** Uploads each server is warmed up with (those files, each 4 times), and downloads (each 16 times). */
-const WARM_UPLOADS = 4 * WARM_FILES;
-const WARM_DOWNLOADS = 16 * WARM_FILES;
+/**
+ * Uploads each server is warmed up with (those files, each 32 times), and downloads (each 32 times):
+ * enough for Agora's JIT to reach its steady state (see benchTargets).
+ */
+const WARM_UPLOADS = 32 * WARM_FILES;
+const WARM_DOWNLOADS = 32 * WARM_FILES;
 /** Downloads of the big file per upload run (see benchTargets). */
 const BIG_DOWNLOADS_PER_RUN = 3;
 
@@ -151,8 +154,11 @@ async function benchTargets(targets, work, opts) {
   // server that has been running has seen: a JIT-compiled server (Node) optimizes its hot functions
   // only after hundreds to thousands of calls (here Agora's CPU per distinct 1 MiB download fell from
   // ~0.85 to ~0.45 ms over its first 4,000 downloads, and per 1 MiB upload from ~8.8 to ~6.7 ms over
-  // its first 600 uploads), which a compiled one (linx-server, Go) does not need. Every server gets
-  // the same requests.
+  // its first 600 uploads), which a compiled one (linx-server, Go) does not need. Optimizing goes on
+  // well past that: V8's TurboFan compiles (on a thread of the server's own, so charged to its CPU)
+  // took 1,154 ms during Agora's uploads 300–1,300, then 576, 253 and 185 ms per further 1,000
+  // (--trace-opt, 2026-11-29): with 512 warm-up uploads, ~1 ms of each measured upload's CPU was the
+  // JIT compiling, a cost a server pays once after it starts. Every server gets the same requests.
   const warmFiles = distinctBodies(WARM_FILES, 'warm');
   const warmBodies = Array.from({ length: WARM_UPLOADS }, (_, i) => warmFiles[i % WARM_FILES]);
   for (const s of state) {

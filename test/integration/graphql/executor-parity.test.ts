@@ -265,7 +265,7 @@ function reachableScalarFields(schema: GraphQLSchema): Set<string> {
     );
   while (queue.length > 0) {
     const type = queue.shift()!;
-    const next = isAbstractType(type) ? [...schema.getPossibleTypes(type)] : [];
+    const next: GraphQLNamedType[] = isAbstractType(type) ? [...schema.getPossibleTypes(type)] : [];
     if (isObjectType(type))
       for (const f of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
         if (!fillable(f)) continue;

@@ -76,10 +76,13 @@ export class LiveHub {
     if (this.connections.size === 0) this.d.feed.rest();
   }
 
-  /** Messages waiting in every queue (a graceful shutdown waits for them). */
+  /** Messages waiting in every queue or being executed and written (a graceful shutdown waits for them). */
   get pending(): number {
     let n = 0;
-    for (const c of this.connections) n += c.pending;
+    for (const c of this.connections) {
+      n += c.pending;
+      for (const s of c.subscriptions) n += s.queue.inFlight;
+    }
     return n;
   }
 

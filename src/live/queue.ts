@@ -10,6 +10,11 @@ export class MessageQueue implements AsyncIterableIterator<LiveMessage> {
   private held: LiveMessage[] | null = null;
   private waiting: ((r: IteratorResult<LiveMessage>) => void) | null = null;
   private done = false;
+  /**
+   * A message was handed to graphql-ws and it has not asked for the next one yet: it is still
+   * executing the subscription's selection for it or writing it to the socket.
+   */
+  private handedOut = false;
 
   constructor(
     /** Called with +1/-1 as messages enter and leave the queue (the connection bounds the sum). */
@@ -19,6 +24,15 @@ export class MessageQueue implements AsyncIterableIterator<LiveMessage> {
 
   get ended(): boolean {
     return this.done;
+  }
+
+  /**
+   * 1 while a message handed out is not yet written (see handedOut), else 0. A graceful shutdown
+   * waits for these as for the queued ones: a message handed straight to a waiting consumer was never
+   * queued, and closing the socket while its selection executed lost it.
+   */
+  get inFlight(): number {
+    return this.handedOut && !this.done ? 1 : 0;
   }
 
   /** Holds live messages until release() (a replay goes first). */
@@ -41,6 +55,7 @@ export class MessageQueue implements AsyncIterableIterator<LiveMessage> {
     if (this.waiting) {
       const w = this.waiting;
       this.waiting = null;
+      this.handedOut = true;
       w({ value: message, done: false });
       return;
     }
@@ -57,9 +72,12 @@ export class MessageQueue implements AsyncIterableIterator<LiveMessage> {
   }
 
   next(): Promise<IteratorResult<LiveMessage>> {
+    // Asked for the next one: the previous message was written (graphql-ws pulls only then).
+    this.handedOut = false;
     const item = this.items.shift();
     if (item) {
       this.onSize(-1);
+      this.handedOut = true;
       return Promise.resolve({ value: item, done: false });
     }
     if (this.done) return Promise.resolve({ value: undefined, done: true });

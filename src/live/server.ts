@@ -321,11 +321,14 @@ export function attachLive(app: FastifyInstance, deps: LiveServerDeps): LiveServ
     async close() {
       if (closing) return;
       closing = true;
-      // What was recorded before shutdown still goes out (bounded like the rest of the drain).
-      await Promise.race([events.feed.drain().catch(() => {}), new Promise((r) => setTimeout(r, 2000).unref())]);
-      hub.stop();
-      // Messages already queued go out first, within the shutdown grace period.
+      // Within the shutdown grace period: what was recorded before shutdown still goes out (read from
+      // the log, executed for each subscriber), then the messages queued or being written.
       const deadline = Date.now() + Math.min(config.shutdownTimeoutMs, 10_000);
+      await Promise.race([
+        events.feed.drain().catch(() => {}),
+        new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref()),
+      ]);
+      hub.stop();
       while (hub.pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const conn of hub.connections) conn.dispose();
       const gone = [...wss.clients].map(

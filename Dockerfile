@@ -37,7 +37,7 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # The rest bounds what a burst leaves resident, because nothing gives it back afterwards (issue 40): a
 # young generation of at most 32 MB semi-spaces (V8 keeps the semi-spaces a burst grew, 256 MB at 128 MB
 # ones) and an old generation that grows by half its live size between full GCs instead of up to 4x.
-# 10,000 distinct GraphQL documents (bench/abuse.js) then leave RSS +88 to +115 MiB (three runs) instead of +438 MiB, and
+# 10,000 distinct GraphQL documents (bench/abuse.js) then leave RSS +88 to +117 MiB (four runs) instead of +438 MiB, and
 # bench/load.js peaks at ~290 MiB instead of ~610, for ~10-20 % more server CPU per request under load
 # (bench/README.md, decisions). 128 MB semi-spaces gave ~6 % more requests per second than 64.
 # No compilation cache: V8 keeps the code of every `new Function` source it compiled, keyed by the

@@ -34,16 +34,16 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 # An old generation allowed to reach 128 MB before its first full GC: with the ~35 MB V8 keeps live, the
 # room left after each full GC was smaller than the young generation, so under a burst of slow uploads
 # V8 started a full GC every ~20 requests and their CPU doubled (bench/README.md).
-# The rest bounds what a burst leaves resident, because nothing gives it back afterwards (issue 40): a
-# young generation of at most 32 MB semi-spaces (V8 keeps the semi-spaces a burst grew, 256 MB at 128 MB
-# ones) and an old generation that grows by half its live size between full GCs instead of up to 4x.
-# 10,000 distinct GraphQL documents (bench/abuse.js) then leave RSS +88 to +117 MiB (four runs) instead of +438 MiB, and
-# bench/load.js peaks at ~290 MiB instead of ~610, for ~10-20 % more server CPU per request under load
-# (bench/README.md, decisions). 128 MB semi-spaces gave ~6 % more requests per second than 64.
+# A young generation of up to 128 MB semi-spaces: under load it costs less CPU per request than smaller
+# ones (bench/load.js: ~9 % more requests per second than 32 MB ones; 64 MB ones gave ~6 % less than 128).
+# V8 keeps what a burst grew (256 MB of young generation, an old generation up to 4x its live size)
+# while the server is idle, so the server gives it back itself once it is quiet (src/core/idle-trim.ts,
+# which needs --expose-gc for V8's gc function): 10,000 distinct GraphQL documents (bench/abuse.js)
+# leave RSS within +150 MiB 30 s after they stop (bench/README.md, decisions).
 # No compilation cache: V8 keeps the code of every `new Function` source it compiled, keyed by the
 # source, for as long as it likes; graphql-jit compiles each GraphQL document into such sources, so a
 # client sending thousands of distinct documents grew the heap without bound (bench/abuse.js: 3,000
 # distinct documents, 1.5 GiB of heap in use 30 s after; with the flag the heap levels off, bounded by
 # the compiled-query cache's budget). Node and the other libraries compile each source once anyway.
-CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=32", "--initial-old-space-size=128", \
-     "--heap-growing-percent=50", "--no-memory-reducer", "--no-compilation-cache", "dist/main.js"]
+CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=128", "--initial-old-space-size=128", \
+     "--no-memory-reducer", "--no-compilation-cache", "--expose-gc", "dist/main.js"]

@@ -8,6 +8,7 @@ import { launchDatabase } from './db/launcher';
 import { DatabaseSupervisor, SupervisorLog } from './db/supervisor';
 import { createAgora, withDatabaseName } from './server';
 import { downloadPath } from './storage/sendfile';
+import { startIdleTrim } from './core/idle-trim';
 import { VERSION } from './version';
 
 function say(msg: string): void {
@@ -105,6 +106,10 @@ async function main(): Promise<void> {
   );
   const gridfs = config.files.storage === 'gridfs';
   say(`Downloads: ${gridfs ? 'streamed from GridFS (FILES_STORAGE=gridfs)' : downloadPath(config.files.sendfile)}`);
+  // A burst's memory back once quiet (core/idle-trim.ts); needs the deployed flags' --expose-gc.
+  startIdleTrim(undefined, () =>
+    say('Idle memory trim: off (node runs without --expose-gc; memory a burst grew stays while idle)'),
+  );
 }
 
 main().catch((err) => {

@@ -31,9 +31,17 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts `node dist/main.js` and resolves once it prints its listening line. */
-export function startServerProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `node [nodeArgs] dist/main.js` and resolves once it prints its listening line. */
+export function startServerProcess(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, DIST_MAIN], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),

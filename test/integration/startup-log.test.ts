@@ -1,6 +1,7 @@
 /**
  * The start-up log says how downloads go out (sendfile(2) or through Node) and why
- * (src/storage/sendfile.ts, downloadPath).
+ * (src/storage/sendfile.ts, downloadPath), and when the idle memory trim cannot run
+ * (src/core/idle-trim.ts: node started without --expose-gc).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -20,17 +21,25 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-async function downloadsLine(extra: Record<string, string>): Promise<string> {
+/** What the server prints up to its Downloads line (the last of its start-up). */
+async function startupOutput(extra: Record<string, string>, nodeArgs: string[] = []): Promise<string> {
   const uri = withDatabaseName(process.env.MONGODB_URI!, `agora_startlog_${crypto.randomBytes(4).toString('hex')}`);
-  const server = await startServerProcess(baseEnv({ MONGODB_URI: uri, DATA_DIR: dataDir, ...extra }));
+  const server = await startServerProcess(baseEnv({ MONGODB_URI: uri, DATA_DIR: dataDir, ...extra }), 60_000, nodeArgs);
   try {
     for (let i = 0; i < 50 && !/Downloads: .*\n/.test(server.output()); i++)
       await new Promise((r) => setTimeout(r, 100));
-    return /Downloads: (.*)\n/.exec(server.output())?.[1] ?? server.output();
+    // The idle trim's line, if any, follows the Downloads line in the same tick.
+    await new Promise((r) => setTimeout(r, 200));
+    return server.output();
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
   }
+}
+
+async function downloadsLine(extra: Record<string, string>): Promise<string> {
+  const out = await startupOutput(extra);
+  return /Downloads: (.*)\n/.exec(out)?.[1] ?? out;
 }
 
 it('names sendfile(2) when the module is built, and says why not otherwise', async () => {
@@ -40,4 +49,11 @@ it('names sendfile(2) when the module is built, and says why not otherwise', asy
   );
   expect(await downloadsLine({ FILES_SENDFILE: 'false' })).toBe('read and written through Node (FILES_SENDFILE=false)');
   expect(await downloadsLine({ FILES_STORAGE: 'gridfs' })).toBe('streamed from GridFS (FILES_STORAGE=gridfs)');
+});
+
+it('says the idle memory trim is off when node runs without --expose-gc, and nothing with it', async () => {
+  expect(await startupOutput({})).toMatch(/Idle memory trim: off \(node runs without --expose-gc/);
+  const deployed = await startupOutput({}, ['--expose-gc']);
+  expect(deployed).toMatch(/Downloads: /);
+  expect(deployed).not.toMatch(/Idle memory trim/);
 });

@@ -114,6 +114,8 @@ describe('Dockerfile', () => {
     const startBuilt = /^node (.*) dist\/main\.js$/.exec(pkg.scripts['start:built'])?.[1];
     expect(cmd?.split(', ').map((f) => JSON.parse(f))).toEqual(startBuilt?.split(' '));
     expect(startBuilt).toContain('--initial-old-space-size=128');
+    // V8's gc function, for the idle trim (src/core/idle-trim.ts), which does nothing without it.
+    expect(startBuilt).toContain('--expose-gc');
     // `npm start` builds, then runs exactly what `start:built` runs: the flags live in one command.
     expect(pkg.scripts.start).toBe(`node scripts/build.js && ${pkg.scripts['start:built']}`);
   });

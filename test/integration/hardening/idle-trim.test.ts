@@ -1,0 +1,58 @@
+/**
+ * The server's idle trim (src/core/idle-trim.ts) gives a burst's memory back once the process is
+ * quiet: a burst, then 15 s of quiet with a trickle of allocation (health checks), in child processes
+ * of the built code with --expose-gc and 64 MB semi-spaces (test/fixtures/idle-trim.js). With the trim
+ * the young generation goes back to its minimum and the heap's committed size falls; without it
+ * (the same burst, the trim not started) V8 keeps both, which is why the trim exists. Started without
+ * --expose-gc the trim does nothing.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ensureBuilt, ROOT } from '../../helpers/dist';
+
+jest.setTimeout(120_000);
+
+interface Snapshot {
+  youngMiB: number;
+  heapMiB: number;
+  rssMiB: number;
+}
+interface Run {
+  burst: Snapshot;
+  quiet: Snapshot;
+  trimsInBurst: number;
+  trims: number;
+}
+
+async function run(mode: 'on' | 'off', exposeGc = true): Promise<Run> {
+  const args = [
+    ...(exposeGc ? ['--expose-gc'] : []),
+    '--min-semi-space-size=16',
+    '--max-semi-space-size=64',
+    path.join(ROOT, 'test', 'fixtures', 'idle-trim.js'),
+    mode,
+  ];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { encoding: 'utf8', timeout: 90_000 });
+  return JSON.parse(stdout) as Run;
+}
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+it('gives the young generation and the unused heap back after a burst, and only once quiet', async () => {
+  const [on, off, unexposed] = await Promise.all([run('on'), run('off'), run('on', false)]);
+  // The burst grew the young generation in every run.
+  for (const r of [on, off, unexposed]) expect(r.burst.youngMiB).toBeGreaterThanOrEqual(64);
+  // No collection while the process was busy.
+  expect(on.trimsInBurst).toBe(0);
+  expect(on.trims).toBeGreaterThan(0);
+  // Back to the minimum (16 MB semi-spaces; V8 may settle on one step above it).
+  expect(on.quiet.youngMiB).toBeLessThanOrEqual(32);
+  expect(on.quiet.heapMiB).toBeLessThan(on.burst.heapMiB * 0.6);
+  expect(on.quiet.rssMiB).toBeLessThan(on.burst.rssMiB - 48);
+  // Without the trim V8 keeps what the burst grew through the same quiet spell.
+  expect(off.quiet.youngMiB).toBe(off.burst.youngMiB);
+  // Without --expose-gc the trim cannot run.
+  expect(unexposed.trims).toBe(0);
+  expect(unexposed.quiet.youngMiB).toBe(unexposed.burst.youngMiB);
+});

@@ -47,7 +47,7 @@ export const DEFAULT_IDLE_TRIM: IdleTrimOptions = {
 };
 
 export interface IdleTrim {
-  /** Collections run so far (metrics, tests). */
+  /** Collections run so far (tests). */
   readonly trims: number;
   stop(): void;
 }

@@ -8,22 +8,25 @@
  * RSS for as long as the server stayed idle; semi-spaces capped at 32 MB bounded that, but cost ~9 %
  * of the requests per second of bench/load.js (bench/README.md, decisions). So the server runs with
  * the large young generation under load, and when the event loop has been nearly idle for a while
- * after being busy, this runs a full collection: V8 then returns the old space that is not live and,
- * once it judges the allocation rate low, shrinks the young generation to its minimum. It judges the
+ * after being busy, this runs a full collection (and the last-resort kind: see below): V8 then returns
+ * the old space that is not live and, once it judges the allocation rate low, shrinks the young
+ * generation to its minimum. It judges the
  * rate over the last few seconds of its own records, so right after a burst it still sees the burst
  * and keeps the young generation (until ~10 s after it on Node 20): the collection is tried again each
  * quiet interval while the heap holds more than `minSlackBytes` beyond what is used, at most
  * `maxAttempts` times per quiet spell. Never under load; a few to some tens of milliseconds of the
  * one thread each while nothing waits (a request arriving just then waits that long).
  *
- * It needs V8's `gc` function, which node exposes with --expose-gc (the deployed flags have it:
- * package.json, Dockerfile); started without it, this does nothing and says so once.
+ * It needs V8's `gc` function, which node exposes with the V8 flag --expose-gc (the deployed flags
+ * have it: package.json, Dockerfile). The flag is V8's, passed through by node (whose CLI docs called it
+ * experimental, then dropped it), so a runtime may lose it: started without it, this does nothing and
+ * says so once, and bench/abuse.js's RSS after the distinct documents shows the difference.
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
-/** V8's gc extension: called without options, a full collection (`{ type: 'major' }` collected nothing on Node 20). */
-type Collect = () => void;
+/** V8's gc extension: a full collection without options; with them, the kind asked for. */
+type Collect = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 export interface IdleTrimOptions {
   /** How often the event loop's utilization is looked at. */
@@ -101,7 +104,19 @@ export function startIdleTrim(
     }
     attempts++;
     trims++;
+    const heapBefore = v8.getHeapStatistics().total_heap_size;
+    const rssBefore = process.memoryUsage.rss();
     collect();
+    // The runtimes differ (test/fixtures/idle-trim.js, on each): on Node 20 a full collection gives
+    // the freed pages back to the system; on Node 22 and 24 it keeps them mapped in V8's page pool
+    // (the heap shrinks, the RSS does not), and only the last-resort collection, which also empties
+    // that pool, returns them. It takes several full collections (~0.1–0.3 s with ~80 MB live on
+    // Node 24), so it runs only when the heap gave back well more than the RSS did; Node 20 ignores it.
+    const heapFreed = heapBefore - v8.getHeapStatistics().total_heap_size;
+    const rssFreed = rssBefore - process.memoryUsage.rss();
+    if (heapFreed - rssFreed > options.minSlackBytes) {
+      collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    }
   }, options.intervalMs);
   timer.unref();
   return {

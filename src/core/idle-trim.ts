@@ -8,14 +8,27 @@
  * RSS for as long as the server stayed idle; semi-spaces capped at 32 MB bounded that, but cost ~9 %
  * of the requests per second of bench/load.js (bench/README.md, decisions). So the server runs with
  * the large young generation under load, and when the event loop has been nearly idle for a while
- * after being busy, this runs a full collection (and the last-resort kind: see below): V8 then returns
- * the old space that is not live and, once it judges the allocation rate low, shrinks the young
- * generation to its minimum. It judges the
- * rate over the last few seconds of its own records, so right after a burst it still sees the burst
- * and keeps the young generation (until ~10 s after it on Node 20): the collection is tried again each
- * quiet interval while the heap holds more than `minSlackBytes` beyond what is used, at most
- * `maxAttempts` times per quiet spell. Never under load; a few to some tens of milliseconds of the
- * one thread each while nothing waits (a request arriving just then waits that long).
+ * after being busy, this collects: V8 then returns the old space that is not live and, when it
+ * judges the allocation rate low, shrinks the young generation to its minimum.
+ *
+ * How, in V8's terms (each step seen in test/fixtures/idle-trim.js and scripts outside the repository):
+ * - V8 judges the rate over the last 5 s of its own collections' records. Right after a burst the
+ *   last record still spans the burst, so a full collection then keeps the young generation. So a
+ *   quiet spell starts with a young collection (a few ms), which only records where the rate stands,
+ *   and the full one runs at least `RATE_WINDOW_MS` later, when V8's window holds only quiet.
+ * - At most `maxCollections` full collections per quiet spell, two by default: V8 keeps a map (an
+ *   object shape) that no live object has for two full collections (--retain-maps-for-n-gc=2), and
+ *   the third drops it and deoptimizes the compiled code that used it. Six full collections per
+ *   spell (this module's first version) made the server recompile its request path after every
+ *   quiet spell: CPU per download 0.77–0.92 ms in the first 500 after one, against 0.64 without.
+ * - On Node 20 a full collection gives the freed pages back to the system (a moment later: V8 unmaps
+ *   them on a thread of its own). On Node 22 and 24 it keeps them mapped in V8's page pool (the heap
+ *   shrinks, the RSS does not), and only the last-resort collection empties that pool: so when, an
+ *   interval after a full collection, the RSS came down by well less than the heap did, that one
+ *   runs too. It is several full collections that reduce memory (~0.1–0.3 s with ~80 MB live on
+ *   Node 24) and drops every shape no object has, hence only then; Node 20 ignores the call.
+ * Never under load; a few to some tens of milliseconds of the one thread each while nothing waits
+ * (a request arriving just then waits that long).
  *
  * It needs V8's `gc` function, which node exposes with the V8 flag --expose-gc (the deployed flags
  * have it: package.json, Dockerfile). The flag is V8's, passed through by node (whose CLI docs called it
@@ -26,32 +39,37 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 /** V8's gc extension: a full collection without options; with them, the kind asked for. */
-type Collect = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+type Collect = (options?: { type: 'minor' } | { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+/** The span over which V8 judges the allocation rate (5 s), with a margin for timers firing late. */
+export const RATE_WINDOW_MS = 5_500;
 
 export interface IdleTrimOptions {
   /** How often the event loop's utilization is looked at. */
   intervalMs: number;
   /** Utilization (0–1) of an interval at or below which the process counts as quiet. */
   quietUtilization: number;
-  /** Quiet intervals in a row, after a busy one, before the collections run. */
+  /** Quiet intervals in a row, after a busy one, before the collections start. */
   quietIntervals: number;
   /** Heap committed beyond what is used, below which there is nothing worth collecting for. */
   minSlackBytes: number;
-  /** Collections tried per quiet spell at most. */
-  maxAttempts: number;
+  /** Full collections per quiet spell at most (V8 keeps unused object shapes through two). */
+  maxCollections: number;
 }
 
 export const DEFAULT_IDLE_TRIM: IdleTrimOptions = {
-  intervalMs: 5_000,
+  intervalMs: 2_500,
   quietUtilization: 0.05,
-  quietIntervals: 2,
+  quietIntervals: 4,
   minSlackBytes: 32 * 1024 * 1024,
-  maxAttempts: 6,
+  maxCollections: 2,
 };
 
 export interface IdleTrim {
-  /** Collections run so far (tests). */
+  /** Full collections run so far (tests). */
   readonly trims: number;
+  /** Last-resort collections run so far (tests). */
+  readonly lastResorts: number;
   stop(): void;
 }
 
@@ -84,44 +102,72 @@ export function startIdleTrim(
   /** Whether the process was busy since the quiet spell's collections ended (nothing to give back otherwise). */
   let busySince = false;
   let quiet = 0;
-  let attempts = 0;
+  /** When this spell's last collection (young or full) ran: V8's rate window starts there. */
+  let sampledAt: number | undefined;
+  /**
+   * The heap's size and the RSS before the spell's full collection, kept for a look two intervals
+   * later (`looks` counts them down) at what it gave back.
+   */
+  let before: { heap: number; rss: number; looks: number } | undefined;
+  /** Whether the spell ran the last-resort collection (once at most). */
+  let triedPool = false;
+  let collections = 0;
   let trims = 0;
+  let lastResorts = 0;
+  const endSpell = () => {
+    busySince = false;
+    sampledAt = undefined;
+    before = undefined;
+    triedPool = false;
+    collections = 0;
+  };
+  /** Runs a collection, whose time the next interval's utilization does not count (it is not load). */
+  const run = (kind?: Parameters<Collect>[0]) => {
+    collect(kind);
+    last = performance.eventLoopUtilization();
+    sampledAt = performance.now();
+  };
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const interval = performance.eventLoopUtilization(now, last);
     last = now;
     if (interval.utilization > options.quietUtilization) {
+      endSpell();
       busySince = true;
       quiet = 0;
-      attempts = 0;
       return;
     }
     quiet++;
     if (!busySince || quiet < options.quietIntervals) return;
-    if (heapSlack() < options.minSlackBytes || attempts >= options.maxAttempts) {
-      busySince = false;
-      return;
+    if (before && --before.looks === 0) {
+      // Two intervals after the full collection (V8 finishes sweeping and unmaps on threads of its
+      // own: Node 20 within them), heap it gave back that is still resident sits in V8's page pool
+      // (Node 22, 24), which the last-resort collection empties.
+      const heapFreed = before.heap - v8.getHeapStatistics().total_heap_size;
+      const rssFreed = before.rss - process.memoryUsage.rss();
+      before = undefined;
+      if (heapFreed - rssFreed > options.minSlackBytes && !triedPool) {
+        triedPool = true;
+        lastResorts++;
+        return run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      }
     }
-    attempts++;
+    if (before) return;
+    if (heapSlack() < options.minSlackBytes || collections >= options.maxCollections) return endSpell();
+    if (sampledAt === undefined) return run({ type: 'minor' });
+    if (performance.now() - sampledAt < RATE_WINDOW_MS) return;
+    collections++;
     trims++;
-    const heapBefore = v8.getHeapStatistics().total_heap_size;
-    const rssBefore = process.memoryUsage.rss();
-    collect();
-    // The runtimes differ (test/fixtures/idle-trim.js, on each): on Node 20 a full collection gives
-    // the freed pages back to the system; on Node 22 and 24 it keeps them mapped in V8's page pool
-    // (the heap shrinks, the RSS does not), and only the last-resort collection, which also empties
-    // that pool, returns them. It takes several full collections (~0.1–0.3 s with ~80 MB live on
-    // Node 24), so it runs only when the heap gave back well more than the RSS did; Node 20 ignores it.
-    const heapFreed = heapBefore - v8.getHeapStatistics().total_heap_size;
-    const rssFreed = rssBefore - process.memoryUsage.rss();
-    if (heapFreed - rssFreed > options.minSlackBytes) {
-      collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    }
+    before = { heap: v8.getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss(), looks: 2 };
+    run();
   }, options.intervalMs);
   timer.unref();
   return {
     get trims() {
       return trims;
+    },
+    get lastResorts() {
+      return lastResorts;
     },
     stop: () => clearInterval(timer),
   };

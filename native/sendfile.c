@@ -5,16 +5,18 @@
  * wrote that buffer to the socket, two copies of every byte and a thread-pool round trip per
  * MiB; linx-server (Go) hands the kernel the file instead. This module does the same.
  *
- * How: each job gets its own duplicates of the socket and file descriptors, so nothing Node does
- * to its own descriptors (a timeout that destroys the socket) can make this module write to a
- * reused descriptor number. LOOPS background threads, each with an epoll instance of its own, do
+ * How: each job gets its own duplicate of the socket's descriptor, so nothing Node does to its own
+ * (a timeout that destroys the socket) can make this module write to a reused descriptor number.
+ * The file's descriptor is handed over: the job closes it when it ends, on its thread, which saves
+ * the download a duplicate and a close on libuv's thread pool. LOOPS background threads, each with an epoll instance of its own, do
  * the sendfile calls; jobs go to them in turn. A job sends what the socket takes and, when the
  * socket is full (EAGAIN), waits for EPOLLOUT. Reads of the file that miss the page cache block
  * one of those threads (the others go on), never the event loop.
  * A finished job is handed back to the event loop through a thread-safe function, which settles
  * its promise. cancel() (the response closed) ends a job that waits for room.
  *
- * API: start(socketFd, fileFd, offset, length) -> [promise, job]; cancel(job).
+ * API: start(socketFd, fileFd, offset, length) -> [promise, job]; cancel(job). Once start returns,
+ * fileFd is the module's (closed when the job ends); when it throws, the caller still has it.
  * The promise resolves with the bytes sent (== length) or rejects with an Error whose `code` is the
  * errno name (EPIPE, ECONNRESET, ECANCELED, ...); a file shorter than offset + length rejects with
  * code "ESHORT".
@@ -280,13 +282,12 @@ static napi_value start(napi_env env, napi_callback_info info) {
   job *j = calloc(1, sizeof *j);
   if (!j) return throw_error(env, "sendfile: out of memory");
   j->sock = fcntl(sock, F_DUPFD_CLOEXEC, 0);
-  j->file = fcntl(file, F_DUPFD_CLOEXEC, 0);
-  if (j->sock < 0 || j->file < 0) {
-    if (j->sock >= 0) close(j->sock);
-    if (j->file >= 0) close(j->file);
+  if (j->sock < 0) {
     free(j);
     return throw_error(env, "sendfile: could not duplicate a descriptor");
   }
+  /* Nothing below fails: from here the file's descriptor is the job's. */
+  j->file = file;
   j->offset = (off_t)offset;
   j->remaining = (size_t)length;
   j->refs = 2;

@@ -156,8 +156,10 @@ export class ObjectReader extends Readable {
    * the descriptor still open, when the socket cannot take it (TLS, say): sendTo goes on as before.
    */
   private async sentDirect(mod: SendfileModule, out: ServerResponse, fd: number): Promise<boolean> {
-    // The descriptor is closed here however this ends, unless it goes back to sendTo (false).
+    // The descriptor is closed here however this ends, unless it goes back to sendTo (false) or to
+    // the sendfile module, which closes it on its own thread when the body is sent.
     let handedBack = false;
+    let handedOver = false;
     try {
       await new Promise<void>((resolve, reject) => out.write('', (err) => (err ? reject(err) : resolve())));
       if (out.destroyed) throw prematureClose();
@@ -167,7 +169,9 @@ export class ObjectReader extends Readable {
         return false;
       }
       const length = this.end - this.position + 1;
-      await sendFileRange(mod, out, socketFd, fd, this.position, length);
+      const sent = sendFileRange(mod, out, socketFd, fd, this.position, length);
+      handedOver = true;
+      await sent;
       this.position += length;
       return true;
     } catch (err) {
@@ -177,7 +181,7 @@ export class ObjectReader extends Readable {
       throw err;
     } finally {
       if (!handedBack) {
-        closeLater(this.io, fd);
+        if (!handedOver) closeLater(this.io, fd);
         this.destroy();
       }
     }

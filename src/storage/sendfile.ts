@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 
 export interface SendfileModule {
+  /** Once it returns, `fileFd` is the module's: it closes it when the job ends. A throw leaves it the caller's. */
   start(socketFd: number, fileFd: number, offset: number, length: number): [Promise<number>, object];
   cancel(job: object): void;
 }
@@ -71,10 +72,12 @@ export function directSocketFd(res: ServerResponse): number | undefined {
 
 /**
  * Sends `length` bytes of `fileFd` from `offset` to `res`'s socket (whose fd `directSocketFd` gave,
- * after the head went out). Rejects when the response closes first (ECANCELED), when the peer goes
+ * after the head went out), and closes `fileFd` when done: it is handed over to the module when
+ * this returns. Throws (synchronously, the descriptor still the caller's) when the module cannot
+ * start; the promise rejects when the response closes first (ECANCELED), when the peer goes
  * (EPIPE, ECONNRESET) or when the file is shorter than the range (ESHORT).
  */
-export async function sendFileRange(
+export function sendFileRange(
   mod: SendfileModule,
   res: ServerResponse,
   socketFd: number,
@@ -85,9 +88,11 @@ export async function sendFileRange(
   const [sent, job] = mod.start(socketFd, fileFd, offset, length);
   const cancel = () => mod.cancel(job);
   res.once('close', cancel);
-  try {
-    await sent;
-  } finally {
-    res.off('close', cancel);
-  }
+  return sent.then(
+    () => void res.off('close', cancel),
+    (err: unknown) => {
+      res.off('close', cancel);
+      throw err;
+    },
+  );
 }

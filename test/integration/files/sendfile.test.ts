@@ -93,6 +93,14 @@ describe('downloads through sendfile', () => {
     expect(started).toHaveBeenCalledTimes(12);
   });
 
+  linux('one download after another: the module closes each file it was handed, no descriptor is left', async () => {
+    const before = openDescriptors();
+    for (let i = 0; i < 30; i++) expect((await client(s).get('/selif/big.bin')).body.equals(data)).toBe(true);
+    expect(started).toHaveBeenCalledTimes(30);
+    // A kept-alive connection holds two (the client's end and the server's); a leak would hold 30 more.
+    await eventually(async () => expect(openDescriptors()).toBeLessThanOrEqual(before + 2), 5000);
+  });
+
   linux('a range: 206 with exactly those bytes', async () => {
     const res = await client(s).get('/selif/big.bin', { range: 'bytes=1000000-2000001' });
     expect(res.status).toBe(206);

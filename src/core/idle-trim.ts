@@ -23,10 +23,11 @@
  *   quiet spell: CPU per download 0.77–0.92 ms in the first 500 after one, against 0.64 without.
  * - On Node 20 a full collection gives the freed pages back to the system (a moment later: V8 unmaps
  *   them on a thread of its own). On Node 22 and 24 it keeps them mapped in V8's page pool (the heap
- *   shrinks, the RSS does not), and only the last-resort collection empties that pool: so when, an
- *   interval after a full collection, the RSS came down by well less than the heap did, that one
- *   runs too. It is several full collections that reduce memory (~0.1–0.3 s with ~80 MB live on
- *   Node 24) and drops every shape no object has, hence only then; Node 20 ignores the call.
+ *   shrinks, the RSS does not), and only the last-resort collection empties that pool: so when the
+ *   RSS beyond the heap's size stands well above the least seen, at the start of a quiet spell (the
+ *   burst's own collections fill the pool too) or two intervals after a full collection, that one
+ *   runs too, once per spell. It is several full collections that reduce memory (~0.1–0.3 s with
+ *   ~80 MB live on Node 24) and drops every shape no object has, hence only then; Node 20 ignores it.
  * Never under load; a few to some tens of milliseconds of the one thread each while nothing waits
  * (a request arriving just then waits that long).
  *
@@ -85,6 +86,11 @@ function heapSlack(): number {
   return h.total_heap_size - h.used_heap_size;
 }
 
+/** The RSS beyond the heap's committed size. */
+function rssBeyondHeap(): number {
+  return process.memoryUsage.rss() - v8.getHeapStatistics().total_heap_size;
+}
+
 /**
  * Starts watching the event loop; undefined (and `onUnavailable` told) when `gc` is not exposed.
  * The timer never keeps the process alive.
@@ -105,19 +111,24 @@ export function startIdleTrim(
   /** When this spell's last collection (young or full) ran: V8's rate window starts there. */
   let sampledAt: number | undefined;
   /**
-   * The heap's size and the RSS before the spell's full collection, kept for a look two intervals
-   * later (`looks` counts them down) at what it gave back.
+   * Quiet intervals to wait before the next look at V8's page pool; undefined when none is due. A
+   * spell starts with one (the burst's own collections may have filled the pool), and a collection
+   * schedules one two intervals on (V8 finishes sweeping and unmaps on threads of its own).
    */
-  let before: { heap: number; rss: number; looks: number } | undefined;
+  let lookIn: number | undefined;
   /** Whether the spell ran the last-resort collection (once at most). */
   let triedPool = false;
+  /**
+   * The least RSS beyond the heap's committed size seen so far (code, native memory and so on):
+   * more than `minSlackBytes` beyond it is pages V8 pooled (Node 22, 24), or native memory grown.
+   */
+  let gapFloor = rssBeyondHeap();
   let collections = 0;
   let trims = 0;
   let lastResorts = 0;
   const endSpell = () => {
     busySince = false;
-    sampledAt = undefined;
-    before = undefined;
+    sampledAt = lookIn = undefined;
     triedPool = false;
     collections = 0;
   };
@@ -134,31 +145,34 @@ export function startIdleTrim(
     if (interval.utilization > options.quietUtilization) {
       endSpell();
       busySince = true;
+      lookIn = 0;
       quiet = 0;
       return;
     }
     quiet++;
     if (!busySince || quiet < options.quietIntervals) return;
-    if (before && --before.looks === 0) {
-      // Two intervals after the full collection (V8 finishes sweeping and unmaps on threads of its
-      // own: Node 20 within them), heap it gave back that is still resident sits in V8's page pool
-      // (Node 22, 24), which the last-resort collection empties.
-      const heapFreed = before.heap - v8.getHeapStatistics().total_heap_size;
-      const rssFreed = before.rss - process.memoryUsage.rss();
-      before = undefined;
-      if (heapFreed - rssFreed > options.minSlackBytes && !triedPool) {
+    if (lookIn !== undefined) {
+      if (lookIn > 0) return void lookIn--;
+      lookIn = undefined;
+      // Resident pages the heap does not count sit in V8's pool (Node 22, 24; Node 20 unmaps
+      // them), which the last-resort collection empties. If they stay after it, they are native
+      // memory, not V8's: the floor moves up to them, so it is not tried in vain again.
+      const gap = rssBeyondHeap();
+      if (gap - gapFloor <= options.minSlackBytes) gapFloor = Math.min(gapFloor, gap);
+      else if (triedPool) gapFloor = gap;
+      else {
         triedPool = true;
         lastResorts++;
+        lookIn = 2;
         return run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       }
     }
-    if (before) return;
     if (heapSlack() < options.minSlackBytes || collections >= options.maxCollections) return endSpell();
     if (sampledAt === undefined) return run({ type: 'minor' });
     if (performance.now() - sampledAt < RATE_WINDOW_MS) return;
     collections++;
     trims++;
-    before = { heap: v8.getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss(), looks: 2 };
+    lookIn = 2;
     run();
   }, options.intervalMs);
   timer.unref();

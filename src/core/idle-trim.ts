@@ -12,15 +12,20 @@
  * judges the allocation rate low, shrinks the young generation to its minimum.
  *
  * How, in V8's terms (each step seen in test/fixtures/idle-trim.js and scripts outside the repository):
- * - V8 judges the rate over the last 5 s of its own collections' records. Right after a burst the
- *   last record still spans the burst, so a full collection then keeps the young generation. So a
- *   quiet spell starts with a young collection (a few ms), which only records where the rate stands,
- *   and the full one runs at least `RATE_WINDOW_MS` later, when V8's window holds only quiet.
+ * - A full collection returns the old space that is not live at once. The young generation V8
+ *   shrinks only in a full collection that finds the allocation rate low over the last 5 s of its
+ *   records, and (so the runs show) it counts what the old generation grew since the last full
+ *   collection as allocation: after a burst, the first full one always finds the rate high (the server, through
+ *   bench/abuse.js: young generation 256 MB after it, whatever young collections came before). So a
+ *   quiet spell runs a full collection, then a young one (a few ms; it only starts a record), and a
+ *   second full one at least `RATE_WINDOW_MS` after that, when V8's window holds only quiet: that
+ *   one shrinks the young generation to its minimum.
  * - At most `maxCollections` full collections per quiet spell, two by default: V8 keeps a map (an
  *   object shape) that no live object has for two full collections (--retain-maps-for-n-gc=2), and
  *   the third drops it and deoptimizes the compiled code that used it. Six full collections per
  *   spell (this module's first version) made the server recompile its request path after every
  *   quiet spell: CPU per download 0.77–0.92 ms in the first 500 after one, against 0.64 without.
+ *   The young collection does not count: V8 keeps shapes through young collections.
  * - On Node 20 a full collection gives the freed pages back to the system (a moment later: V8 unmaps
  *   them on a thread of its own). On Node 22 and 24 it keeps them mapped in V8's page pool (the heap
  *   shrinks, the RSS does not), and only the last-resort collection empties that pool: so when the
@@ -59,9 +64,9 @@ export interface IdleTrimOptions {
 }
 
 export const DEFAULT_IDLE_TRIM: IdleTrimOptions = {
-  intervalMs: 2_500,
+  intervalMs: 1_000,
   quietUtilization: 0.05,
-  quietIntervals: 4,
+  quietIntervals: 10,
   minSlackBytes: 32 * 1024 * 1024,
   maxCollections: 2,
 };
@@ -108,7 +113,7 @@ export function startIdleTrim(
   /** Whether the process was busy since the quiet spell's collections ended (nothing to give back otherwise). */
   let busySince = false;
   let quiet = 0;
-  /** When this spell's last collection (young or full) ran: V8's rate window starts there. */
+  /** When the round's young collection ran (V8's rate window starts there); undefined before it. */
   let sampledAt: number | undefined;
   /**
    * Quiet intervals to wait before the next look at V8's page pool; undefined when none is due. A
@@ -151,8 +156,8 @@ export function startIdleTrim(
     }
     quiet++;
     if (!busySince || quiet < options.quietIntervals) return;
-    if (lookIn !== undefined) {
-      if (lookIn > 0) return void lookIn--;
+    if (lookIn !== undefined && lookIn > 0) lookIn--;
+    else if (lookIn === 0) {
       lookIn = undefined;
       // Resident pages the heap does not count sit in V8's pool (Node 22, 24; Node 20 unmaps
       // them), which the last-resort collection empties. If they stay after it, they are native
@@ -167,13 +172,19 @@ export function startIdleTrim(
         return run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       }
     }
-    if (heapSlack() < options.minSlackBytes || collections >= options.maxCollections) return endSpell();
-    if (sampledAt === undefined) return run({ type: 'minor' });
-    if (performance.now() - sampledAt < RATE_WINDOW_MS) return;
+    if (heapSlack() < options.minSlackBytes || collections >= options.maxCollections) {
+      // Done, once the last collection's look at the pool is over.
+      if (lookIn === undefined) endSpell();
+      return;
+    }
+    // The first full collection; then a young one, and the second full one a rate window later.
+    if (collections > 0 && sampledAt === undefined) return run({ type: 'minor' });
+    if (sampledAt !== undefined && performance.now() - sampledAt < RATE_WINDOW_MS) return;
     collections++;
     trims++;
     lookIn = 2;
     run();
+    sampledAt = undefined;
   }, options.intervalMs);
   timer.unref();
   return {

@@ -8,10 +8,10 @@
  * How: each job gets its own duplicate of the socket's descriptor, so nothing Node does to its own
  * (a timeout that destroys the socket) can make this module write to a reused descriptor number.
  * The file's descriptor is handed over: the job closes it when it ends, on its thread, which saves
- * the download a duplicate and a close on libuv's thread pool. LOOPS background threads, each with an epoll instance of its own, do
- * the sendfile calls; jobs go to them in turn. A job sends what the socket takes and, when the
- * socket is full (EAGAIN), waits for EPOLLOUT. Reads of the file that miss the page cache block
- * one of those threads (the others go on), never the event loop.
+ * the download a duplicate and a close on libuv's thread pool. LOOPS background threads, each with
+ * an epoll instance of its own, do the sendfile calls; jobs go to them in turn. A job sends what
+ * the socket takes and, when the socket is full (EAGAIN), waits for EPOLLOUT. Reads of the file
+ * that miss the page cache block one of those threads (the others go on), never the event loop.
  * A finished job is handed back to the event loop through a thread-safe function, which settles
  * its promise. cancel() (the response closed) ends a job that waits for room.
  *

@@ -15,8 +15,9 @@
  * - A full collection returns the old space that is not live at once. The young generation V8
  *   shrinks only in a full collection that finds the allocation rate low over the last 5 s of its
  *   records, and (so the runs show) it counts what the old generation grew since the last full
- *   collection as allocation: after a burst, the first full one always finds the rate high (the server, through
- *   bench/abuse.js: young generation 256 MB after it, whatever young collections came before). So a
+ *   collection as allocation: after a burst, the first full one always finds the rate high (the
+ *   server, through bench/abuse.js: young generation 256 MB after it, whatever young collections
+ *   came before). So a
  *   quiet spell runs a full collection, then a young one (a few ms; it only starts a record), and a
  *   second full one at least `RATE_WINDOW_MS` after that, when V8's window holds only quiet: that
  *   one shrinks the young generation to its minimum.
@@ -113,7 +114,10 @@ export function startIdleTrim(
   /** Whether the process was busy since the quiet spell's collections ended (nothing to give back otherwise). */
   let busySince = false;
   let quiet = 0;
-  /** When the round's young collection ran (V8's rate window starts there); undefined before it. */
+  /**
+   * When the round's young collection ran (V8's rate window starts there), or the last-resort one;
+   * undefined before either.
+   */
   let sampledAt: number | undefined;
   /**
    * Quiet intervals to wait before the next look at V8's page pool; undefined when none is due. A
@@ -141,7 +145,6 @@ export function startIdleTrim(
   const run = (kind?: Parameters<Collect>[0]) => {
     collect(kind);
     last = performance.eventLoopUtilization();
-    sampledAt = performance.now();
   };
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
@@ -156,7 +159,7 @@ export function startIdleTrim(
     }
     quiet++;
     if (!busySince || quiet < options.quietIntervals) return;
-    if (lookIn !== undefined && lookIn > 0) lookIn--;
+    if (lookIn) lookIn--;
     else if (lookIn === 0) {
       lookIn = undefined;
       // Resident pages the heap does not count sit in V8's pool (Node 22, 24; Node 20 unmaps
@@ -169,7 +172,10 @@ export function startIdleTrim(
         triedPool = true;
         lastResorts++;
         lookIn = 2;
-        return run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+        run({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+        // It collects fully several times: a full collection right after would find nothing more.
+        sampledAt = performance.now();
+        return;
       }
     }
     if (heapSlack() < options.minSlackBytes || collections >= options.maxCollections) {
@@ -178,13 +184,17 @@ export function startIdleTrim(
       return;
     }
     // The first full collection; then a young one, and the second full one a rate window later.
-    if (collections > 0 && sampledAt === undefined) return run({ type: 'minor' });
+    if (collections > 0 && sampledAt === undefined) {
+      run({ type: 'minor' });
+      sampledAt = performance.now();
+      return;
+    }
     if (sampledAt !== undefined && performance.now() - sampledAt < RATE_WINDOW_MS) return;
     collections++;
     trims++;
     lookIn = 2;
-    run();
     sampledAt = undefined;
+    run();
   }, options.intervalMs);
   timer.unref();
   return {

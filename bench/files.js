@@ -7,8 +7,9 @@
  *
  *   - 1 GiB uploads (one per run) and downloads (BIG_DOWNLOADS_PER_RUN per run), one at a time, and the
  *     server's peak RSS growth over them;
- *   - uploads of BENCH_DISTINCT_FILES distinct 1 MiB files (8 concurrent), each under a name of its own;
- *   - one download of each of those files (distinct files, page cache warm as after an upload);
+ *   - BENCH_ROUNDS rounds of: uploads of BENCH_DISTINCT_FILES distinct 1 MiB files (8 concurrent), each
+ *     under a name of its own, then one download of each of those files (page cache warm, as after an
+ *     upload); Agora's ratios for these rows are the median of the ratios within each round;
  *   - downloads of one 1 MiB file over and over for BENCH_SECONDS (the hot-file figure);
  *
  * with the server's CPU ms per request from /proc (each thread's schedstat; for Agora also with the embedded
@@ -104,6 +105,7 @@ function summarize(runs) {
       : {}),
     runs: runs.length,
     all: runs.map((r) => round(r.requestsPerSecond)),
+    cpuAll: runs.map((r) => round(r.cpuMs, 2)),
   };
 }
 
@@ -229,27 +231,35 @@ async function benchTargets(targets, work, opts) {
     });
   }
 
-  // Distinct 1 MiB files: each run uploads its own set to every server, then downloads each once.
+  // Distinct 1 MiB files, in rounds: each round uploads a set of its own to every server in turn, then
+  // downloads each of those files once from every server in turn, so every file is downloaded within
+  // seconds of its upload (page cache warm, as the row says). With all uploads first, the first round's
+  // files waited minutes for their downloads, and a machine that pages out unused page cache (this
+  // VM's DAMON scheme after ~60 s, bench/README.md) served some of them from the disk, more for the
+  // server whose files happened to be older. Rounds are many and short because the machine drifts
+  // within a run (a server's rate moved ±15 % between rounds of the same code): the ratio of two
+  // servers is taken within each round, between runs seconds apart, and its median reported.
   const n = opts.distinctFiles;
   for (const s of state) {
     s.upRuns = [];
     s.downRuns = [];
-    s.names = [];
   }
-  for (let i = 0; i < opts.runs; i++) {
+  for (let i = 0; i < opts.rounds; i++) {
     const bodies = distinctBodies(n, `run${i}`);
+    const names = new Map();
     for (const s of inTurn(state, i)) {
       settleDisk();
       const r = await runOn(s.t, { request: upload(s, bodies, `run${i}`), count: n, connections: 8 }, '1 MiB uploads');
       s.upRuns.push(r);
-      s.names.push(r.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${k}.bin`)));
+      names.set(
+        s,
+        r.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${k}.bin`)),
+      );
     }
-  }
-  settleDisk();
-  for (let i = 0; i < opts.runs; i++) {
+    settleDisk();
     for (const s of inTurn(state, i)) {
-      const names = s.names[i];
-      const request = (k) => ({ url: s.t.download(names[k]) });
+      const mine = names.get(s);
+      const request = (k) => ({ url: s.t.download(mine[k]) });
       const r = await runOn(s.t, { request, count: n, connections: 8 }, '1 MiB distinct downloads');
       if (r.bodyBytes !== n * MiB) throw new Error(`${s.t.name}: distinct downloads gave ${r.bodyBytes} bytes`);
       s.downRuns.push(r);
@@ -285,7 +295,7 @@ async function benchTargets(targets, work, opts) {
 function diskSpace(dir, opts, servers) {
   const st = fs.statfsSync(dir);
   const GiB = 1024 ** 3;
-  const perServer = opts.runs * opts.bigBytes + (opts.runs * opts.distinctFiles + WARM_UPLOADS) * MiB;
+  const perServer = opts.runs * opts.bigBytes + (opts.rounds * opts.distinctFiles + WARM_UPLOADS) * MiB;
   const need = opts.bigBytes + servers * perServer;
   const free = st.bavail * st.bsize;
   const total = st.blocks * st.bsize;
@@ -354,15 +364,25 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   const byKey = Object.fromEntries(targets.map((t, i) => [t.key, measured[i]]));
   const ours = byKey.agora;
   const ratio = (a, b) => (b ? round(a / b, 2) : null);
-  const rps = (other, key) => ratio(ours[key].requestsPerSecond, other[key].requestsPerSecond);
+  // The 1 MiB rows: the median of the ratios within each round (runs seconds apart, see benchTargets).
+  const paired = (a, b) => round(median(a.map((x, i) => x / b[i])), 2);
+  const rps = (other, key) => paired(ours[key].all, other[key].all);
+  const cpu = (other, key) => paired(ours[key].cpuAll, other[key].cpuAll);
   const ratiosTo = (other) => ({
     upload1MiB: rps(other, 'upload1MiB'),
     download1MiBDistinct: rps(other, 'download1MiBDistinct'),
     download1MiBHot: rps(other, 'download1MiBHot'),
     upload1GiB: ratio(ours.upload1GiB.MBps, other.upload1GiB.MBps),
     download1GiB: ratio(ours.download1GiB.MBps, other.download1GiB.MBps),
-    cpuPerDownloadDistinct: ratio(ours.download1MiBDistinct.serverCpuMs, other.download1MiBDistinct.serverCpuMs),
-    cpuPerUpload: ratio(ours.upload1MiB.serverCpuMs, other.upload1MiB.serverCpuMs),
+    cpuPerDownloadDistinct: cpu(other, 'download1MiBDistinct'),
+    cpuPerUpload: cpu(other, 'upload1MiB'),
+    // Each round's ratio, in round order, for the rows above that take their median.
+    rounds: {
+      upload1MiB: ours.upload1MiB.all.map((x, i) => round(x / other.upload1MiB.all[i], 2)),
+      download1MiBDistinct: ours.download1MiBDistinct.all.map((x, i) =>
+        round(x / other.download1MiBDistinct.all[i], 2),
+      ),
+    },
   });
   const uploadsToExternal = (m) => ratio(m.upload1MiB.requestsPerSecond, byKey.external.upload1MiB.requestsPerSecond);
   const bigMiB = fs.statSync(work.big).size / MiB;
@@ -373,6 +393,7 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     disk,
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
+    rounds: opts.rounds,
     bigDownloads: BIG_DOWNLOADS_PER_RUN * opts.runs,
     ...byKey,
     ratios: ratiosTo(byKey.baseline),

@@ -32,8 +32,14 @@ function filesTable(f) {
   const rssMethod = f.agora.rss1GiB?.method === 'VmHWM' ? 'kernel peak VmHWM' : 'sampled VmRSS';
   const rssCells = targets.map(([k]) => `${f[k].rssGrowth1GiBMiB} MiB`).join(' | ');
   return [
-    `Client: ${f.client}. ${f.distinctFiles} distinct 1 MiB files uploaded per run, then each downloaded once ` +
-      '(page cache warm, as after an upload); the hot row downloads one file over and over. Server CPU: user + ' +
+    `Client: ${f.client}. ${f.rounds ? `${f.rounds} rounds of ` : ''}${f.distinctFiles} distinct 1 MiB files ` +
+      `uploaded${f.rounds ? ' to each server' : ' per run'}, then each downloaded once ` +
+      '(page cache warm, as after an upload); the hot row downloads one file over and over' +
+      (f.rounds
+        ? '. The 1 MiB rows take the median of the ratios within each round (runs seconds apart), per server ' +
+          'the median of its runs'
+        : '') +
+      '. Server CPU: user + ' +
       'system time of the server process per request, from /proc (for Agora also with its embedded ' +
       "database's process)." +
       (f.disk
@@ -56,6 +62,20 @@ function filesTable(f) {
       (m) => `${m.MBps} MB/s`,
     ),
     `| Peak RSS growth, ${big} up + down (${rssMethod}) | ${rssCells} | |`,
+    ...(f.durableRatios.rounds
+      ? [
+          '',
+          'Agora ÷ each server, round by round (1 MiB uploads; distinct downloads): ' +
+            targets
+              .slice(1)
+              .map(([k, label]) => {
+                const r = (k === 'external' ? f.externalRatios : k === 'baseline' ? f.ratios : f.durableRatios).rounds;
+                return `${label} ${r.upload1MiB.join(', ')}; ${r.download1MiBDistinct.join(', ')}`;
+              })
+              .join(' — ') +
+            '.',
+        ]
+      : []),
     ...(f.baselineUploadsToExternal
       ? [
           '',

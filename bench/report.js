@@ -174,7 +174,8 @@ function writeReport(results) {
     `Machine: ${m.cores} cores (${m.cpu}${probe(m)}), ${m.memoryGiB} GiB, Node ${m.node}; load average ` +
       `${m.loadAverageAtStart?.join(' ') ?? '?'} at start, ${m.loadAverageAtEnd?.join(' ') ?? '?'} at ` +
       `end. Database: ${results.database}. Each figure is the median of ${results.options.runs} ` +
-      `runs.${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,
+      `runs${results.options.rounds ? ` (the files group's 1 MiB rows: of ${results.options.rounds} rounds)` : ''}.` +
+      `${results.minutes ? ` The run took ${results.minutes} minutes.` : ''}`,
     '',
     ...section('API', results.api, apiTable),
     ...section('Files', results.files, filesTable),

@@ -66,3 +66,40 @@ export async function writevAll(
     rest = next;
   }
 }
+
+/** Hands a file's written bytes to the disk in the background: see writeBehind. */
+export interface WriteBehind {
+  /** `n` more bytes were written; starts a flush once `every` bytes came since the last one. */
+  wrote(n: number): void;
+  /** Resolves once no flush is in flight; rejects with the first flush's failure, if any. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Write-behind for a file being written: every `every` bytes an fdatasync starts in the background
+ * (at most one in flight) while the next bytes arrive, so the fsync that makes the file durable only
+ * waits for the tail instead of writing back the whole file at the end.
+ */
+export function writeBehind(io: DiskIo, fd: number, every: number): WriteBehind {
+  let unflushed = 0;
+  let flushing: Promise<void> | undefined;
+  let failure: { err: unknown } | undefined;
+  return {
+    wrote(n) {
+      unflushed += n;
+      if (flushing || unflushed < every) return;
+      unflushed = 0;
+      flushing = io.fdatasync(fd).then(
+        () => void (flushing = undefined),
+        (err: unknown) => {
+          failure ??= { err };
+          flushing = undefined;
+        },
+      );
+    },
+    async settled() {
+      await flushing;
+      if (failure) throw failure.err;
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { Readable, type Writable } from 'node:stream';
 import { isNoSpaceError } from '../core/errors';
 import { isAlive } from '../core/process';
 import { ObjectCache, ObjectCacheStats } from './object-cache';
-import { DiskIo, nodeDiskIo, writevAll } from './disk-io';
+import { DiskIo, nodeDiskIo, writeBehind, writevAll } from './disk-io';
 import { directSocketFd, sendFileRange, sendfileModule, type SendfileModule } from './sendfile';
 import { DiskPartials } from './disk-partial';
 import {
@@ -363,27 +363,11 @@ export class DiskStore implements ByteStore {
     const entryDurable = fsyncDirFd(io, dirFd);
     entryDurable.catch(() => {});
     let position = 0;
-    /** Bytes written since the last write-behind flush was started. */
-    let unflushed = 0;
-    /** The write-behind flush in flight, if any; its failure fails the commit. */
-    let flushing: Promise<void> | undefined;
-    let flushError: unknown;
-    const flushBehind = (): void => {
-      if (flushing || unflushed < FLUSH_BEHIND_BYTES) return;
-      unflushed = 0;
-      const f = fd!;
-      flushing = io.fdatasync(f).then(
-        () => void (flushing = undefined),
-        (err) => {
-          flushError ??= err;
-          flushing = undefined;
-        },
-      );
-    };
+    // A write-behind flush's failure fails the commit.
+    const behind = writeBehind(io, fd, FLUSH_BEHIND_BYTES);
     const written = (n: number): void => {
       position += n;
-      unflushed += n;
-      flushBehind();
+      behind.wrote(n);
     };
     return {
       id,
@@ -401,8 +385,7 @@ export class DiskStore implements ByteStore {
       async commit() {
         // Durable before visible: the last write-behind flush, the fsync of the whole file, and
         // the directory entry (synced since the object was created).
-        await flushing;
-        if (flushError) throw flushError;
+        await behind.settled();
         await io.fsync(fd!);
         // Durable now: the close does no I/O, and nothing waits for it.
         const f = fd!;
@@ -418,7 +401,7 @@ export class DiskStore implements ByteStore {
         if (fd !== undefined) {
           const f = fd;
           fd = undefined;
-          await flushing;
+          await behind.settled().catch(() => {});
           await io.close(f).catch(() => {});
         }
         await unlinkQuietly(finalPath);

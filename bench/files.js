@@ -365,9 +365,11 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
   const ours = byKey.agora;
   const ratio = (a, b) => (b ? round(a / b, 2) : null);
   // The 1 MiB rows: the median of the ratios within each round (runs seconds apart, see benchTargets).
-  const paired = (a, b) => round(median(a.map((x, i) => x / b[i])), 2);
+  const perRound = (a, b) => a.map((x, i) => x / b[i]);
+  const paired = (a, b) => round(median(perRound(a, b)), 2);
   const rps = (other, key) => paired(ours[key].all, other[key].all);
   const cpu = (other, key) => paired(ours[key].cpuAll, other[key].cpuAll);
+  const eachRound = (other, key) => perRound(ours[key].all, other[key].all).map((r) => round(r, 2));
   const ratiosTo = (other) => ({
     upload1MiB: rps(other, 'upload1MiB'),
     download1MiBDistinct: rps(other, 'download1MiBDistinct'),
@@ -378,10 +380,8 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     cpuPerUpload: cpu(other, 'upload1MiB'),
     // Each round's ratio, in round order, for the rows above that take their median.
     rounds: {
-      upload1MiB: ours.upload1MiB.all.map((x, i) => round(x / other.upload1MiB.all[i], 2)),
-      download1MiBDistinct: ours.download1MiBDistinct.all.map((x, i) =>
-        round(x / other.download1MiBDistinct.all[i], 2),
-      ),
+      upload1MiB: eachRound(other, 'upload1MiB'),
+      download1MiBDistinct: eachRound(other, 'download1MiBDistinct'),
     },
   });
   const uploadsToExternal = (m) => ratio(m.upload1MiB.requestsPerSecond, byKey.external.upload1MiB.requestsPerSecond);

@@ -22,6 +22,7 @@ function filesTable(f) {
   const withDb = (m, key) =>
     key === 'agora' && m.serverCpuMsWithDb !== undefined ? ` (${m.serverCpuMsWithDb} with the DB)` : '';
   const cpu = (m, key) => `${m.serverCpuMs} ms${withDb(m, key)}`;
+  const ratiosOf = { baseline: f.ratios, durableBaseline: f.durableRatios, external: f.externalRatios };
   const ratioCols = (key) => {
     const cols = [`÷ baseline ${f.ratios[key]}×`, `÷ fsync baseline ${f.durableRatios[key]}×`];
     if (f.externalRatios) cols.push(`÷ ${f.external.name} ${f.externalRatios[key]}×`);
@@ -69,7 +70,7 @@ function filesTable(f) {
             targets
               .slice(1)
               .map(([k, label]) => {
-                const r = (k === 'external' ? f.externalRatios : k === 'baseline' ? f.ratios : f.durableRatios).rounds;
+                const r = ratiosOf[k].rounds;
                 return `${label} ${r.upload1MiB.join(', ')}; ${r.download1MiBDistinct.join(', ')}`;
               })
               .join(' — ') +

@@ -88,11 +88,5 @@ export function sendFileRange(
   const [sent, job] = mod.start(socketFd, fileFd, offset, length);
   const cancel = () => mod.cancel(job);
   res.once('close', cancel);
-  return sent.then(
-    () => void res.off('close', cancel),
-    (err: unknown) => {
-      res.off('close', cancel);
-      throw err;
-    },
-  );
+  return sent.then(() => undefined).finally(() => res.off('close', cancel));
 }

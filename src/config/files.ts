@@ -31,6 +31,11 @@ export interface FilesConfig {
   maxConcurrentUploads: number;
   /** Of those, the uploads one client address (an IPv6 /64) may hold at once; 0 = no share. */
   maxUploadsPerAddress: number;
+  /**
+   * Milliseconds a new file's metadata insert may wait for the inserts of other uploads in flight,
+   * so they share one journal sync (src/files/insert-batcher.ts); 0 = none.
+   */
+  commitDelayMs: number;
   /** Seconds without a byte of an upload's body before it is ended with 408; 0 = never. */
   uploadStallSeconds: number;
   /** Bytes per second an upload's body must average over each span of `uploadMinRateSeconds`; 0 = any. */
@@ -74,6 +79,7 @@ export function readFilesConfig(r: EnvReader): FilesConfig {
     // A quarter of the slots by default (25 of 100): one address cannot take them all, and a legacy
     // batch client's 20 uploads at a time (docs/files-api.md §3) still fit.
     maxUploadsPerAddress: r.int('FILES_MAX_UPLOADS_PER_ADDRESS', Math.ceil(maxConcurrentUploads / 4), 0, 1_000_000),
+    commitDelayMs: r.int('FILES_COMMIT_DELAY_MS', 2, 0, 1000),
     uploadStallSeconds: r.int('FILES_UPLOAD_STALL_TIMEOUT', 30, 0, 86_400),
     uploadMinRate: r.int('FILES_UPLOAD_MIN_RATE', 1024, 0),
     uploadMinRateSeconds: r.int('FILES_UPLOAD_MIN_RATE_PERIOD', 20, 1, 86_400),

@@ -6,7 +6,7 @@
  */
 import mongoose, { Model, Schema } from 'mongoose';
 import type { Database } from '../db/connection';
-import { InsertBatcher } from './insert-batcher';
+import { InsertBatcher, type Linger } from './insert-batcher';
 
 export interface FileRecord {
   /** The filename (primary key). */
@@ -63,10 +63,12 @@ const JOURNALED = { writeConcern: { journal: true } } as const;
 export class FileRepository {
   private readonly model: Model<FileRecord>;
   /** Concurrent claims of new names share one insert (insert-batcher.ts). */
-  private readonly inserts = new InsertBatcher<FileRecord>(() => this.coll, JOURNALED);
+  private readonly inserts: InsertBatcher<FileRecord>;
 
-  constructor(db: Database) {
+  /** `linger`: how long an insert waits for those of other uploads in flight (insert-batcher.ts). */
+  constructor(db: Database, linger?: Linger) {
     this.model = db.model<FileRecord>('FileRecord', schema);
+    this.inserts = new InsertBatcher<FileRecord>(() => this.coll, JOURNALED, linger);
   }
 
   /** The driver's collection: hot paths skip mongoose's casting and hydration. */

@@ -61,12 +61,13 @@ export async function createFiles(
   const authFileHashes = settings.authFile ? readAuthFile(settings.authFile) : [];
   const store = await openByteStore(ctx.config, ctx.db, faults.diskIo);
   if (store instanceof DiskStore) objectCacheMetrics(ctx.metrics.registry, store);
-  const repo = new FileRepository(ctx.db);
+  const gate = new UploadGate(limits, settings);
+  const repo = new FileRepository(ctx.db, { ms: settings.commitDelayMs, writersInFlight: () => gate.inProgress });
   const cache = store.kind === 'disk' ? new MetadataCache(settings.metadataCacheBytes) : undefined;
   const files = new FileService(repo, store, ctx.log, new KeyChecks(limits, settings), cache);
   const msPerMiB = hashMsPerMiB();
   const hashes = new HashPool(defaultHashThreads(msPerMiB));
-  const uploads = new UploadService(repo, store, settings, new UploadGate(limits, settings), ctx.log, cache, hashes);
+  const uploads = new UploadService(repo, store, settings, gate, ctx.log, cache, hashes);
   const apiKeys = new ApiKeyService(new ApiKeyRepository(ctx.db), authFileHashes);
   const writes = new FileWritesService(settings, apiKeys, uploads);
   const resumableRepo = new ResumableRepository(ctx.db);

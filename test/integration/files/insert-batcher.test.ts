@@ -1,10 +1,14 @@
 /**
  * Group commit of file metadata (src/files/insert-batcher.ts) against the real database:
  * concurrent inserts share batches, and each caller gets its own outcome — inserted, name taken
- * (also between two documents of one batch), or an error of its own.
+ * (also between two documents of one batch), or an error of its own. With a commit delay, a batch
+ * waits for the writers still in flight, goes as soon as all of them joined, and a lone writer
+ * never waits.
  */
 import { InsertBatcher } from '../../../src/files/insert-batcher';
 import { startTestServer, TestServer } from '../../helpers/server';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let s: TestServer;
 beforeAll(async () => {
@@ -48,4 +52,54 @@ it('an error other than a taken key reaches its caller', async () => {
   expect(results[0]).toEqual({ status: 'fulfilled', value: true });
   expect(results[1]!.status).toBe('rejected');
   expect(results[2]).toEqual({ status: 'fulfilled', value: true });
+});
+
+describe('with a commit delay', () => {
+  const doc = (name: string, n = 0): Doc => ({ _id: name, filename: name, n });
+  const timed = async <T>(fn: () => Promise<T>) => {
+    const t0 = performance.now();
+    const result = await fn();
+    return { result, ms: performance.now() - t0 };
+  };
+
+  it('a batch waits for the writers in flight and goes once all of them joined: one insert', async () => {
+    const coll = s.agora.db.conn.collection<Doc>('batcher_linger_1');
+    // Three writers in flight, the last one joining 150 ms after the first; the delay (60 s) is
+    // never reached: the batch goes when the third joins.
+    const batcher = new InsertBatcher<Doc>(() => coll as never, {}, { ms: 60_000, writersInFlight: () => 3 });
+    const { result, commands } = await s.countCommands(() =>
+      timed(() =>
+        Promise.all([
+          batcher.insert(doc('a')),
+          sleep(75).then(() => batcher.insert(doc('b'))),
+          sleep(150).then(() => batcher.insert(doc('c'))),
+        ]),
+      ),
+    );
+    expect(result.result).toEqual([true, true, true]);
+    expect(commands).toBe(1);
+    expect(result.ms).toBeGreaterThanOrEqual(140);
+    expect(result.ms).toBeLessThan(30_000);
+    expect(await coll.countDocuments()).toBe(3);
+  });
+
+  it('a lone writer never waits', async () => {
+    const coll = s.agora.db.conn.collection<Doc>('batcher_linger_2');
+    const batcher = new InsertBatcher<Doc>(() => coll as never, {}, { ms: 60_000, writersInFlight: () => 1 });
+    for (let i = 0; i < 3; i++) {
+      const { ms, result } = await timed(() => batcher.insert(doc(`lone${i}`)));
+      expect(result).toBe(true);
+      expect(ms).toBeLessThan(30_000);
+    }
+    expect(await coll.countDocuments()).toBe(3);
+  });
+
+  it('writers that never insert hold a batch for the delay at most', async () => {
+    const coll = s.agora.db.conn.collection<Doc>('batcher_linger_3');
+    const batcher = new InsertBatcher<Doc>(() => coll as never, {}, { ms: 400, writersInFlight: () => 5 });
+    const { ms, result } = await timed(() => batcher.insert(doc('waited')));
+    expect(result).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(390);
+    expect(ms).toBeLessThan(30_000);
+  });
 });

@@ -3,7 +3,9 @@
  * src/files/index.ts): concurrent uploads' metadata goes in one insert, which waits for the uploads
  * still in flight and goes as soon as all of them are in; an upload alone never waits.
  */
-import { client, JSON_ACCEPT } from './helpers';
+import { PassThrough } from 'node:stream';
+import { client, JSON_ACCEPT, type Res } from './helpers';
+import { sleep } from '../../helpers/embedded';
 import { watchingCommands } from '../../helpers/exchanges';
 import { startTestServer, TestServer } from '../../helpers/server';
 
@@ -27,46 +29,30 @@ async function fileInserts(fn: () => Promise<void>): Promise<number> {
   return inserts;
 }
 
-/**
- * A PUT whose body's last bytes wait for `release`: every upload is admitted (before its body is
- * read) before any of them can reach its commit.
- */
-function heldUpload(name: string, release: Promise<void>): Promise<Response> {
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(new TextEncoder().encode(`first half of ${name}, `));
-      await release;
-      controller.enqueue(new TextEncoder().encode('second half'));
-      controller.close();
-    },
-  });
-  return fetch(`${s.url}/upload/${name}`, {
-    method: 'PUT',
-    headers: JSON_ACCEPT,
-    body,
-    duplex: 'half',
-  } as RequestInit);
-}
-
 it('concurrent uploads share one insert, sent as soon as the last of them is in', async () => {
   let released = 0;
-  let answers: Response[] = [];
+  let answers: Res[] = [];
   const inserts = await fileInserts(async () => {
-    let release!: () => void;
-    const bodiesEnd = new Promise<void>((r) => (release = r));
-    const pending = ['one', 'two', 'three', 'four'].map((n) => heldUpload(`delay-${n}.txt`, bodiesEnd));
-    await new Promise((r) => setTimeout(r, 300));
+    // Each body's last bytes wait: every upload is admitted (before its body is read) before any
+    // of them can reach its commit.
+    const bodies = ['one', 'two', 'three', 'four'].map((n) => {
+      const body = new PassThrough();
+      body.write(`first half of ${n}, `);
+      return { name: `delay-${n}.txt`, body };
+    });
+    const pending = bodies.map(({ name, body }) => client(s).put(`/upload/${name}`, body, JSON_ACCEPT));
+    await sleep(300);
     released = performance.now();
-    release();
+    for (const { body } of bodies) body.end('second half');
     answers = await Promise.all(pending);
   });
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
-  const names = await Promise.all(answers.map(async (a) => ((await a.json()) as { filename: string }).filename));
+  const names = answers.map((a) => a.json<{ filename: string }>().filename);
   expect(new Set(names)).toEqual(new Set(['delay-one.txt', 'delay-two.txt', 'delay-three.txt', 'delay-four.txt']));
   expect(inserts).toBe(1);
   // Not held for the delay: the insert went when the fourth upload joined it.
   expect(performance.now() - released).toBeLessThan(DELAY_MS);
-  for (const name of names) expect((await fetch(`${s.url}/${name}`)).status).toBe(200);
+  for (const name of names) expect((await client(s).get(`/${name}`)).status).toBe(200);
 });
 
 it('an upload alone does not wait: one after another, each answered at once', async () => {

@@ -6,9 +6,8 @@
  * never waits.
  */
 import { InsertBatcher } from '../../../src/files/insert-batcher';
+import { sleep } from '../../helpers/embedded';
 import { startTestServer, TestServer } from '../../helpers/server';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let s: TestServer;
 beforeAll(async () => {

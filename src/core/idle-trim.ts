@@ -34,6 +34,16 @@
  *   burst's own collections fill the pool too) or two intervals after a full collection, that one
  *   runs too, once per spell. It is several full collections that reduce memory (~0.1–0.3 s with
  *   ~80 MB live on Node 24) and drops every shape no object has, hence only then; Node 20 ignores it.
+ * - Any full collection while nothing is in flight also costs the next burst the optimized code of
+ *   every function made per request (closures: V8 keeps a closure's optimized code for the next one
+ *   made only weakly, in the function's feedback vector, so a full collection with no such closure
+ *   alive drops it; a young collection does not; no V8 flag keeps it). The request path is largely
+ *   such closures (Node's HTTP and stream callbacks, ours): after one full collection the next 500
+ *   uploads ran ~75–118 TurboFan compiles against ~20–40 without it, at 0.84–0.88× the uploads per
+ *   second and +1.5–2.5 ms of CPU each. Hence `minSlackBytes` is 96 MiB: an upload burst leaves
+ *   39–72 MiB of heap unused (mostly a young generation grown to 2× its minimum), of which a trim
+ *   gave back ~8–10 MiB of RSS, not worth that; a burst of distinct GraphQL documents leaves
+ *   hundreds (bench/abuse.js: RSS 697.5 MiB 15 s after, 348 at 30 s).
  * Never under load; a few to some tens of milliseconds of the one thread each while nothing waits
  * (a request arriving just then waits that long).
  *
@@ -58,7 +68,10 @@ export interface IdleTrimOptions {
   quietUtilization: number;
   /** Quiet intervals in a row, after a busy one, before the collections start. */
   quietIntervals: number;
-  /** Heap committed beyond what is used, below which there is nothing worth collecting for. */
+  /**
+   * Heap committed beyond what is used (and, on Node 22/24, RSS pooled beyond the least seen) below
+   * which nothing is worth a collection and the recompiling that follows it (see above).
+   */
   minSlackBytes: number;
   /** Full collections per quiet spell at most (V8 keeps unused object shapes through two). */
   maxCollections: number;
@@ -68,7 +81,7 @@ export const DEFAULT_IDLE_TRIM: IdleTrimOptions = {
   intervalMs: 1_000,
   quietUtilization: 0.05,
   quietIntervals: 10,
-  minSlackBytes: 32 * 1024 * 1024,
+  minSlackBytes: 96 * 1024 * 1024,
   maxCollections: 2,
 };
 

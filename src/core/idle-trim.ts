@@ -39,11 +39,11 @@
  *   made only weakly, in the function's feedback vector, so a full collection with no such closure
  *   alive drops it; a young collection does not; no V8 flag keeps it). The request path is largely
  *   such closures (Node's HTTP and stream callbacks, ours): after one full collection the next 500
- *   uploads ran ~75–118 TurboFan compiles against ~20–40 without it, at 0.84–0.88× the uploads per
- *   second and +1.5–2.5 ms of CPU each. Hence `minSlackBytes` is 96 MiB: an upload burst leaves
- *   39–72 MiB of heap unused (mostly a young generation grown to 2× its minimum), of which a trim
- *   gave back ~8–10 MiB of RSS, not worth that; a burst of distinct GraphQL documents leaves
- *   hundreds (bench/abuse.js: RSS 697.5 MiB 15 s after, 348 at 30 s).
+ *   uploads ran 47–98 TurboFan compiles against 21–42 without it, at 0.84–0.86× the uploads per
+ *   second and +1.4–2.4 ms of CPU each (bench/README.md). Hence `minSlackBytes` is 96 MiB: an
+ *   upload burst leaves 39–72 MiB of heap unused (mostly a young generation grown to 2× its
+ *   minimum), of which a trim gave back ~8–10 MiB of RSS, not worth that; a burst of distinct
+ *   GraphQL documents leaves hundreds (bench/abuse.js: RSS 697.5 MiB 15 s after, 348 at 30 s).
  * Never under load; a few to some tens of milliseconds of the one thread each while nothing waits
  * (a request arriving just then waits that long).
  *

@@ -28,6 +28,9 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     ...extra,
   };
   if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
+  // npm on Node 22+ turns on Node's compile cache in the temporary folder, which this env does not
+  // name (so /tmp): a child npm of a run that turned it off (.ci/run's Node 24 suite) keeps it off.
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) env.NODE_DISABLE_COMPILE_CACHE = process.env.NODE_DISABLE_COMPILE_CACHE;
   return env;
 }
 

@@ -9,7 +9,8 @@
  *     server's peak RSS growth over them;
  *   - BENCH_ROUNDS rounds of: uploads of BENCH_DISTINCT_FILES distinct 1 MiB files (8 concurrent), each
  *     under a name of its own, then one download of each of those files (page cache warm, as after an
- *     upload); Agora's ratios for these rows are the median of the ratios within each round;
+ *     upload), the servers taking turns every DOWNLOAD_TURN downloads after ROUND_WARM_FILES unmeasured
+ *     ones each; Agora's ratios for these rows are the median of the ratios within each round;
  *   - downloads of one 1 MiB file over and over for BENCH_SECONDS (the hot-file figure);
  *
  * with the server's CPU ms per request from /proc (each thread's schedstat; for Agora also with the embedded
@@ -35,6 +36,10 @@ const WARM_FILES = 128;
  */
 const WARM_UPLOADS = 32 * WARM_FILES;
 const WARM_DOWNLOADS = 32 * WARM_FILES;
+/** Unmeasured downloads from every server before a round's measured ones (see benchTargets). */
+const ROUND_WARM_FILES = 40;
+/** Measured downloads per server before the next server's turn, within a round (see benchTargets). */
+const DOWNLOAD_TURN = 100;
 /** Downloads of the big file per upload run (see benchTargets). */
 const BIG_DOWNLOADS_PER_RUN = 3;
 
@@ -106,6 +111,27 @@ function summarize(runs) {
     runs: runs.length,
     all: runs.map((r) => round(r.requestsPerSecond)),
     cpuAll: runs.map((r) => round(r.cpuMs, 2)),
+  };
+}
+
+/**
+ * One run made of consecutive turns (runOn results) against the same server: requests per second over
+ * their summed time, percentiles over all their latencies, CPU per request weighted by requests.
+ */
+function mergeRuns(runs) {
+  const requests = runs.reduce((a, r) => a + r.requests, 0);
+  const seconds = runs.reduce((a, r) => a + r.seconds, 0);
+  const latencies = runs.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
+  const perRequest = (pick) => runs.reduce((a, r) => a + pick(r) * r.requests, 0) / requests;
+  return {
+    requests,
+    seconds,
+    requestsPerSecond: requests / seconds,
+    p50Ms: load.percentile(latencies, 50),
+    p99Ms: load.percentile(latencies, 99),
+    bodyBytes: runs.reduce((a, r) => a + r.bodyBytes, 0),
+    cpuMs: perRequest((r) => r.cpuMs),
+    ...(runs[0].cpuMsWithDb !== undefined ? { cpuMsWithDb: perRequest((r) => r.cpuMsWithDb) } : {}),
   };
 }
 
@@ -232,22 +258,32 @@ async function benchTargets(targets, work, opts) {
   }
 
   // Distinct 1 MiB files, in rounds: each round uploads a set of its own to every server in turn, then
-  // downloads each of those files once from every server in turn, so every file is downloaded within
-  // seconds of its upload (page cache warm, as the row says). With all uploads first, the first round's
-  // files waited minutes for their downloads, and a machine that pages out unused page cache (this
-  // VM's DAMON scheme after ~60 s, bench/README.md) served some of them from the disk, more for the
-  // server whose files happened to be older. Rounds are many and short because the machine drifts
-  // within a run (a server's rate moved ±15 % between rounds of the same code): the ratio of two
-  // servers is taken within each round, between runs seconds apart, and its median reported.
+  // downloads each of those files once from every server, so every file is downloaded within seconds
+  // of its upload (page cache warm, as the row says). With all uploads first, the first round's files
+  // waited minutes for their downloads, and a machine that pages out unused page cache (this VM's
+  // DAMON scheme after ~60 s, bench/README.md) served some of them from the disk, more for the server
+  // whose files happened to be older. Rounds are many and short because the machine drifts within a
+  // run (a server's rate moved ±15 % between rounds of the same code): the ratio of two servers is
+  // taken within each round and its median reported.
+  //
+  // Within a round the downloads take turns of DOWNLOAD_TURN per server, after ROUND_WARM_FILES
+  // unmeasured downloads from every server (of files uploaded for them, unmeasured). Both because of
+  // the client, the bottleneck of this row (Node's fetch spends 2–5 ms of CPU per 1 MiB download, the
+  // server ~1): its cost per download depends on what it did just before. Right after the round's
+  // uploads it ran up to 1.8× its later cost, so the server measured first lost its round (session 33's
+  // last run: 0.77× linx-server in the round Agora downloaded first, 1.26× where linx-server did, 0.93–
+  // 1.05× in the other three), and one phase of 500 per server let any drift land on one server only.
   const n = opts.distinctFiles;
   for (const s of state) {
     s.upRuns = [];
     s.downRuns = [];
   }
   for (let i = 0; i < opts.rounds; i++) {
-    const bodies = distinctBodies(n, `run${i}`);
+    const bodies = distinctBodies(n + ROUND_WARM_FILES, `run${i}`);
     const names = new Map();
-    for (const s of inTurn(state, i)) {
+    const warmNames = new Map();
+    const order = inTurn(state, i);
+    for (const s of order) {
       settleDisk();
       const r = await runOn(s.t, { request: upload(s, bodies, `run${i}`), count: n, connections: 8 }, '1 MiB uploads');
       s.upRuns.push(r);
@@ -255,12 +291,29 @@ async function benchTargets(targets, work, opts) {
         s,
         r.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${k}.bin`)),
       );
+      const warmUpload = (k) => upload(s, bodies, `run${i}`)(n + k);
+      const w = check(await load.run({ request: warmUpload, count: ROUND_WARM_FILES, connections: 8 }), s.t.name);
+      warmNames.set(
+        s,
+        w.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${n + k}.bin`)),
+      );
     }
     settleDisk();
-    for (const s of inTurn(state, i)) {
-      const mine = names.get(s);
-      const request = (k) => ({ url: s.t.download(mine[k]) });
-      const r = await runOn(s.t, { request, count: n, connections: 8 }, '1 MiB distinct downloads');
+    for (const s of order) {
+      const request = (k) => ({ url: s.t.download(warmNames.get(s)[k]) });
+      check(await load.run({ request, count: ROUND_WARM_FILES, connections: 8 }), `${s.t.name}: round warm-up`);
+    }
+    const turns = new Map(order.map((s) => [s, []]));
+    for (let from = 0; from < n; from += DOWNLOAD_TURN) {
+      for (const s of order) {
+        const mine = names.get(s);
+        const request = (k) => ({ url: s.t.download(mine[from + k]) });
+        const count = Math.min(DOWNLOAD_TURN, n - from);
+        turns.get(s).push(await runOn(s.t, { request, count, connections: 8 }, '1 MiB distinct downloads'));
+      }
+    }
+    for (const s of order) {
+      const r = mergeRuns(turns.get(s));
       if (r.bodyBytes !== n * MiB) throw new Error(`${s.t.name}: distinct downloads gave ${r.bodyBytes} bytes`);
       s.downRuns.push(r);
     }
@@ -295,7 +348,8 @@ async function benchTargets(targets, work, opts) {
 function diskSpace(dir, opts, servers) {
   const st = fs.statfsSync(dir);
   const GiB = 1024 ** 3;
-  const perServer = opts.runs * opts.bigBytes + (opts.rounds * opts.distinctFiles + WARM_UPLOADS) * MiB;
+  const perServer =
+    opts.runs * opts.bigBytes + (opts.rounds * (opts.distinctFiles + ROUND_WARM_FILES) + WARM_UPLOADS) * MiB;
   const need = opts.bigBytes + servers * perServer;
   const free = st.bavail * st.bsize;
   const total = st.blocks * st.bsize;
@@ -394,6 +448,8 @@ async function runFilesBench({ agora, db, workDir, opts, external = null }) {
     bigLabel: bigMiB >= 1024 ? `${Math.round(bigMiB / 1024)} GiB` : `${Math.round(bigMiB)} MiB`,
     distinctFiles: opts.distinctFiles,
     rounds: opts.rounds,
+    downloadTurn: DOWNLOAD_TURN,
+    roundWarmFiles: ROUND_WARM_FILES,
     bigDownloads: BIG_DOWNLOADS_PER_RUN * opts.runs,
     ...byKey,
     ratios: ratiosTo(byKey.baseline),

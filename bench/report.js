@@ -35,7 +35,11 @@ function filesTable(f) {
   return [
     `Client: ${f.client}. ${f.rounds ? `${f.rounds} rounds of ` : ''}${f.distinctFiles} distinct 1 MiB files ` +
       `uploaded${f.rounds ? ' to each server' : ' per run'}, then each downloaded once ` +
-      '(page cache warm, as after an upload); the hot row downloads one file over and over' +
+      '(page cache warm, as after an upload' +
+      (f.downloadTurn
+        ? `; the servers take turns every ${f.downloadTurn} downloads, after ${f.roundWarmFiles} unmeasured ones each`
+        : '') +
+      '); the hot row downloads one file over and over' +
       (f.rounds
         ? '. The 1 MiB rows take the median of the ratios within each round (runs seconds apart), per server ' +
           'the median of its runs'

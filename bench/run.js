@@ -7,7 +7,7 @@
  *   TUS_CHUNK_MB=50               PATCH size of the tus row (bench/tus.js)
  *   BENCH_RUNS=3 BENCH_SECONDS=5 BENCH_BIG_MB=1024   runs per figure (median), seconds per load run, big file size
  *   BENCH_CONNECTIONS=8           connections of the API load runs
- *   BENCH_DISTINCT_FILES=500 BENCH_ROUNDS=5   distinct 1 MiB files uploaded, then downloaded once each, per
+ *   BENCH_DISTINCT_FILES=500 BENCH_ROUNDS=7   distinct 1 MiB files uploaded, then downloaded once each, per
  *                                 round; rounds of that (files group: Agora's ratios are the median of each round's)
  *   BENCH_EXTERNAL_URL=http://127.0.0.1:8080 BENCH_EXTERNAL_PID=<pid> BENCH_EXTERNAL_NAME=linx-server
  *                                 also measure a server with the linx-server API (Linx-* headers, /selif/),
@@ -41,7 +41,7 @@ async function main() {
     connections: env('BENCH_CONNECTIONS', 8),
     bigBytes: env('BENCH_BIG_MB', 1024) * 1024 * 1024,
     distinctFiles: env('BENCH_DISTINCT_FILES', 500),
-    rounds: env('BENCH_ROUNDS', 5),
+    rounds: env('BENCH_ROUNDS', 7),
     skipBounds: process.env.BENCH_SKIP_BOUNDS === '1',
     apiOnly: process.env.BENCH_API_ONLY || null,
   };

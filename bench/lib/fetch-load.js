@@ -26,8 +26,9 @@ async function drain(res) {
  * Sends `count` requests, `request(i)` → { url, init, keepBody } making the i-th, over
  * `connections` workers. A body is kept (as text) only when `keepBody` is set, otherwise counted
  * and dropped. `pids`, when given, are the server processes whose CPU time the run is charged.
- * Resolves { requests, seconds, requestsPerSecond, p50Ms, p99Ms, bodyBytes, non2xx, errors,
- * bodies, cpuMsPerRequest, cpuMsByPid } (cpuMsPerRequest: summed over `pids`, NaN without them).
+ * Resolves { requests, seconds, requestsPerSecond, p50Ms, p99Ms, latenciesMs (sorted), bodyBytes,
+ * non2xx, errors, bodies, cpuMsPerRequest, cpuMsByPid } (cpuMsPerRequest: summed over `pids`, NaN
+ * without them).
  */
 async function run({ request, count, connections = 8, duration, pids = [] }) {
   const latencies = [];
@@ -78,6 +79,7 @@ async function run({ request, count, connections = 8, duration, pids = [] }) {
     requestsPerSecond: done / seconds,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
+    latenciesMs: sorted,
     bodyBytes,
     non2xx,
     errors,
@@ -88,4 +90,4 @@ async function run({ request, count, connections = 8, duration, pids = [] }) {
   };
 }
 
-module.exports = { run, drain };
+module.exports = { run, drain, percentile };

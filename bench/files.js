@@ -285,14 +285,14 @@ async function benchTargets(targets, work, opts) {
     const order = inTurn(state, i);
     for (const s of order) {
       settleDisk();
-      const r = await runOn(s.t, { request: upload(s, bodies, `run${i}`), count: n, connections: 8 }, '1 MiB uploads');
+      const up = upload(s, bodies, `run${i}`);
+      const r = await runOn(s.t, { request: up, count: n, connections: 8 }, '1 MiB uploads');
       s.upRuns.push(r);
       names.set(
         s,
         r.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${k}.bin`)),
       );
-      const warmUpload = (k) => upload(s, bodies, `run${i}`)(n + k);
-      const w = check(await load.run({ request: warmUpload, count: ROUND_WARM_FILES, connections: 8 }), s.t.name);
+      const w = check(await load.run({ request: (k) => up(n + k), count: ROUND_WARM_FILES, connections: 8 }), s.t.name);
       warmNames.set(
         s,
         w.bodies.map((b, k) => s.t.uploadedName(b, `run${i}-${n + k}.bin`)),

@@ -27,10 +27,12 @@ export function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     FILES_KEY_CHECK_LIMIT: '0',
     ...extra,
   };
-  if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
-  // npm on Node 22+ turns on Node's compile cache in the temporary folder, which this env does not
-  // name (so /tmp): a child npm of a run that turned it off (.ci/run's Node 24 suite) keeps it off.
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) env.NODE_DISABLE_COMPILE_CACHE = process.env.NODE_DISABLE_COMPILE_CACHE;
+  // Kept when set. NODE_DISABLE_COMPILE_CACHE: npm on Node 22+ turns on Node's compile cache in the
+  // temporary folder, which this env does not name (so /tmp); a child npm of a run that turned it off
+  // (.ci/run's Node 24 suite) keeps it off.
+  for (const name of ['XDG_CACHE_HOME', 'NODE_DISABLE_COMPILE_CACHE']) {
+    if (process.env[name]) env[name] = process.env[name];
+  }
   return env;
 }
 
